@@ -1,0 +1,100 @@
+//! What the domain needs to know about the deployment: how organizations are reached.
+
+/// Deployment facts shared by every realm (built from the server settings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Host (and optional port) the root organization is reached at, e.g. `localhost:9991`.
+    /// Other organizations live at `<subdomain>.<external_host>`.
+    pub external_host: String,
+    /// `http` or `https`: the scheme clients use to reach `external_host`.
+    pub external_scheme: String,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig { external_host: "localhost:9991".to_owned(), external_scheme: "http".to_owned() }
+    }
+}
+
+impl ServerConfig {
+    /// The host of an organization: the external host, prefixed by the subdomain if any.
+    pub fn realm_host(&self, subdomain: &str) -> String {
+        if subdomain.is_empty() {
+            self.external_host.clone()
+        } else {
+            format!("{subdomain}.{}", self.external_host)
+        }
+    }
+
+    /// The organization's URL, as in `realm_url`.
+    pub fn realm_url(&self, subdomain: &str) -> String {
+        format!("{}://{}", self.external_scheme, self.realm_host(subdomain))
+    }
+
+    /// The domain of the fake API emails (`user<ID>@<domain>`) of users whose real address
+    /// is hidden. Zulip uses the realm host when it forms a valid address; a host with a
+    /// port does not, so we drop the port rather than invent an unrelated domain.
+    pub fn fake_email_domain(&self, subdomain: &str) -> String {
+        let host = self.realm_host(subdomain);
+        strip_port(&host).to_ascii_lowercase()
+    }
+
+    /// Which organization a request's `Host` names: `SUB.<external host>` is `SUB`, anything
+    /// else (the external host itself, an IP address, an alias) is the root organization `""`.
+    /// Ports are ignored on both sides, so a server reached on another port than the one in
+    /// its external host still routes by name; `www` is an alias of the root, as in Zulip.
+    pub fn subdomain_for_host(&self, host: &str) -> String {
+        let host = strip_port(host.trim()).to_ascii_lowercase();
+        let external = strip_port(&self.external_host).to_ascii_lowercase();
+        match host.strip_suffix(&external).and_then(|prefix| prefix.strip_suffix('.')) {
+            Some("www") | None => String::new(),
+            Some(sub) => sub.to_owned(),
+        }
+    }
+}
+
+/// `host:port` -> `host` (IPv6 literals in brackets keep their brackets).
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        return match host.find(']') {
+            Some(end) => &host[..=end],
+            None => host,
+        };
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => host,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(host: &str) -> ServerConfig {
+        ServerConfig { external_host: host.to_owned(), external_scheme: "http".to_owned() }
+    }
+
+    #[test]
+    fn subdomains_come_from_the_host() {
+        let c = config("localhost:9991");
+        assert_eq!(c.subdomain_for_host("localhost:9991"), "");
+        assert_eq!(c.subdomain_for_host("acme.localhost:9991"), "acme");
+        assert_eq!(c.subdomain_for_host("ACME.Localhost"), "acme");
+        assert_eq!(c.subdomain_for_host("acme.localhost:4000"), "acme");
+        assert_eq!(c.subdomain_for_host("www.localhost:9991"), "");
+        assert_eq!(c.subdomain_for_host("127.0.0.1:9991"), "");
+        assert_eq!(c.subdomain_for_host("evillocalhost:9991"), "");
+        assert_eq!(c.subdomain_for_host("a.b.localhost"), "a.b");
+        assert_eq!(c.subdomain_for_host("[::1]:9991"), "");
+    }
+
+    #[test]
+    fn urls_and_fake_domains() {
+        let c = config("chat.example.org:8443");
+        assert_eq!(c.realm_url(""), "http://chat.example.org:8443");
+        assert_eq!(c.realm_url("eng"), "http://eng.chat.example.org:8443");
+        assert_eq!(c.fake_email_domain("eng"), "eng.chat.example.org");
+        assert_eq!(c.fake_email_domain(""), "chat.example.org");
+    }
+}

@@ -1,0 +1,194 @@
+//! The one domain error type: everything a client can be told, in Zulip's terms.
+//!
+//! An [`ApiError`] carries Zulip's error `code`, the HTTP status Zulip uses for it, the
+//! translated-in-English `msg` and any extra fields of the JSON envelope (`var_name`,
+//! `queue_id`, ...). The HTTP crate renders it once; nothing here knows about HTTP
+//! frameworks.
+
+use serde_json::{Map, Value};
+
+/// Zulip's `ErrorCode` names (zerver/lib/exceptions.py), as sent in the `code` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadRequest,
+    RequestVariableMissing,
+    RequestConfusingVar,
+    InvalidJson,
+    BadNarrow,
+    CannotDeactivateLastUser,
+    StreamDoesNotExist,
+    UnauthorizedPrincipal,
+    BadEventQueueId,
+    NonexistentSubdomain,
+    RateLimitHit,
+    UserDeactivated,
+    RealmDeactivated,
+    PasswordAuthDisabled,
+    PasswordResetRequired,
+    AuthenticationFailed,
+    Unauthorized,
+    CannotDeactivateGroupInUse,
+    ChannelAlreadyExists,
+    PushServiceNotConfigured,
+    InvitationFailed,
+    NotFound,
+}
+
+impl ErrorCode {
+    /// The wire name of the code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "BAD_REQUEST",
+            ErrorCode::RequestVariableMissing => "REQUEST_VARIABLE_MISSING",
+            ErrorCode::RequestConfusingVar => "REQUEST_CONFUSING_VAR",
+            ErrorCode::InvalidJson => "INVALID_JSON",
+            ErrorCode::BadNarrow => "BAD_NARROW",
+            ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::StreamDoesNotExist => "STREAM_DOES_NOT_EXIST",
+            ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
+            ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
+            ErrorCode::NonexistentSubdomain => "NONEXISTENT_SUBDOMAIN",
+            ErrorCode::RateLimitHit => "RATE_LIMIT_HIT",
+            ErrorCode::UserDeactivated => "USER_DEACTIVATED",
+            ErrorCode::RealmDeactivated => "REALM_DEACTIVATED",
+            ErrorCode::PasswordAuthDisabled => "PASSWORD_AUTH_DISABLED",
+            ErrorCode::PasswordResetRequired => "PASSWORD_RESET_REQUIRED",
+            ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::CannotDeactivateGroupInUse => "CANNOT_DEACTIVATE_GROUP_IN_USE",
+            ErrorCode::ChannelAlreadyExists => "CHANNEL_ALREADY_EXISTS",
+            ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
+            ErrorCode::InvitationFailed => "INVITATION_FAILED",
+            ErrorCode::NotFound => "NOT_FOUND",
+        }
+    }
+}
+
+/// An error as a Zulip client sees it: `{"result":"error","msg",["code"],...data}` with
+/// `status` as the HTTP status.
+///
+/// `code` is `None` only for the two envelopes Zulip sends without one: 405 and 500.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub code: Option<ErrorCode>,
+    pub status: u16,
+    pub msg: String,
+    /// Extra top-level fields of the error body, in insertion order.
+    pub data: Map<String, Value>,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.status, self.code.map_or("-", ErrorCode::as_str), self.msg)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl ApiError {
+    /// An error with the given code, status and message and no extra fields.
+    pub fn new(code: ErrorCode, status: u16, msg: impl Into<String>) -> Self {
+        ApiError { code: Some(code), status, msg: msg.into(), data: Map::new() }
+    }
+
+    /// Adds an extra field to the body.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.data.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// Zulip's default `JsonableError`: 400 `BAD_REQUEST`.
+    pub fn bad_request(msg: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, 400, msg)
+    }
+
+    /// `ResourceNotFoundError`: 404 that keeps the `BAD_REQUEST` code.
+    pub fn resource_not_found(msg: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, 404, msg)
+    }
+
+    /// A required parameter is absent.
+    pub fn missing_argument(var_name: &str) -> Self {
+        Self::new(ErrorCode::RequestVariableMissing, 400, format!("Missing '{var_name}' argument"))
+            .with("var_name", var_name)
+    }
+
+    /// Failed API authentication: 401 `UNAUTHORIZED` (the HTTP layer adds
+    /// `WWW-Authenticate: Basic realm="zulip"`).
+    pub fn unauthorized(msg: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Unauthorized, 401, msg)
+    }
+
+    /// No credentials at all on a route that needs them.
+    pub fn not_logged_in() -> Self {
+        Self::unauthorized("Not logged in: API authentication or user session required")
+    }
+
+    /// The request's host names no organization.
+    pub fn invalid_subdomain() -> Self {
+        Self::new(ErrorCode::NonexistentSubdomain, 404, "Invalid subdomain")
+    }
+
+    /// Too many requests; `retry_after` in seconds.
+    pub fn rate_limited(retry_after: f64) -> Self {
+        Self::new(ErrorCode::RateLimitHit, 429, "API usage exceeded rate limit")
+            .with("retry-after", retry_after)
+    }
+
+    /// The caller lacks the organization administrator role.
+    pub fn must_be_admin() -> Self {
+        Self::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization administrator")
+    }
+
+    /// The caller is a bot on a humans-only endpoint.
+    pub fn humans_only() -> Self {
+        Self::bad_request("This endpoint does not accept bot requests.")
+    }
+
+    /// An unknown path under the API root.
+    pub fn not_found() -> Self {
+        Self::new(ErrorCode::NotFound, 404, "Not Found")
+    }
+
+    /// A method the route does not serve; Zulip's 405 body has no `code`.
+    pub fn method_not_allowed(allowed: &[&str]) -> Self {
+        ApiError { code: None, status: 405, msg: "Method Not Allowed".to_owned(), data: Map::new() }
+            .with("allowed_methods", allowed.to_vec())
+    }
+
+    /// Anything unexpected. The cause must already be logged by the caller: nothing of it
+    /// reaches the client.
+    pub fn internal() -> Self {
+        ApiError { code: None, status: 500, msg: "Internal server error".to_owned(), data: Map::new() }
+    }
+
+    /// Whether this is the generic 500.
+    pub fn is_internal(&self) -> bool {
+        self.status >= 500
+    }
+}
+
+/// The result type of every domain operation.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_argument_names_the_variable() {
+        let e = ApiError::missing_argument("content");
+        assert_eq!(e.msg, "Missing 'content' argument");
+        assert_eq!(e.code, Some(ErrorCode::RequestVariableMissing));
+        assert_eq!(e.data.get("var_name"), Some(&Value::from("content")));
+        assert_eq!(e.status, 400);
+    }
+
+    #[test]
+    fn method_not_allowed_has_no_code() {
+        let e = ApiError::method_not_allowed(&["GET", "PATCH"]);
+        assert_eq!(e.code, None);
+        assert_eq!(e.status, 405);
+        assert_eq!(e.data.get("allowed_methods"), Some(&serde_json::json!(["GET", "PATCH"])));
+    }
+}

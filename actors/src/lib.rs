@@ -1,0 +1,26 @@
+//! Agora's core: the actors, their messages, the domain state and its storage.
+//!
+//! Nothing here speaks HTTP. The server crate authenticates requests, decodes parameters
+//! and sends one typed message to an actor of this crate; the actor validates against its
+//! in-memory state, commits to SQLite, updates memory, pushes events and replies.
+//!
+//! - [`registry::RealmRegistry`] supervises one [`realm::RealmActor`] per organization.
+//! - [`realm::RealmState`] is the plain state of an organization, changed only through
+//!   [`realm::ops`].
+//! - [`store::Store`] is the SQLite database with its migrations.
+//! - [`events`] defines what a committed change tells client queues (the event-queue and
+//!   presence actors attach here as `Recipient<PushEvent>` listeners).
+
+pub mod config;
+pub mod error;
+pub mod events;
+pub mod ids;
+pub mod markdown;
+pub mod ratelimit;
+pub mod realm;
+pub mod registry;
+pub mod secrets;
+pub mod store;
+pub mod validate;
+
+pub use error::{ApiError, ApiResult, ErrorCode};

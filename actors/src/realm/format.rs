@@ -1,0 +1,106 @@
+//! User objects as the API shows them (spec 2.3; Zulip's `format_user_row`).
+
+use chrono::DateTime;
+use md5::{Digest, Md5};
+use serde_json::{json, Map, Value};
+
+use super::model::{EmailVisibility, Role, User};
+use super::state::RealmState;
+
+/// Options of a user listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserDictOptions {
+    /// The client computes gravatar URLs itself, so `avatar_url` may be null.
+    pub client_gravatar: bool,
+    /// Include `profile_data` for human users.
+    pub include_custom_profile_fields: bool,
+}
+
+/// `date_joined` as Zulip prints it: ISO 8601 to the minute, UTC offset spelled out.
+pub fn format_date_joined(unix_seconds: i64) -> String {
+    DateTime::from_timestamp(unix_seconds, 0)
+        .map(|t| t.format("%Y-%m-%dT%H:%M+00:00").to_string())
+        .unwrap_or_default()
+}
+
+/// The URL of a user's avatar, versioned so clients refetch after a change.
+pub fn avatar_url(user: &User) -> String {
+    let hash = Md5::digest(user.delivery_email.to_lowercase().as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("https://secure.gravatar.com/avatar/{hex}?d=identicon&version={}", user.avatar_version)
+}
+
+/// Whether `viewer` may see `target`'s real email address (Zulip's
+/// `can_access_delivery_email`).
+pub fn can_access_delivery_email(viewer: &User, target: &User) -> bool {
+    if viewer.id == target.id {
+        return true;
+    }
+    match target.email_address_visibility {
+        EmailVisibility::Everyone => true,
+        EmailVisibility::Members => viewer.role != Role::Guest,
+        EmailVisibility::Moderators => viewer.role.is_moderator_or_above(),
+        EmailVisibility::Administrators => viewer.role.is_admin(),
+        EmailVisibility::Nobody => false,
+    }
+}
+
+impl RealmState {
+    /// `target` as `viewer` may see it.
+    pub fn user_dict(&self, viewer: &User, target: &User, opts: UserDictOptions) -> Map<String, Value> {
+        let delivery_email = if target.is_bot || can_access_delivery_email(viewer, target) {
+            Value::from(target.delivery_email.as_str())
+        } else {
+            Value::Null
+        };
+        // A client can only compute a gravatar from the API email when that is the real one.
+        let gravatar_computable = opts.client_gravatar
+            && target.avatar_source == "G"
+            && target.email_address_visibility == EmailVisibility::Everyone;
+        let avatar = if gravatar_computable { Value::Null } else { Value::from(avatar_url(target)) };
+        let mut dict = match json!({
+            "email": target.email,
+            "user_id": target.id,
+            "avatar_version": target.avatar_version,
+            "is_admin": target.role.is_admin(),
+            "is_owner": target.role == Role::Owner,
+            "is_guest": target.role == Role::Guest,
+            "role": target.role.as_i64(),
+            "is_bot": target.is_bot,
+            "full_name": target.full_name,
+            "timezone": target.timezone,
+            "is_active": target.is_active,
+            "date_joined": format_date_joined(target.date_joined),
+            "delivery_email": delivery_email,
+            "avatar_url": avatar,
+        }) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        if target.is_bot {
+            dict.insert("bot_type".into(), json!(target.bot_type));
+            dict.insert("bot_owner_id".into(), json!(target.bot_owner_id));
+        } else if opts.include_custom_profile_fields {
+            dict.insert("profile_data".into(), Value::Object(Map::new()));
+        }
+        dict
+    }
+
+    /// `GET /users/me`: the user's own object with every field, plus `max_message_id`.
+    pub fn own_profile(&self, user: &User, max_message_id: i64) -> Map<String, Value> {
+        let opts = UserDictOptions { client_gravatar: false, include_custom_profile_fields: true };
+        let mut dict = self.user_dict(user, user, opts);
+        dict.insert("max_message_id".into(), Value::from(max_message_id));
+        dict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_printed_to_the_minute() {
+        assert_eq!(format_date_joined(1_795_238_460), "2026-11-21T05:21+00:00");
+    }
+}

@@ -1,0 +1,78 @@
+//! Messages a realm actor answers. Reads are served from memory; every mutation is
+//! validated, committed to SQLite, applied to memory and fanned out as events before the
+//! reply, in mailbox order.
+
+use actix::prelude::*;
+use serde_json::{Map, Value};
+
+use super::format::UserDictOptions;
+use super::ops::{CreatedUser, NewUser};
+use crate::error::ApiResult;
+use crate::events::PushEvent;
+use crate::ids::UserId;
+
+/// A user as named in a request path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserRef {
+    Id(UserId),
+    /// An API email, or a real email the viewer may see.
+    Email(String),
+}
+
+/// `GET /users/me`: the requester's own user object with `max_message_id`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct GetOwnProfile {
+    pub user_id: UserId,
+}
+
+/// `GET /users/{id}` and `GET /users/{email}`: one user as `viewer` may see it.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct GetUser {
+    pub viewer: UserId,
+    pub target: UserRef,
+    pub options: UserDictOptions,
+}
+
+/// Creates an account (its password already hashed by the caller).
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<CreatedUser>")]
+pub struct CreateUser(pub NewUser);
+
+/// Replaces a user's API key and returns the new one.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<String>")]
+pub struct RegenerateApiKey {
+    pub user_id: UserId,
+}
+
+/// Deactivates (`active: false`) or reactivates an account.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct SetUserActive {
+    pub user_id: UserId,
+    pub active: bool,
+}
+
+/// Identifies a registered listener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ListenerId(pub u64);
+
+/// Registers a listener (an event queue) for the events `user_id` may receive.
+#[derive(Message)]
+#[rtype(result = "ListenerId")]
+pub struct AddListener {
+    pub user_id: UserId,
+    pub recipient: Recipient<PushEvent>,
+}
+
+/// Removes a listener; unknown ids are ignored.
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub struct RemoveListener(pub ListenerId);
+
+/// Stops the actor (the registry starts a fresh one from the database on next use).
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub struct StopRealm;

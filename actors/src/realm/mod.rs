@@ -1,0 +1,15 @@
+//! One organization: its state, the operations that change it, and the actor that owns it.
+
+pub mod actor;
+pub mod format;
+pub mod messages;
+pub mod model;
+pub mod ops;
+pub mod snapshot;
+pub mod state;
+
+pub use actor::RealmActor;
+pub use state::RealmState;
+
+#[cfg(test)]
+mod tests;

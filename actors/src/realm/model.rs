@@ -1,0 +1,227 @@
+//! The plain data of an organization: the realm row, users, roles and user groups.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::ids::{GroupId, RealmId, UserId};
+
+/// An organization role (spec 2.2). Lower numbers carry more power.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    Owner,
+    Administrator,
+    Moderator,
+    Member,
+    Guest,
+}
+
+impl Role {
+    /// Every role, most powerful first.
+    pub const ALL: [Role; 5] = [Role::Owner, Role::Administrator, Role::Moderator, Role::Member, Role::Guest];
+
+    /// The wire value (100, 200, 300, 400, 600).
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Role::Owner => 100,
+            Role::Administrator => 200,
+            Role::Moderator => 300,
+            Role::Member => 400,
+            Role::Guest => 600,
+        }
+    }
+
+    /// The role for a wire value.
+    pub fn from_i64(v: i64) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_i64() == v)
+    }
+
+    /// Parses `owner`, `administrator`/`admin`, `moderator`, `member`, `guest` or a number.
+    pub fn parse(s: &str) -> Option<Role> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "owner" => Some(Role::Owner),
+            "administrator" | "admin" => Some(Role::Administrator),
+            "moderator" => Some(Role::Moderator),
+            "member" => Some(Role::Member),
+            "guest" => Some(Role::Guest),
+            other => other.parse().ok().and_then(Role::from_i64),
+        }
+    }
+
+    /// Owners and administrators (`is_realm_admin`).
+    pub fn is_admin(self) -> bool {
+        matches!(self, Role::Owner | Role::Administrator)
+    }
+
+    /// Moderators or more.
+    pub fn is_moderator_or_above(self) -> bool {
+        matches!(self, Role::Owner | Role::Administrator | Role::Moderator)
+    }
+
+    /// The name of the system group whose direct members hold this role.
+    pub fn system_group(self) -> &'static str {
+        match self {
+            Role::Owner => SystemGroup::OWNERS,
+            Role::Administrator => SystemGroup::ADMINISTRATORS,
+            Role::Moderator => SystemGroup::MODERATORS,
+            Role::Member => SystemGroup::MEMBERS,
+            Role::Guest => SystemGroup::EVERYONE,
+        }
+    }
+}
+
+/// Who may see a user's real email address (`email_address_visibility`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmailVisibility {
+    Everyone = 1,
+    Members = 2,
+    Administrators = 3,
+    Nobody = 4,
+    Moderators = 5,
+}
+
+impl EmailVisibility {
+    /// The setting for a wire value.
+    pub fn from_i64(v: i64) -> Option<Self> {
+        match v {
+            1 => Some(Self::Everyone),
+            2 => Some(Self::Members),
+            3 => Some(Self::Administrators),
+            4 => Some(Self::Nobody),
+            5 => Some(Self::Moderators),
+            _ => None,
+        }
+    }
+}
+
+/// An organization's own row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Realm {
+    pub id: RealmId,
+    /// `""` for the root organization.
+    pub subdomain: String,
+    pub name: String,
+    /// Markdown.
+    pub description: String,
+    /// Organization settings; absent keys take their defaults.
+    pub settings: Map<String, Value>,
+    /// Defaults of personal settings for new users; absent keys take Zulip's defaults.
+    pub user_defaults: Map<String, Value>,
+    pub deactivated: bool,
+    /// Unix seconds.
+    pub date_created: i64,
+}
+
+impl Realm {
+    /// Who may see a new user's real email address, unless the organization says otherwise.
+    pub fn default_email_visibility(&self) -> EmailVisibility {
+        self.user_defaults
+            .get("email_address_visibility")
+            .and_then(Value::as_i64)
+            .and_then(EmailVisibility::from_i64)
+            .unwrap_or(EmailVisibility::Everyone)
+    }
+
+    /// Days a new member waits before joining `role:fullmembers`.
+    pub fn waiting_period_threshold(&self) -> i64 {
+        self.settings.get("waiting_period_threshold").and_then(Value::as_i64).unwrap_or(0)
+    }
+}
+
+/// A user account, human or bot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct User {
+    pub id: UserId,
+    pub realm_id: RealmId,
+    pub delivery_email: String,
+    /// The API email: the real one, or `user<ID>@<domain>` when the real one is hidden.
+    pub email: String,
+    pub full_name: String,
+    pub role: Role,
+    pub is_active: bool,
+    pub is_bot: bool,
+    /// 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded.
+    pub bot_type: Option<i64>,
+    pub bot_owner_id: Option<UserId>,
+    /// IANA zone name, or `""` when unset.
+    pub timezone: String,
+    /// Unix seconds.
+    pub date_joined: i64,
+    /// `G` gravatar, `U` uploaded.
+    pub avatar_source: String,
+    pub avatar_version: i64,
+    pub api_key: String,
+    pub password_hash: Option<String>,
+    pub can_create_users: bool,
+    pub can_change_user_emails: bool,
+    pub email_address_visibility: EmailVisibility,
+    /// Personal preferences; absent keys take their defaults.
+    pub settings: Map<String, Value>,
+}
+
+/// Bot type of incoming-webhook bots, which may not use the general API.
+pub const INCOMING_WEBHOOK_BOT: i64 = 2;
+
+/// A user group; system groups (`role:*`) included.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserGroup {
+    pub id: GroupId,
+    pub name: String,
+    pub description: String,
+    pub is_system_group: bool,
+    pub creator_id: Option<UserId>,
+    pub date_created: Option<i64>,
+    pub deactivated: bool,
+    /// The group's own permission settings (`can_*_group`).
+    pub settings: Map<String, Value>,
+    pub members: BTreeSet<UserId>,
+    pub subgroups: BTreeSet<GroupId>,
+}
+
+/// The system groups every organization has, by name.
+pub struct SystemGroup;
+
+impl SystemGroup {
+    pub const INTERNET: &'static str = "role:internet";
+    pub const EVERYONE: &'static str = "role:everyone";
+    pub const MEMBERS: &'static str = "role:members";
+    pub const FULL_MEMBERS: &'static str = "role:fullmembers";
+    pub const MODERATORS: &'static str = "role:moderators";
+    pub const ADMINISTRATORS: &'static str = "role:administrators";
+    pub const OWNERS: &'static str = "role:owners";
+    pub const NOBODY: &'static str = "role:nobody";
+
+    /// Each system group with its description and its direct subgroup, in creation order
+    /// (each group's subgroup is created before it).
+    pub const DEFINITIONS: [(&'static str, &'static str, Option<&'static str>); 8] = [
+        (Self::OWNERS, "Owners of this organization", None),
+        (Self::ADMINISTRATORS, "Administrators of this organization, including owners", Some(Self::OWNERS)),
+        (Self::MODERATORS, "Moderators of this organization, including administrators", Some(Self::ADMINISTRATORS)),
+        (
+            Self::FULL_MEMBERS,
+            "Members of this organization, not including new accounts and guests",
+            Some(Self::MODERATORS),
+        ),
+        (Self::MEMBERS, "Members of this organization, not including guests", Some(Self::FULL_MEMBERS)),
+        (Self::EVERYONE, "Everyone in this organization, including guests", Some(Self::MEMBERS)),
+        (Self::INTERNET, "Everyone on the Internet", Some(Self::EVERYONE)),
+        (Self::NOBODY, "Nobody", None),
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_round_trip() {
+        for r in Role::ALL {
+            assert_eq!(Role::from_i64(r.as_i64()), Some(r));
+        }
+        assert_eq!(Role::from_i64(500), None);
+        assert_eq!(Role::parse("admin"), Some(Role::Administrator));
+        assert_eq!(Role::parse("600"), Some(Role::Guest));
+        assert_eq!(Role::parse("king"), None);
+        assert!(Role::Owner.is_admin() && !Role::Moderator.is_admin());
+    }
+}

@@ -1,0 +1,127 @@
+//! The authentication index a realm actor publishes after each change it commits, so HTTP
+//! workers authenticate requests without a round trip through the actor.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::model::{Role, INCOMING_WEBHOOK_BOT};
+use super::state::RealmState;
+use crate::error::ApiError;
+use crate::ids::{RealmId, UserId};
+use crate::secrets::{has_api_key_format, secrets_equal};
+use crate::store::{self, Store};
+
+/// What a request needs to know about its authenticated user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthEntry {
+    pub user_id: UserId,
+    pub delivery_email: String,
+    pub api_key: String,
+    pub role: Role,
+    pub is_active: bool,
+    pub is_bot: bool,
+    pub bot_type: Option<i64>,
+    /// For `fetch_api_key`; never logged.
+    pub password_hash: Option<Arc<str>>,
+}
+
+/// An immutable picture of who may authenticate at one realm.
+#[derive(Debug, Clone)]
+pub struct AuthSnapshot {
+    pub realm_id: RealmId,
+    pub realm_deactivated: bool,
+    /// Lower-cased delivery email -> entry.
+    by_email: HashMap<String, Arc<AuthEntry>>,
+}
+
+/// Why HTTP Basic credentials were refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyRejection {
+    /// Not a valid email/key pair of this realm: ask [`explain_foreign_key`] what it is.
+    Unknown,
+    /// A valid pair that may not be used: the error to answer with.
+    Refused(ApiError),
+}
+
+impl AuthSnapshot {
+    /// The index of a realm's current state.
+    pub fn of(state: &RealmState) -> Self {
+        let by_email = state
+            .users()
+            .map(|u| {
+                let entry = AuthEntry {
+                    user_id: u.id,
+                    delivery_email: u.delivery_email.clone(),
+                    api_key: u.api_key.clone(),
+                    role: u.role,
+                    is_active: u.is_active,
+                    is_bot: u.is_bot,
+                    bot_type: u.bot_type,
+                    password_hash: u.password_hash.as_deref().map(Arc::from),
+                };
+                (u.delivery_email.to_lowercase(), Arc::new(entry))
+            })
+            .collect();
+        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email }
+    }
+
+    /// The account with this delivery email, compared case-insensitively.
+    pub fn by_delivery_email(&self, email: &str) -> Option<&Arc<AuthEntry>> {
+        self.by_email.get(&email.to_lowercase())
+    }
+
+    /// Checks HTTP Basic credentials (already split and trimmed) against this realm,
+    /// in Zulip's order: key format, key and email, organization, account, webhook bots.
+    /// The key is compared in constant time.
+    pub fn check_api_key(&self, email: &str, api_key: &str) -> Result<Arc<AuthEntry>, KeyRejection> {
+        if !has_api_key_format(api_key) {
+            return Err(KeyRejection::Refused(ApiError::unauthorized("Malformed API key")));
+        }
+        let entry = match self.by_delivery_email(email) {
+            Some(entry) if secrets_equal(&entry.api_key, api_key) => entry,
+            _ => return Err(KeyRejection::Unknown),
+        };
+        if self.realm_deactivated {
+            return Err(KeyRejection::Refused(ApiError::unauthorized("This organization has been deactivated")));
+        }
+        if !entry.is_active {
+            return Err(KeyRejection::Refused(ApiError::unauthorized("Account is deactivated")));
+        }
+        if entry.bot_type == Some(INCOMING_WEBHOOK_BOT) {
+            return Err(KeyRejection::Refused(ApiError::unauthorized(
+                "This API is not available to incoming webhook bots.",
+            )));
+        }
+        Ok(Arc::clone(entry))
+    }
+}
+
+/// The error for credentials this realm does not know: Zulip's API keys are global, so a
+/// valid pair of another organization is "not associated with this subdomain" (or that
+/// account's own deactivation), anything else an invalid key. Reads the database: call it
+/// off the async threads, and only on the failure path.
+pub fn explain_foreign_key(store: &Store, realm_id: RealmId, email: &str, api_key: &str) -> ApiError {
+    let found = store.conn().map_err(ApiError::from).and_then(|conn| {
+        let user = store::users::by_api_key(&conn, api_key)?;
+        let realm = match &user {
+            Some(u) => store::realms::by_id(&conn, u.realm_id)?,
+            None => None,
+        };
+        Ok((user, realm))
+    });
+    match found {
+        Ok((Some(user), Some(realm)))
+            if user.realm_id != realm_id && user.delivery_email.to_lowercase() == email.to_lowercase() =>
+        {
+            if realm.deactivated {
+                ApiError::unauthorized("This organization has been deactivated")
+            } else if !user.is_active {
+                ApiError::unauthorized("Account is deactivated")
+            } else {
+                ApiError::unauthorized("Account is not associated with this subdomain")
+            }
+        }
+        Ok(_) => ApiError::unauthorized("Invalid API key"),
+        Err(e) => e,
+    }
+}

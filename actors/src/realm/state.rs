@@ -1,0 +1,178 @@
+//! [`RealmState`]: one organization in memory, answering reads without the database.
+//!
+//! The state is plain data. Changes go through the operations in [`super::ops`], which
+//! validate against this state, write to SQLite and only then apply the change here, so
+//! memory never holds anything the database does not.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::Connection;
+
+use super::model::{Realm, Role, SystemGroup, User, UserGroup};
+use crate::error::{ApiError, ApiResult};
+use crate::ids::{GroupId, RealmId, UserId};
+use crate::store::{self, StoreResult};
+
+/// An organization: its row, users and user groups, with lookup indexes.
+#[derive(Debug, Clone)]
+pub struct RealmState {
+    realm: Realm,
+    users: BTreeMap<UserId, User>,
+    /// Lower-cased delivery email -> user.
+    by_delivery_email: HashMap<String, UserId>,
+    /// Lower-cased API email -> user.
+    by_api_email: HashMap<String, UserId>,
+    groups: BTreeMap<GroupId, UserGroup>,
+    /// System group name -> id.
+    system_groups: HashMap<String, GroupId>,
+}
+
+impl RealmState {
+    /// Builds the state from its parts (as loaded, or as just created).
+    pub fn new(realm: Realm, users: Vec<User>, groups: BTreeMap<GroupId, UserGroup>) -> Self {
+        let mut state = RealmState {
+            realm,
+            users: BTreeMap::new(),
+            by_delivery_email: HashMap::new(),
+            by_api_email: HashMap::new(),
+            system_groups: groups
+                .values()
+                .filter(|g| g.is_system_group)
+                .map(|g| (g.name.clone(), g.id))
+                .collect(),
+            groups,
+        };
+        for user in users {
+            state.put_user(user);
+        }
+        state
+    }
+
+    /// Loads a realm and everything in it.
+    pub fn load(conn: &Connection, realm_id: RealmId) -> StoreResult<Option<RealmState>> {
+        let Some(realm) = store::realms::by_id(conn, realm_id)? else {
+            return Ok(None);
+        };
+        let users = store::users::in_realm(conn, realm_id)?;
+        let groups = store::groups::in_realm(conn, realm_id)?;
+        Ok(Some(RealmState::new(realm, users, groups)))
+    }
+
+    /// Loads the realm with this subdomain.
+    pub fn load_by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<RealmState>> {
+        match store::realms::by_subdomain(conn, subdomain)? {
+            Some(realm) => Self::load(conn, realm.id),
+            None => Ok(None),
+        }
+    }
+
+    /// The realm row.
+    pub fn realm(&self) -> &Realm {
+        &self.realm
+    }
+
+    /// A user of this realm.
+    pub fn user(&self, id: UserId) -> Option<&User> {
+        self.users.get(&id)
+    }
+
+    /// A user of this realm, or Zulip's "No such user".
+    pub fn user_or_err(&self, id: UserId) -> ApiResult<&User> {
+        self.user(id).ok_or_else(|| ApiError::bad_request("No such user"))
+    }
+
+    /// Every user, by id.
+    pub fn users(&self) -> impl Iterator<Item = &User> {
+        self.users.values()
+    }
+
+    /// Ids of active users, ascending.
+    pub fn active_user_ids(&self) -> Vec<UserId> {
+        self.users.values().filter(|u| u.is_active).map(|u| u.id).collect()
+    }
+
+    /// The user with this delivery (real) email, compared case-insensitively.
+    pub fn user_by_delivery_email(&self, email: &str) -> Option<&User> {
+        self.by_delivery_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
+    }
+
+    /// The user with this API email, compared case-insensitively.
+    pub fn user_by_api_email(&self, email: &str) -> Option<&User> {
+        self.by_api_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
+    }
+
+    /// Owners that are still active.
+    pub fn active_owner_ids(&self) -> Vec<UserId> {
+        self.users.values().filter(|u| u.is_active && u.role == Role::Owner).map(|u| u.id).collect()
+    }
+
+    /// A group of this realm.
+    pub fn group(&self, id: GroupId) -> Option<&UserGroup> {
+        self.groups.get(&id)
+    }
+
+    /// Every group, by id.
+    pub fn groups(&self) -> impl Iterator<Item = &UserGroup> {
+        self.groups.values()
+    }
+
+    /// The id of a system group (`role:members`, ...).
+    pub fn system_group_id(&self, name: &str) -> Option<GroupId> {
+        self.system_groups.get(name).copied()
+    }
+
+    /// The system groups a user of `role` is a direct member of: the role's own group, and
+    /// `role:fullmembers` for members past the organization's waiting period.
+    pub fn role_groups(&self, role: Role, date_joined: i64, now: i64) -> Vec<GroupId> {
+        let mut names = vec![role.system_group()];
+        let waited_days = (now - date_joined).div_euclid(86_400);
+        if role == Role::Member && waited_days >= self.realm.waiting_period_threshold() {
+            names.push(SystemGroup::FULL_MEMBERS);
+        }
+        names.into_iter().filter_map(|n| self.system_group_id(n)).collect()
+    }
+
+    /// Whether `user` belongs to `group`, directly or through subgroups.
+    pub fn is_member_recursive(&self, group: GroupId, user: UserId) -> bool {
+        let mut stack = vec![group];
+        let mut seen = Vec::new();
+        while let Some(g) = stack.pop() {
+            if seen.contains(&g) {
+                continue;
+            }
+            seen.push(g);
+            if let Some(grp) = self.groups.get(&g) {
+                if grp.members.contains(&user) {
+                    return true;
+                }
+                stack.extend(grp.subgroups.iter().copied());
+            }
+        }
+        false
+    }
+
+    // --- Changes. Only `ops` calls these, after the database has committed. ---
+
+    /// Adds or replaces a user and its index entries.
+    pub(crate) fn put_user(&mut self, user: User) {
+        if let Some(old) = self.users.get(&user.id) {
+            self.by_delivery_email.remove(&old.delivery_email.to_lowercase());
+            self.by_api_email.remove(&old.email.to_lowercase());
+        }
+        self.by_delivery_email.insert(user.delivery_email.to_lowercase(), user.id);
+        self.by_api_email.insert(user.email.to_lowercase(), user.id);
+        self.users.insert(user.id, user);
+    }
+
+    /// Mutable access to a user for field changes that touch no index.
+    pub(crate) fn user_mut(&mut self, id: UserId) -> Option<&mut User> {
+        self.users.get_mut(&id)
+    }
+
+    /// Adds direct members to a group.
+    pub(crate) fn add_group_members(&mut self, group: GroupId, users: &[UserId]) {
+        if let Some(g) = self.groups.get_mut(&group) {
+            g.members.extend(users.iter().copied());
+        }
+    }
+}

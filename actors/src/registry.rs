@@ -1,0 +1,163 @@
+//! [`RealmRegistry`]: the supervisor that knows every organization.
+//!
+//! It starts a realm actor on first use of its subdomain, loading the state from SQLite,
+//! and starts a fresh one when the previous actor has died. HTTP workers read the shared
+//! [`Directory`] directly and only message the registry on a miss, so a request costs no
+//! registry round trip once its realm is running.
+
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use actix::prelude::*;
+use arc_swap::ArcSwap;
+
+use crate::config::ServerConfig;
+use crate::error::ApiResult;
+use crate::ids::RealmId;
+use crate::realm::messages::StopRealm;
+use crate::realm::ops::{self, CreatedRealm, NewRealm};
+use crate::realm::snapshot::AuthSnapshot;
+use crate::realm::{RealmActor, RealmState};
+use crate::store::Store;
+
+/// A running organization: its actor and the authentication index it publishes.
+#[derive(Clone)]
+pub struct RealmHandle {
+    pub id: RealmId,
+    pub subdomain: String,
+    pub addr: Addr<RealmActor>,
+    auth: Arc<ArcSwap<AuthSnapshot>>,
+}
+
+impl RealmHandle {
+    /// The latest authentication index (lock-free).
+    pub fn auth(&self) -> Arc<AuthSnapshot> {
+        self.auth.load_full()
+    }
+
+    /// Whether the actor is still running.
+    pub fn is_alive(&self) -> bool {
+        self.addr.connected()
+    }
+}
+
+/// Running realms by subdomain, shared between the registry (the only writer) and the
+/// HTTP workers.
+#[derive(Clone, Default)]
+pub struct Directory {
+    realms: Arc<RwLock<HashMap<String, RealmHandle>>>,
+}
+
+impl Directory {
+    /// The running realm of a subdomain, if its actor is alive.
+    pub fn get(&self, subdomain: &str) -> Option<RealmHandle> {
+        let map = self.realms.read().unwrap_or_else(PoisonError::into_inner);
+        map.get(subdomain).filter(|h| h.is_alive()).cloned()
+    }
+
+    fn insert(&self, handle: RealmHandle) {
+        let mut map = self.realms.write().unwrap_or_else(PoisonError::into_inner);
+        map.insert(handle.subdomain.clone(), handle);
+    }
+
+    fn drain(&self) -> Vec<RealmHandle> {
+        let mut map = self.realms.write().unwrap_or_else(PoisonError::into_inner);
+        map.drain().map(|(_, h)| h).collect()
+    }
+}
+
+/// The supervisor actor.
+pub struct RealmRegistry {
+    store: Store,
+    config: Arc<ServerConfig>,
+    directory: Directory,
+    /// Threads realm actors run on, assigned round-robin; empty means the registry's own.
+    arbiters: Vec<ArbiterHandle>,
+    next_arbiter: usize,
+}
+
+impl RealmRegistry {
+    /// A registry over `store`. Realm actors run on `arbiters` (round-robin), or on the
+    /// registry's own thread when none are given.
+    pub fn new(store: Store, config: Arc<ServerConfig>, directory: Directory, arbiters: Vec<ArbiterHandle>) -> Self {
+        RealmRegistry { store, config, directory, arbiters, next_arbiter: 0 }
+    }
+
+    /// Starts an actor for a loaded state and records it.
+    fn spawn(&mut self, state: RealmState) -> RealmHandle {
+        let id = state.realm().id;
+        let subdomain = state.realm().subdomain.clone();
+        let auth = Arc::new(ArcSwap::from_pointee(AuthSnapshot::of(&state)));
+        let actor = {
+            let (store, config, auth) = (self.store.clone(), Arc::clone(&self.config), Arc::clone(&auth));
+            move |_: &mut Context<RealmActor>| RealmActor::new(state, store, config, auth)
+        };
+        let addr = if self.arbiters.is_empty() {
+            RealmActor::create(actor)
+        } else {
+            let arbiter = &self.arbiters[self.next_arbiter % self.arbiters.len()];
+            self.next_arbiter = self.next_arbiter.wrapping_add(1);
+            RealmActor::start_in_arbiter(arbiter, actor)
+        };
+        let handle = RealmHandle { id, subdomain, addr, auth };
+        self.directory.insert(handle.clone());
+        tracing::info!(realm.id = %id, "started realm actor");
+        handle
+    }
+}
+
+impl Actor for RealmRegistry {
+    type Context = Context<Self>;
+}
+
+/// Finds (starting if needed) the realm of a subdomain; `None` if there is no such realm.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Option<RealmHandle>>")]
+pub struct Resolve {
+    pub subdomain: String,
+}
+
+impl Handler<Resolve> for RealmRegistry {
+    type Result = ApiResult<Option<RealmHandle>>;
+
+    fn handle(&mut self, msg: Resolve, _: &mut Self::Context) -> Self::Result {
+        if let Some(handle) = self.directory.get(&msg.subdomain) {
+            return Ok(Some(handle));
+        }
+        let conn = self.store.conn()?;
+        match RealmState::load_by_subdomain(&conn, &msg.subdomain)? {
+            Some(state) => Ok(Some(self.spawn(state))),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Creates an organization and its first owner, and starts its actor.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<CreatedRealm>")]
+pub struct CreateRealm(pub NewRealm);
+
+impl Handler<CreateRealm> for RealmRegistry {
+    type Result = ApiResult<CreatedRealm>;
+
+    fn handle(&mut self, msg: CreateRealm, _: &mut Self::Context) -> Self::Result {
+        let (created, state) = ops::create_realm(&self.store, &self.config, msg.0, ops::now())?;
+        self.spawn(state);
+        Ok(created)
+    }
+}
+
+/// Stops every realm actor (at shutdown).
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub struct StopAll;
+
+impl Handler<StopAll> for RealmRegistry {
+    type Result = ();
+
+    fn handle(&mut self, _: StopAll, _: &mut Self::Context) {
+        for handle in self.directory.drain() {
+            handle.addr.do_send(StopRealm);
+        }
+    }
+}

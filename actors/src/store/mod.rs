@@ -1,0 +1,139 @@
+//! SQLite storage: one file per data directory, WAL, numbered migrations.
+//!
+//! Every connection of the pool sets WAL, `synchronous=NORMAL`, a busy timeout and foreign
+//! keys. Writes go through [`Store::write`], which opens a `BEGIN IMMEDIATE` transaction so
+//! that two writers never deadlock on lock upgrades.
+
+mod migrate;
+pub mod realms;
+pub mod users;
+pub mod groups;
+
+use std::path::Path;
+use std::time::Duration;
+
+use r2d2::{Pool, PooledConnection};
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use crate::error::ApiError;
+
+/// A failure of the storage layer. Never shown to clients: converting it into an
+/// [`ApiError`] logs it and yields the generic 500.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+    #[error("bad stored value: {0}")]
+    Corrupt(String),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        tracing::error!(error = %err, "storage failure");
+        ApiError::internal()
+    }
+}
+
+/// Result of a storage call.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A pool of connections to the data directory's database.
+#[derive(Clone)]
+pub struct Store {
+    pool: Pool<SqliteConnectionManager>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("connections", &self.pool.state().connections).finish()
+    }
+}
+
+/// Name of the database file inside a data directory.
+pub const DB_FILE: &str = "agora.sqlite3";
+
+impl Store {
+    /// Opens (creating if needed) the database of `data_dir` and applies pending migrations.
+    pub fn open(data_dir: &Path) -> StoreResult<Store> {
+        Self::open_file(&data_dir.join(DB_FILE))
+    }
+
+    /// Opens the database at `path`.
+    pub fn open_file(path: &Path) -> StoreResult<Store> {
+        let manager = SqliteConnectionManager::file(path).with_init(configure);
+        let pool = Pool::builder().max_size(8).connection_timeout(Duration::from_secs(10)).build(manager)?;
+        let mut conn = pool.get()?;
+        migrate::apply(&mut conn)?;
+        Ok(Store { pool })
+    }
+
+    /// A connection for reads.
+    pub fn conn(&self) -> StoreResult<PooledConnection<SqliteConnectionManager>> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction and commits if it returns `Ok`.
+    /// Errors of `f` roll the transaction back.
+    pub fn write<T, E>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        let mut conn = self.conn()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
+        let out = f(&tx)?;
+        tx.commit().map_err(StoreError::from)?;
+        Ok(out)
+    }
+}
+
+/// Per-connection settings.
+fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+}
+
+/// Reads a boolean stored as an integer.
+pub(crate) fn flag(v: i64) -> bool {
+    v != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_applies_migrations_and_pragmas_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let conn = store.conn().unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, migrate::MIGRATIONS.len() as i64);
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        let fk: i64 = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+        assert_eq!(fk, 1);
+        drop(conn);
+        drop(store);
+        // Reopening applies nothing twice.
+        let store = Store::open(dir.path()).unwrap();
+        let conn = store.conn().unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, migrate::MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn failed_writes_roll_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let res: Result<(), StoreError> = store.write(|tx| {
+            tx.execute("INSERT INTO realms (subdomain, name, date_created) VALUES ('x', 'X', 0)", [])?;
+            Err(StoreError::Corrupt("abort".into()))
+        });
+        assert!(res.is_err());
+        let n: i64 = store.conn().unwrap().query_row("SELECT count(*) FROM realms", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 0);
+    }
+}

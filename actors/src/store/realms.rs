@@ -1,0 +1,79 @@
+//! The `realms` table.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::{Map, Value};
+
+use super::{flag, StoreError, StoreResult};
+use crate::ids::RealmId;
+use crate::realm::model::Realm;
+
+const COLUMNS: &str = "id, subdomain, name, description, settings, user_defaults, deactivated, date_created";
+
+/// Parses a JSON object column.
+pub(crate) fn json_object(text: &str) -> StoreResult<Map<String, Value>> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) | Err(_) => Err(StoreError::Corrupt(format!("expected a JSON object, found {text:.40}"))),
+    }
+}
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<(Realm, String, String)> {
+    Ok((
+        Realm {
+            id: row.get(0)?,
+            subdomain: row.get(1)?,
+            name: row.get(2)?,
+            description: row.get(3)?,
+            settings: Map::new(),
+            user_defaults: Map::new(),
+            deactivated: flag(row.get(6)?),
+            date_created: row.get(7)?,
+        },
+        row.get(4)?,
+        row.get(5)?,
+    ))
+}
+
+fn finish((mut realm, settings, defaults): (Realm, String, String)) -> StoreResult<Realm> {
+    realm.settings = json_object(&settings)?;
+    realm.user_defaults = json_object(&defaults)?;
+    Ok(realm)
+}
+
+/// The realm with this subdomain, if any.
+pub fn by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<Realm>> {
+    let sql = format!("SELECT {COLUMNS} FROM realms WHERE subdomain = ?1");
+    conn.query_row(&sql, [subdomain], from_row).optional()?.map(finish).transpose()
+}
+
+/// The realm with this id, if any.
+pub fn by_id(conn: &Connection, id: RealmId) -> StoreResult<Option<Realm>> {
+    let sql = format!("SELECT {COLUMNS} FROM realms WHERE id = ?1");
+    conn.query_row(&sql, [id], from_row).optional()?.map(finish).transpose()
+}
+
+/// Every realm, by id.
+pub fn all(conn: &Connection) -> StoreResult<Vec<Realm>> {
+    let sql = format!("SELECT {COLUMNS} FROM realms ORDER BY id");
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    rows.into_iter().map(finish).collect()
+}
+
+/// Inserts a realm and returns its id. `realm.id` is ignored.
+pub fn insert(conn: &Connection, realm: &Realm) -> StoreResult<RealmId> {
+    conn.execute(
+        "INSERT INTO realms (subdomain, name, description, settings, user_defaults, deactivated, date_created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            realm.subdomain,
+            realm.name,
+            realm.description,
+            Value::Object(realm.settings.clone()).to_string(),
+            Value::Object(realm.user_defaults.clone()).to_string(),
+            realm.deactivated,
+            realm.date_created,
+        ],
+    )?;
+    Ok(RealmId(conn.last_insert_rowid()))
+}
