@@ -14,12 +14,14 @@
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod login;
 pub mod ids;
 pub mod markdown;
 pub mod ratelimit;
 pub mod realm;
 pub mod registry;
 pub mod secrets;
+pub mod server_info;
 pub mod store;
 pub mod validate;
 

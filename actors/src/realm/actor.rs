@@ -128,6 +128,24 @@ impl Handler<RegenerateApiKey> for RealmActor {
     }
 }
 
+impl Handler<RegenerateOwnApiKey> for RealmActor {
+    type Result = ApiResult<String>;
+
+    fn handle(&mut self, msg: RegenerateOwnApiKey, _: &mut Self::Context) -> Self::Result {
+        let key = ops::regenerate_own_api_key(&mut self.state, &self.store, msg.user_id)?;
+        self.publish_auth();
+        Ok(key)
+    }
+}
+
+impl Handler<GetServerSettings> for RealmActor {
+    type Result = MessageResult<GetServerSettings>;
+
+    fn handle(&mut self, msg: GetServerSettings, _: &mut Self::Context) -> Self::Result {
+        MessageResult(self.state.server_settings(&self.config, msg.is_incompatible))
+    }
+}
+
 impl Handler<SetUserActive> for RealmActor {
     type Result = ApiResult<()>;
 

@@ -47,6 +47,20 @@ pub struct RegenerateApiKey {
     pub user_id: UserId,
 }
 
+/// `POST /users/me/api_key/regenerate`: humans replace their own key.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<String>")]
+pub struct RegenerateOwnApiKey {
+    pub user_id: UserId,
+}
+
+/// `GET /server_settings` at this organization's host.
+#[derive(Message, Debug)]
+#[rtype(result = "Map<String, Value>")]
+pub struct GetServerSettings {
+    pub is_incompatible: bool,
+}
+
 /// Deactivates (`active: false`) or reactivates an account.
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<()>")]

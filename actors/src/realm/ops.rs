@@ -286,6 +286,15 @@ pub fn regenerate_api_key(state: &mut RealmState, store: &Store, user_id: UserId
     Ok(api_key)
 }
 
+/// A human replacing their own key (`POST /users/me/api_key/regenerate`); bots' keys are
+/// managed by their owners.
+pub fn regenerate_own_api_key(state: &mut RealmState, store: &Store, user_id: UserId) -> ApiResult<String> {
+    if state.user_or_err(user_id)?.is_bot {
+        return Err(ApiError::humans_only());
+    }
+    regenerate_api_key(state, store, user_id)
+}
+
 /// Deactivates or reactivates an account. A deactivated account's API key stops working
 /// as soon as this returns.
 pub fn set_user_active(

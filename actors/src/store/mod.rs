@@ -63,8 +63,18 @@ impl Store {
 
     /// Opens the database at `path`.
     pub fn open_file(path: &Path) -> StoreResult<Store> {
+        // WAL is a property of the file: switch it once, before several connections race
+        // to do it.
+        let first = Connection::open(path)?;
+        first.busy_timeout(Duration::from_secs(5))?;
+        first.pragma_update(None, "journal_mode", "WAL")?;
+        drop(first);
         let manager = SqliteConnectionManager::file(path).with_init(configure);
-        let pool = Pool::builder().max_size(8).connection_timeout(Duration::from_secs(10)).build(manager)?;
+        let pool = Pool::builder()
+            .max_size(8)
+            .min_idle(Some(1))
+            .connection_timeout(Duration::from_secs(10))
+            .build(manager)?;
         let mut conn = pool.get()?;
         migrate::apply(&mut conn)?;
         Ok(Store { pool })
@@ -92,7 +102,7 @@ impl Store {
 /// Per-connection settings.
 fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(Duration::from_secs(5))?;
-    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+    conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
 }
 
 /// Reads a boolean stored as an integer.

@@ -1,0 +1,83 @@
+//! What the server says about itself: version, feature level, authentication methods.
+
+use md5::{Digest, Md5};
+use serde_json::{json, Map, Value};
+
+use crate::config::ServerConfig;
+use crate::markdown;
+use crate::realm::RealmState;
+
+/// The Zulip API feature level Agora follows.
+pub const FEATURE_LEVEL: i64 = 419;
+/// The Zulip release line whose API that level belongs to.
+pub const ZULIP_MERGE_BASE: &str = "11.0-dev";
+
+/// A Zulip-style version string naming Agora's own version.
+pub fn zulip_version() -> String {
+    format!("{ZULIP_MERGE_BASE}+agora-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Whether a client's `User-Agent` marks it as one the server cannot serve (Zulip's test
+/// hook: the client name `ZulipInvalid`).
+pub fn is_incompatible_client(user_agent: &str) -> bool {
+    let name = user_agent.split(['/', ' ']).next().unwrap_or("");
+    name == "ZulipInvalid"
+}
+
+/// `GET /server_settings` for the server as a whole.
+pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
+    let value = json!({
+        "authentication_methods": {
+            "password": true, "dev": false, "email": true, "ldap": false, "remoteuser": false,
+            "github": false, "azuread": false, "gitlab": false, "apple": false, "google": false,
+            "saml": false, "openid connect": false,
+        },
+        "zulip_version": zulip_version(),
+        "zulip_merge_base": ZULIP_MERGE_BASE,
+        "zulip_feature_level": FEATURE_LEVEL,
+        "push_notifications_enabled": false,
+        "is_incompatible": is_incompatible,
+    });
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// The default icon of an organization: an identicon of its id.
+pub fn realm_icon_url(state: &RealmState) -> String {
+    let hash = Md5::digest(state.realm().id.to_string().as_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("https://secure.gravatar.com/avatar/{hex}?d=identicon")
+}
+
+impl RealmState {
+    /// `GET /server_settings` at this organization's host.
+    pub fn server_settings(&self, config: &ServerConfig, is_incompatible: bool) -> Map<String, Value> {
+        let mut map = server_settings(is_incompatible);
+        let realm = self.realm();
+        let url = config.realm_url(&realm.subdomain);
+        map.insert("email_auth_enabled".into(), true.into());
+        map.insert("require_email_format_usernames".into(), true.into());
+        map.insert("realm_url".into(), url.clone().into());
+        map.insert("realm_name".into(), realm.name.clone().into());
+        map.insert("realm_icon".into(), realm_icon_url(self).into());
+        map.insert("realm_description".into(), markdown::render(&realm.description).into());
+        map.insert("realm_web_public_access_enabled".into(), false.into());
+        map.insert("external_authentication_methods".into(), Value::Array(Vec::new()));
+        map.insert("realm_uri".into(), url.into());
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn incompatible_clients_are_named_zulip_invalid() {
+        assert!(is_incompatible_client("ZulipInvalid/1.0"));
+        assert!(!is_incompatible_client("ZulipPython/0.9.1 (Debian GNU/Linux; 12)"));
+        assert!(!is_incompatible_client(""));
+    }
+}

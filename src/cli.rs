@@ -1,0 +1,219 @@
+//! The `agora` command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agora_actors::realm::model::Role;
+use agora_actors::secrets::hash_password;
+use clap::{Args, Parser, Subcommand};
+
+use crate::admin::AdminRequest;
+use crate::settings::{Settings, SettingsError};
+use crate::startup::{Application, StartupError};
+
+/// Agora: a team chat server that speaks the Zulip API.
+///
+/// Without a command, `agora` runs the server. Settings come from (lowest to highest
+/// priority) built-in defaults, a TOML file (`--config`), `AGORA_*` environment variables
+/// and flags.
+#[derive(Debug, Parser)]
+#[command(name = "agora", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+/// Settings flags, accepted before or after any command.
+#[derive(Debug, Default, Clone, Args)]
+pub struct SettingsArgs {
+    /// Directory of the database, the admin socket and the first owner's credentials
+    /// [default: ./agora-data]
+    #[arg(long, env = "AGORA_DATA_DIR", value_name = "DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// TOML settings file (keys as in the README)
+    #[arg(long, env = "AGORA_CONFIG", value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:9991]
+    #[arg(long, env = "AGORA_BIND", value_name = "ADDR", global = true)]
+    pub bind: Option<String>,
+    /// Host[:port] clients use for the root organization; others are <subdomain>.<host>
+    /// [default: localhost:9991]
+    #[arg(long, env = "AGORA_EXTERNAL_HOST", value_name = "HOST", global = true)]
+    pub external_host: Option<String>,
+    /// Scheme clients use to reach the external host: http or https [default: http]
+    #[arg(long, env = "AGORA_EXTERNAL_SCHEME", value_name = "SCHEME", global = true)]
+    pub external_scheme: Option<String>,
+    /// Log filter, e.g. "info" or "agora=debug,agora::access=warn" [default: info]
+    #[arg(long, env = "AGORA_LOG", value_name = "FILTER", global = true)]
+    pub log: Option<String>,
+    /// HTTP worker threads; 0 for one per CPU [default: 0]
+    #[arg(long, env = "AGORA_HTTP_WORKERS", value_name = "N", global = true)]
+    pub http_workers: Option<usize>,
+    /// Threads for the organizations' actors; 0 for half the CPUs [default: 0]
+    #[arg(long, env = "AGORA_ACTOR_THREADS", value_name = "N", global = true)]
+    pub actor_threads: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server (the default command)
+    Serve,
+    /// Create an organization and its first owner; prints {"realm_id", "user_id", "api_key"}
+    CreateRealm(CreateRealmArgs),
+    /// Create a user in an organization; prints {"realm_id", "user_id", "api_key"}
+    CreateUser(CreateUserArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateRealmArgs {
+    /// Subdomain of the organization; "" for the root domain
+    #[arg(long)]
+    pub subdomain: String,
+    /// Organization name
+    #[arg(long)]
+    pub name: String,
+    /// Email of the first owner
+    #[arg(long)]
+    pub owner_email: String,
+    /// Password of the first owner
+    #[arg(long)]
+    pub owner_password: String,
+    /// Full name of the first owner [default: the email's local part]
+    #[arg(long)]
+    pub owner_name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateUserArgs {
+    /// Subdomain of the organization; "" for the root domain
+    #[arg(long)]
+    pub subdomain: String,
+    /// Email address (also the login)
+    #[arg(long)]
+    pub email: String,
+    /// Password
+    #[arg(long)]
+    pub password: String,
+    /// Full name
+    #[arg(long)]
+    pub full_name: String,
+    /// owner, administrator, moderator, member or guest (or 100, 200, 300, 400, 600)
+    #[arg(long, default_value = "member", value_parser = parse_role)]
+    pub role: Role,
+    /// Allow this user to create users through the API
+    #[arg(long)]
+    pub can_create_users: bool,
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    Role::parse(s).ok_or_else(|| format!("unknown role {s:?}"))
+}
+
+impl SettingsArgs {
+    /// The settings these flags, the environment and the settings file give.
+    pub fn resolve(&self) -> Result<Settings, SettingsError> {
+        let mut s = Settings::default();
+        if let Some(path) = &self.config {
+            s.apply_file(path)?;
+        }
+        let set = |slot: &mut String, v: &Option<String>| {
+            if let Some(v) = v {
+                slot.clone_from(v);
+            }
+        };
+        if let Some(dir) = &self.data_dir {
+            s.data_dir.clone_from(dir);
+        }
+        set(&mut s.bind, &self.bind);
+        set(&mut s.external_host, &self.external_host);
+        set(&mut s.external_scheme, &self.external_scheme);
+        set(&mut s.log, &self.log);
+        s.http_workers = self.http_workers.unwrap_or(s.http_workers);
+        s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
+        s.validate()?;
+        Ok(s)
+    }
+}
+
+/// Parses the command line and runs it.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let settings = match cli.settings.resolve() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("agora: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        None | Some(Command::Serve) => serve(settings),
+        Some(Command::CreateRealm(args)) => create_realm(&settings, args),
+        Some(Command::CreateUser(args)) => create_user(&settings, args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agora: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(settings: Settings) -> Result<(), StartupError> {
+    crate::telemetry::init(&settings.log);
+    actix_web::rt::System::new().block_on(async move {
+        let app = Application::build(settings.clone()).await?;
+        if let Some(b) = app.bootstrapped() {
+            println!("Created the organization at {} with owner {}.", b.realm_url, b.email);
+            println!("  API credentials (a zuliprc for the zulip client): {}", b.zuliprc.display());
+            println!("  Owner's password: {}", b.password_file.display());
+        }
+        let host = settings.bind.rsplit_once(':').map_or(settings.bind.as_str(), |(h, _)| h);
+        println!("Agora is listening on http://{host}:{}", app.port());
+        app.run().await?;
+        Ok(())
+    })
+}
+
+fn hash(password: &str, settings: &Settings) -> Result<String, StartupError> {
+    Ok(hash_password(password, settings.password_hash)?)
+}
+
+fn run_admin(settings: &Settings, request: AdminRequest) -> Result<(), StartupError> {
+    match request.run(&settings.data_dir, &settings.server_config())? {
+        Ok(value) => {
+            println!("{value}");
+            Ok(())
+        }
+        Err(e) => Err(e.msg.into()),
+    }
+}
+
+fn create_realm(settings: &Settings, args: CreateRealmArgs) -> Result<(), StartupError> {
+    let owner_name = args.owner_name.unwrap_or_else(|| {
+        let local = args.owner_email.split('@').next().unwrap_or_default();
+        if local.chars().count() >= 2 { local.to_owned() } else { "Organization Owner".to_owned() }
+    });
+    let request = AdminRequest::CreateRealm {
+        subdomain: args.subdomain,
+        name: args.name,
+        owner_email: args.owner_email,
+        owner_name,
+        owner_password_hash: Some(hash(&args.owner_password, settings)?),
+    };
+    run_admin(settings, request)
+}
+
+fn create_user(settings: &Settings, args: CreateUserArgs) -> Result<(), StartupError> {
+    let request = AdminRequest::CreateUser {
+        subdomain: args.subdomain,
+        email: args.email,
+        full_name: args.full_name,
+        role: args.role.as_i64(),
+        password_hash: Some(hash(&args.password, settings)?),
+        can_create_users: args.can_create_users,
+    };
+    run_admin(settings, request)
+}

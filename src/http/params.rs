@@ -1,0 +1,267 @@
+//! Request parameters, merged as Zulip merges them, with typed getters that remember what
+//! the endpoint used.
+//!
+//! Zulip looks a parameter up in the form body first (for POST, PUT, PATCH and DELETE,
+//! urlencoded or multipart) and then in the query string, whatever the method. Whatever the
+//! endpoint never asked for is reported in `ignored_parameters_unsupported`, which
+//! [`Params::success`] adds to every successful reply.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+use actix_web::dev::Payload;
+use actix_web::http::{header, Method};
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{FromRequest, HttpRequest};
+use agora_actors::{ApiError, ErrorCode};
+use futures_util::future::LocalBoxFuture;
+use futures_util::{StreamExt, TryStreamExt};
+use serde_json::{Map, Value};
+
+use super::decode;
+use super::response::{HttpError, Success};
+
+/// Largest urlencoded body accepted.
+const FORM_LIMIT: usize = 16 * 1024 * 1024;
+/// Largest multipart body accepted (uploads included).
+const MULTIPART_LIMIT: usize = 101 * 1024 * 1024;
+
+/// A file part of a multipart body.
+#[derive(Debug, Clone)]
+pub struct UploadedFile {
+    /// The part's field name (the Python client uses the file's path).
+    pub field: String,
+    pub filename: String,
+    pub content_type: Option<String>,
+    pub data: Bytes,
+}
+
+/// The parameters of one request.
+#[derive(Debug, Default)]
+pub struct Params {
+    body: Vec<(String, String)>,
+    query: Vec<(String, String)>,
+    files: Vec<UploadedFile>,
+    used: RefCell<BTreeSet<String>>,
+}
+
+impl Params {
+    /// Parameters from a query string and form pairs (the extractor's work, for tests).
+    pub fn from_parts(query: &str, body: Vec<(String, String)>) -> Self {
+        Params { body, query: pairs(query.as_bytes()), ..Default::default() }
+    }
+
+    /// The raw value: the last occurrence in the body, else the last in the query string.
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.used.borrow_mut().insert(name.to_owned());
+        last_value(&self.body, name).or_else(|| last_value(&self.query, name))
+    }
+
+    /// A plain string parameter (never JSON-decoded).
+    pub fn str(&self, name: &str) -> Option<String> {
+        self.raw(name).map(str::to_owned)
+    }
+
+    /// A required plain string parameter.
+    pub fn required_str(&self, name: &str) -> Result<String, ApiError> {
+        self.str(name).ok_or_else(|| ApiError::missing_argument(name))
+    }
+
+    /// An optional JSON boolean.
+    pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        self.raw(name).map(|raw| decode::boolean(name, raw)).transpose()
+    }
+
+    /// A JSON boolean with a default.
+    pub fn bool_or(&self, name: &str, default: bool) -> Result<bool, ApiError> {
+        Ok(self.bool(name)?.unwrap_or(default))
+    }
+
+    /// A JSON boolean that also goes by a legacy name; giving both names is Zulip's
+    /// `REQUEST_CONFUSING_VAR`.
+    pub fn bool_aliased(&self, name: &str, alias: &str, default: bool) -> Result<bool, ApiError> {
+        let has = |n: &str| self.body.iter().chain(self.query.iter()).any(|(k, _)| k == n);
+        match (has(name), has(alias)) {
+            (true, true) => {
+                self.raw(name);
+                self.raw(alias);
+                Err(ApiError::new(
+                    ErrorCode::RequestConfusingVar,
+                    400,
+                    format!("Can't decide between '{name}' and '{alias}' arguments"),
+                )
+                .with("var_name1", name)
+                .with("var_name2", alias))
+            }
+            (false, true) => self.bool_or(alias, default),
+            _ => self.bool_or(name, default),
+        }
+    }
+
+    /// An optional JSON integer.
+    pub fn int(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        self.raw(name).map(|raw| decode::integer(name, raw)).transpose()
+    }
+
+    /// An optional parameter decoded by `f` (one of [`decode`]'s functions).
+    pub fn decode<T>(&self, name: &str, f: fn(&str, &str) -> Result<T, ApiError>) -> Result<Option<T>, ApiError> {
+        self.raw(name).map(|raw| f(name, raw)).transpose()
+    }
+
+    /// The uploaded files, in body order.
+    pub fn files(&self) -> &[UploadedFile] {
+        &self.files
+    }
+
+    /// Names the endpoint never asked for, sorted and without repeats.
+    pub fn ignored(&self) -> Vec<String> {
+        let used = self.used.borrow();
+        let names: BTreeSet<&str> =
+            self.body.iter().chain(self.query.iter()).map(|(k, _)| k.as_str()).filter(|k| !used.contains(*k)).collect();
+        names.into_iter().map(str::to_owned).collect()
+    }
+
+    /// A success reply with `data`, reporting the unused parameters.
+    pub fn success(&self, data: Map<String, Value>) -> Success {
+        Success::new(data, self.ignored())
+    }
+
+    /// A success reply with no data.
+    pub fn ok(&self) -> Success {
+        self.success(Map::new())
+    }
+}
+
+fn last_value<'a>(list: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    list.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+/// Decodes `a=1&b=2` (lossy UTF-8, `+` as space), keeping repeats in order.
+fn pairs(bytes: &[u8]) -> Vec<(String, String)> {
+    form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+}
+
+fn too_large() -> ApiError {
+    ApiError { status: 413, ..ApiError::bad_request("Request body is too large") }
+}
+
+fn bad_body() -> ApiError {
+    ApiError::bad_request("Malformed request body")
+}
+
+async fn read_body(mut payload: Payload, limit: usize) -> Result<Bytes, ApiError> {
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|_| bad_body())?;
+        if body.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+async fn read_multipart(
+    req: HttpRequest,
+    payload: Payload,
+) -> Result<(Vec<(String, String)>, Vec<UploadedFile>), ApiError> {
+    let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
+    let (mut fields, mut files, mut total) = (Vec::new(), Vec::new(), 0usize);
+    while let Some(mut field) = multipart.try_next().await.map_err(|_| bad_body())? {
+        let disposition = field.content_disposition().cloned();
+        let name = disposition.as_ref().and_then(|d| d.get_name()).unwrap_or("").to_owned();
+        let filename = disposition.as_ref().and_then(|d| d.get_filename()).map(str::to_owned);
+        let content_type = field.content_type().map(|m| m.essence_str().to_owned());
+        let mut data = BytesMut::new();
+        while let Some(chunk) = field.try_next().await.map_err(|_| bad_body())? {
+            total += chunk.len();
+            if total > MULTIPART_LIMIT {
+                return Err(too_large());
+            }
+            data.extend_from_slice(&chunk);
+        }
+        match filename {
+            Some(filename) => files.push(UploadedFile { field: name, filename, content_type, data: data.freeze() }),
+            None => fields.push((name, String::from_utf8_lossy(&data).into_owned())),
+        }
+    }
+    Ok((fields, files))
+}
+
+impl FromRequest for Params {
+    type Error = HttpError;
+    type Future = LocalBoxFuture<'static, Result<Self, HttpError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let query = pairs(req.query_string().as_bytes());
+        let has_body = matches!(*req.method(), Method::POST | Method::PUT | Method::PATCH | Method::DELETE);
+        let essence = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        let payload = payload.take();
+        let req = req.clone();
+        Box::pin(async move {
+            let (body, files) = match essence.as_str() {
+                "application/x-www-form-urlencoded" if has_body => {
+                    (pairs(&read_body(payload, FORM_LIMIT).await?), Vec::new())
+                }
+                "multipart/form-data" if has_body => read_multipart(req, payload).await?,
+                // Zulip reads no parameters from other bodies.
+                _ => (Vec::new(), Vec::new()),
+            };
+            Ok(Params { body, query, files, used: RefCell::default() })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn body_wins_over_query_and_last_repeat_wins() {
+        let p = Params::from_parts("a=query&b=q1&b=q2", form(&[("a", "body")]));
+        assert_eq!(p.str("a").as_deref(), Some("body"));
+        assert_eq!(p.str("b").as_deref(), Some("q2"));
+        assert_eq!(p.str("c"), None);
+    }
+
+    #[test]
+    fn unused_names_are_reported_sorted_once() {
+        let p = Params::from_parts("zeta=1&alpha=2&alpha=3", form(&[("used", "x"), ("mid", "y")]));
+        assert_eq!(p.str("used").as_deref(), Some("x"));
+        assert_eq!(p.ignored(), vec!["alpha", "mid", "zeta"]);
+        let body = p.success(Map::new()).body;
+        assert_eq!(serde_json::to_string(&body).unwrap(), r#"{"result":"success","msg":"","ignored_parameters_unsupported":["alpha","mid","zeta"]}"#);
+    }
+
+    #[test]
+    fn typed_getters_use_zulip_messages() {
+        let p = Params::from_parts("flag=1&n=7&ok=true", vec![]);
+        assert_eq!(p.bool("flag").unwrap_err().msg, "flag is not a boolean");
+        assert_eq!(p.int("n").unwrap(), Some(7));
+        assert_eq!(p.bool_or("ok", false).unwrap(), true);
+        assert_eq!(p.bool_or("absent", true).unwrap(), true);
+        let missing = p.required_str("content").unwrap_err();
+        assert_eq!(missing.msg, "Missing 'content' argument");
+        assert!(p.ignored().is_empty());
+    }
+
+    #[test]
+    fn aliases_take_either_name_but_not_both() {
+        let p = Params::from_parts("client_gravatar=false", vec![]);
+        assert!(!p.bool_aliased("client_external_avatar", "client_gravatar", true).unwrap());
+        assert!(p.ignored().is_empty());
+        let p = Params::from_parts("client_gravatar=false&client_external_avatar=true", vec![]);
+        let e = p.bool_aliased("client_external_avatar", "client_gravatar", true).unwrap_err();
+        assert_eq!(e.msg, "Can't decide between 'client_external_avatar' and 'client_gravatar' arguments");
+        assert_eq!(e.code, Some(ErrorCode::RequestConfusingVar));
+    }
+}

@@ -1,0 +1,121 @@
+//! Zulip's response envelopes, rendered in one place.
+//!
+//! Success: `{"result":"success","msg":"",...data,["ignored_parameters_unsupported"]}`.
+//! Error: `{"result":"error","msg",["code"],...data}` with Zulip's status and headers. Both
+//! are compact JSON with a trailing newline, as Zulip's orjson responses.
+
+use actix_web::body::BoxBody;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, Responder, ResponseError};
+use agora_actors::{ApiError, ErrorCode};
+use serde_json::{Map, Value};
+
+/// A successful API reply. Built by [`super::params::Params::success`], which adds the
+/// parameters the endpoint did not use.
+#[derive(Debug)]
+pub struct Success {
+    pub(super) body: Map<String, Value>,
+}
+
+impl Success {
+    /// The envelope around `data`.
+    pub(super) fn new(data: Map<String, Value>, ignored: Vec<String>) -> Self {
+        let mut body = Map::with_capacity(data.len() + 3);
+        body.insert("result".into(), "success".into());
+        body.insert("msg".into(), "".into());
+        body.extend(data);
+        if !ignored.is_empty() {
+            body.insert("ignored_parameters_unsupported".into(), ignored.into());
+        }
+        Success { body }
+    }
+}
+
+impl Responder for Success {
+    type Body = BoxBody;
+
+    fn respond_to(self, _req: &HttpRequest) -> HttpResponse {
+        json_response(StatusCode::OK, &Value::Object(self.body))
+    }
+}
+
+/// Compact JSON with Zulip's trailing newline.
+pub fn json_response(status: StatusCode, body: &Value) -> HttpResponse {
+    let mut bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+    bytes.push(b'\n');
+    HttpResponse::build(status).content_type("application/json").body(bytes)
+}
+
+/// An [`ApiError`] on its way to the client.
+#[derive(Debug)]
+pub struct HttpError(pub ApiError);
+
+impl From<ApiError> for HttpError {
+    fn from(e: ApiError) -> Self {
+        HttpError(e)
+    }
+}
+
+impl From<actix::MailboxError> for HttpError {
+    fn from(e: actix::MailboxError) -> Self {
+        tracing::error!(error = %e, "actor unavailable");
+        HttpError(ApiError::internal())
+    }
+}
+
+impl From<actix_web::error::BlockingError> for HttpError {
+    fn from(e: actix_web::error::BlockingError) -> Self {
+        tracing::error!(error = %e, "blocking task failed");
+        HttpError(ApiError::internal())
+    }
+}
+
+impl std::fmt::Display for HttpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl ResponseError for HttpError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.0.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        error_response(&self.0)
+    }
+}
+
+/// The JSON body and headers of an error.
+pub fn error_response(err: &ApiError) -> HttpResponse {
+    let mut body = Map::with_capacity(err.data.len() + 3);
+    body.insert("result".into(), "error".into());
+    body.insert("msg".into(), err.msg.clone().into());
+    if let Some(code) = err.code {
+        body.insert("code".into(), code.as_str().into());
+    }
+    body.extend(err.data.clone());
+    let status = StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = json_response(status, &Value::Object(body));
+    let headers = response.headers_mut();
+    match err.code {
+        Some(ErrorCode::Unauthorized) => {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"zulip\""));
+        }
+        Some(ErrorCode::RateLimitHit) => {
+            let secs = err.data.get("retry-after").and_then(Value::as_f64).unwrap_or(1.0).ceil();
+            if let Ok(v) = HeaderValue::from_str(&format!("{secs}")) {
+                headers.insert(header::RETRY_AFTER, v);
+            }
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(methods)) = err.data.get("allowed_methods") {
+        let allow: Vec<&str> = methods.iter().filter_map(Value::as_str).collect();
+        if let Ok(v) = HeaderValue::from_str(&allow.join(", ")) {
+            headers.insert(header::ALLOW, v);
+        }
+    }
+    response
+}

@@ -1,0 +1,41 @@
+//! The requester's own account and single-user lookups.
+
+use actix_web::web;
+use agora_actors::ids::UserId;
+use agora_actors::realm::format::UserDictOptions;
+use agora_actors::realm::messages::{GetOwnProfile, GetUser, RegenerateOwnApiKey, UserRef};
+use serde_json::json;
+
+use super::object;
+use crate::http::auth::Authed;
+use crate::http::params::Params;
+use crate::http::response::{HttpError, Success};
+
+/// `GET /users/me`.
+pub async fn get_own_profile(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let profile = auth.realm.addr.send(GetOwnProfile { user_id: auth.user.user_id }).await??;
+    Ok(params.success(profile))
+}
+
+/// `GET /users/{user_id}` and `GET /users/{email}`.
+pub async fn get_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let options = UserDictOptions {
+        client_gravatar: params.bool_aliased("client_external_avatar", "client_gravatar", true)?,
+        include_custom_profile_fields: params.bool_or("include_custom_profile_fields", false)?,
+    };
+    let key = path.into_inner();
+    let target = if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
+        // An id too large for any user still names no user.
+        UserRef::Id(UserId(key.parse().unwrap_or(-1)))
+    } else {
+        UserRef::Email(key)
+    };
+    let user = auth.realm.addr.send(GetUser { viewer: auth.user.user_id, target, options }).await??;
+    Ok(params.success(object(json!({ "user": user }))))
+}
+
+/// `POST /users/me/api_key/regenerate`.
+pub async fn regenerate_api_key(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let api_key = auth.realm.addr.send(RegenerateOwnApiKey { user_id: auth.user.user_id }).await??;
+    Ok(params.success(object(json!({ "api_key": api_key }))))
+}

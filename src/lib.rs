@@ -1,0 +1,11 @@
+//! Agora's server: settings, command line, HTTP layer and startup. The actors, domain state
+//! and storage live in the `agora-actors` crate.
+
+pub mod admin;
+pub mod bootstrap;
+pub mod cli;
+pub mod datadir;
+pub mod http;
+pub mod settings;
+pub mod startup;
+pub mod telemetry;

@@ -1,0 +1,186 @@
+//! Typed server settings: defaults, overridden by an optional TOML file, overridden by
+//! `AGORA_*` environment variables, overridden by command-line flags.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agora_actors::config::ServerConfig;
+use agora_actors::ratelimit::Rule;
+use agora_actors::secrets::HashCost;
+use serde::Deserialize;
+
+/// Everything the server needs to start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Address the HTTP server listens on (`127.0.0.1:9991`; port 0 picks a free port).
+    pub bind: String,
+    /// Directory holding the database, the admin socket and the first owner's credentials.
+    pub data_dir: PathBuf,
+    /// Host (and port) clients use to reach the root organization; other organizations are
+    /// at `<subdomain>.<external_host>`.
+    pub external_host: String,
+    /// `http` or `https`, as clients reach `external_host` (behind a TLS proxy: `https`).
+    pub external_scheme: String,
+    /// Log filter in `tracing` syntax (`info`, `agora=debug,actix_web=warn`, ...).
+    pub log: String,
+    /// HTTP worker threads; 0 means one per CPU.
+    pub http_workers: usize,
+    /// Threads the realm actors run on; 0 means half the CPUs (at least one).
+    pub actor_threads: usize,
+    /// Cost of new password hashes.
+    pub password_hash: HashCost,
+    /// Password attempts allowed per username and window at `POST /fetch_api_key`.
+    pub login_rate_limit: Rule,
+    /// Longest wait for in-flight requests at shutdown.
+    pub shutdown_timeout: Duration,
+    /// Whether the server stops on SIGINT/SIGTERM itself (tests turn this off).
+    pub handle_signals: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            bind: "127.0.0.1:9991".into(),
+            data_dir: PathBuf::from("./agora-data"),
+            external_host: "localhost:9991".into(),
+            external_scheme: "http".into(),
+            log: "info".into(),
+            http_workers: 0,
+            actor_threads: 0,
+            password_hash: HashCost::default(),
+            login_rate_limit: Rule { max: 5, window: Duration::from_secs(1800) },
+            shutdown_timeout: Duration::from_secs(10),
+            handle_signals: true,
+        }
+    }
+}
+
+impl Settings {
+    /// What the domain needs of these settings.
+    pub fn server_config(&self) -> ServerConfig {
+        ServerConfig { external_host: self.external_host.clone(), external_scheme: self.external_scheme.clone() }
+    }
+
+    /// Applies a TOML settings file over these settings.
+    pub fn apply_file(&mut self, path: &Path) -> Result<(), SettingsError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
+        let file: FileSettings = toml::from_str(&text).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
+        self.apply(file);
+        Ok(())
+    }
+
+    fn apply(&mut self, f: FileSettings) {
+        set(&mut self.bind, f.bind);
+        set(&mut self.data_dir, f.data_dir);
+        set(&mut self.external_host, f.external_host);
+        set(&mut self.external_scheme, f.external_scheme);
+        set(&mut self.log, f.log);
+        set(&mut self.http_workers, f.http_workers);
+        set(&mut self.actor_threads, f.actor_threads);
+        if let Some(cost) = f.password_hash {
+            set(&mut self.password_hash.memory_kib, cost.memory_kib);
+            set(&mut self.password_hash.iterations, cost.iterations);
+            set(&mut self.password_hash.parallelism, cost.parallelism);
+        }
+        if let Some(limit) = f.login_rate_limit {
+            set(&mut self.login_rate_limit.max, limit.attempts);
+            set(&mut self.login_rate_limit.window, limit.window_secs.map(Duration::from_secs));
+        }
+        set(&mut self.shutdown_timeout, f.shutdown_timeout_secs.map(Duration::from_secs));
+    }
+
+    /// Checks values that would otherwise fail late.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if !matches!(self.external_scheme.as_str(), "http" | "https") {
+            return Err(SettingsError(format!("external_scheme must be http or https, not {:?}", self.external_scheme)));
+        }
+        if self.external_host.is_empty() || self.external_host.contains('/') {
+            return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
+        }
+        Ok(())
+    }
+
+    /// Actor threads to start.
+    pub fn actor_thread_count(&self) -> usize {
+        match self.actor_threads {
+            0 => (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1),
+            n => n,
+        }
+    }
+}
+
+fn set<T>(slot: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *slot = v;
+    }
+}
+
+/// A settings problem, reported before anything starts.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid settings: {0}")]
+pub struct SettingsError(pub String);
+
+/// The TOML file: every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSettings {
+    bind: Option<String>,
+    data_dir: Option<PathBuf>,
+    external_host: Option<String>,
+    external_scheme: Option<String>,
+    log: Option<String>,
+    http_workers: Option<usize>,
+    actor_threads: Option<usize>,
+    password_hash: Option<FileHashCost>,
+    login_rate_limit: Option<FileRateLimit>,
+    shutdown_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileHashCost {
+    memory_kib: Option<u32>,
+    iterations: Option<u32>,
+    parallelism: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRateLimit {
+    attempts: Option<usize>,
+    window_secs: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_overrides_only_what_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(
+            &path,
+            "external_host = \"chat.example.org\"\nexternal_scheme = \"https\"\n[login_rate_limit]\nattempts = 3\n",
+        )
+        .unwrap();
+        let mut s = Settings::default();
+        s.apply_file(&path).unwrap();
+        assert_eq!(s.external_host, "chat.example.org");
+        assert_eq!(s.external_scheme, "https");
+        assert_eq!(s.login_rate_limit.max, 3);
+        assert_eq!(s.login_rate_limit.window, Duration::from_secs(1800));
+        assert_eq!(s.bind, "127.0.0.1:9991");
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(&path, "bnid = \"x\"\n").unwrap();
+        assert!(Settings::default().apply_file(&path).is_err());
+        let s = Settings { external_scheme: "ftp".into(), ..Settings::default() };
+        assert!(s.validate().is_err());
+    }
+}

@@ -1,0 +1,148 @@
+//! Building and running the server: data directory, database, actors, admin socket and
+//! the HTTP server, from typed settings.
+
+use std::fs::File;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix::prelude::*;
+use actix_web::dev::{Server, ServerHandle, Service};
+use actix_web::middleware::DefaultHeaders;
+use actix_web::{web, App, HttpServer};
+use agora_actors::login::Logins;
+use agora_actors::registry::{Directory, RealmRegistry, StopAll};
+use agora_actors::store::Store;
+
+use crate::admin;
+use crate::bootstrap::{self, Bootstrapped};
+use crate::datadir;
+use crate::http::routes;
+use crate::http::state::AppState;
+use crate::settings::Settings;
+
+/// Any startup failure, reported to the operator.
+pub type StartupError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A built server, bound and ready to run.
+pub struct Application {
+    server: Server,
+    port: u16,
+    registry: Addr<RealmRegistry>,
+    arbiters: Vec<Arbiter>,
+    bootstrapped: Option<Bootstrapped>,
+    admin_socket: Option<PathBuf>,
+    /// Held for the process lifetime: one server per data directory.
+    _lock: File,
+}
+
+impl Application {
+    /// Prepares everything and binds the listener; nothing is served until
+    /// [`Application::run`]. Must be called inside an actix system.
+    pub async fn build(settings: Settings) -> Result<Application, StartupError> {
+        settings.validate()?;
+        datadir::ensure(&settings.data_dir)?;
+        let lock = datadir::lock(&settings.data_dir)?.ok_or_else(|| {
+            format!("another agora server is using the data directory {}", settings.data_dir.display())
+        })?;
+        let store = Store::open(&settings.data_dir)?;
+        let config = Arc::new(settings.server_config());
+
+        let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
+        let directory = Directory::default();
+        let registry = RealmRegistry::new(
+            store.clone(),
+            Arc::clone(&config),
+            directory.clone(),
+            arbiters.iter().map(Arbiter::handle).collect(),
+        )
+        .start();
+
+        let bootstrapped = bootstrap::if_empty(&store, &registry, &settings).await?;
+        let admin_socket = admin::serve(&settings.data_dir, registry.clone(), directory.clone());
+
+        let state = web::Data::new(AppState {
+            registry: registry.clone(),
+            directory,
+            store,
+            config,
+            logins: Logins::new(settings.login_rate_limit, settings.password_hash),
+        });
+        let listener = TcpListener::bind(&settings.bind)?;
+        let port = listener.local_addr()?.port();
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .wrap(DefaultHeaders::new().add(("Cache-Control", "max-age=0, no-cache, no-store, must-revalidate, private")))
+                .wrap_fn(|req, srv| {
+                    let (start, method, path) = (Instant::now(), req.method().clone(), req.path().to_owned());
+                    let response = srv.call(req);
+                    async move {
+                        let response = response.await?;
+                        tracing::info!(
+                            target: "agora::access",
+                            %method,
+                            %path,
+                            status = response.status().as_u16(),
+                            micros = start.elapsed().as_micros() as u64,
+                        );
+                        Ok(response)
+                    }
+                })
+                .configure(routes::configure)
+                .default_service(web::to(routes::not_found))
+        })
+        .listen(listener)?
+        .shutdown_timeout(settings.shutdown_timeout.as_secs());
+        if settings.http_workers > 0 {
+            server = server.workers(settings.http_workers);
+        }
+        if !settings.handle_signals {
+            server = server.disable_signals();
+        }
+        Ok(Application {
+            server: server.run(),
+            port,
+            registry,
+            arbiters,
+            bootstrapped,
+            admin_socket,
+            _lock: lock,
+        })
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// A handle that stops the server (gracefully or not).
+    pub fn handle(&self) -> ServerHandle {
+        self.server.handle()
+    }
+
+    /// What was created on an empty data directory, if anything.
+    pub fn bootstrapped(&self) -> Option<&Bootstrapped> {
+        self.bootstrapped.as_ref()
+    }
+
+    /// The admin socket's path, if it could be bound.
+    pub fn admin_socket(&self) -> Option<&Path> {
+        self.admin_socket.as_deref()
+    }
+
+    /// Serves until the server is stopped (by a signal or a handle), then stops the actors.
+    pub async fn run(self) -> std::io::Result<()> {
+        let result = self.server.await;
+        let _ = self.registry.send(StopAll).await;
+        for arbiter in &self.arbiters {
+            arbiter.stop();
+        }
+        if let Some(path) = &self.admin_socket {
+            let _ = std::fs::remove_file(path);
+        }
+        tracing::info!("server stopped");
+        result
+    }
+}
