@@ -35,7 +35,13 @@ pub const SOCKET_FILE: &str = "agora.sock";
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum AdminRequest {
-    CreateRealm { subdomain: String, name: String, owner_email: String, owner_name: String, owner_password_hash: Option<String> },
+    CreateRealm {
+        subdomain: String,
+        name: String,
+        owner_email: String,
+        owner_name: String,
+        owner_password_hash: Option<String>,
+    },
     CreateUser {
         subdomain: String,
         email: String,
@@ -55,9 +61,19 @@ enum Reply {
     Err { msg: String, status: u16 },
 }
 
-fn new_user(email: &str, full_name: &str, role: i64, hash: &Option<String>, can_create_users: bool) -> Result<NewUser, ApiError> {
-    let role = Role::from_i64(role).ok_or_else(|| ApiError::bad_request(format!("Invalid role {role}")))?;
-    Ok(NewUser { can_create_users, ..NewUser::human(email, full_name, role, hash.clone()) })
+fn new_user(
+    email: &str,
+    full_name: &str,
+    role: i64,
+    hash: &Option<String>,
+    can_create_users: bool,
+) -> Result<NewUser, ApiError> {
+    let role = Role::from_i64(role)
+        .ok_or_else(|| ApiError::bad_request(format!("Invalid role {role}")))?;
+    Ok(NewUser {
+        can_create_users,
+        ..NewUser::human(email, full_name, role, hash.clone())
+    })
 }
 
 fn unknown_realm(subdomain: &str) -> ApiError {
@@ -66,29 +82,60 @@ fn unknown_realm(subdomain: &str) -> ApiError {
 
 impl AdminRequest {
     /// Runs the command through the running server's actors.
-    pub async fn run_in_server(self, registry: &Addr<RealmRegistry>, directory: &Directory) -> AdminResult {
+    pub async fn run_in_server(
+        self,
+        registry: &Addr<RealmRegistry>,
+        directory: &Directory,
+    ) -> AdminResult {
         let mailbox = |e: actix::MailboxError| {
             tracing::error!(error = %e, "admin command: actor unavailable");
             ApiError::internal()
         };
         match self {
-            AdminRequest::CreateRealm { subdomain, name, owner_email, owner_name, owner_password_hash } => {
-                let owner = NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
-                let created = registry.send(CreateRealm(NewRealm { subdomain, name, owner })).await.map_err(mailbox)??;
-                Ok(json!({"realm_id": created.realm_id, "user_id": created.owner.user_id, "api_key": created.owner.api_key}))
+            AdminRequest::CreateRealm {
+                subdomain,
+                name,
+                owner_email,
+                owner_name,
+                owner_password_hash,
+            } => {
+                let owner =
+                    NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
+                let created = registry
+                    .send(CreateRealm(NewRealm {
+                        subdomain,
+                        name,
+                        owner,
+                    }))
+                    .await
+                    .map_err(mailbox)??;
+                Ok(
+                    json!({"realm_id": created.realm_id, "user_id": created.owner.user_id, "api_key": created.owner.api_key}),
+                )
             }
-            AdminRequest::CreateUser { subdomain, email, full_name, role, password_hash, can_create_users } => {
+            AdminRequest::CreateUser {
+                subdomain,
+                email,
+                full_name,
+                role,
+                password_hash,
+                can_create_users,
+            } => {
                 let new = new_user(&email, &full_name, role, &password_hash, can_create_users)?;
                 let realm = match directory.get(&subdomain) {
                     Some(realm) => realm,
                     None => registry
-                        .send(Resolve { subdomain: subdomain.clone() })
+                        .send(Resolve {
+                            subdomain: subdomain.clone(),
+                        })
                         .await
                         .map_err(mailbox)??
                         .ok_or_else(|| unknown_realm(&subdomain))?,
                 };
                 let created = realm.addr.send(CreateUser(new)).await.map_err(mailbox)??;
-                Ok(json!({"realm_id": realm.id, "user_id": created.user_id, "api_key": created.api_key}))
+                Ok(
+                    json!({"realm_id": realm.id, "user_id": created.user_id, "api_key": created.api_key}),
+                )
             }
         }
     }
@@ -96,17 +143,44 @@ impl AdminRequest {
     /// Runs the command on the database directly (no server is running).
     pub fn run_offline(self, store: &Store, config: &ServerConfig) -> AdminResult {
         match self {
-            AdminRequest::CreateRealm { subdomain, name, owner_email, owner_name, owner_password_hash } => {
-                let owner = NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
-                let (created, _) = ops::create_realm(store, config, NewRealm { subdomain, name, owner }, ops::now())?;
-                Ok(json!({"realm_id": created.realm_id, "user_id": created.owner.user_id, "api_key": created.owner.api_key}))
+            AdminRequest::CreateRealm {
+                subdomain,
+                name,
+                owner_email,
+                owner_name,
+                owner_password_hash,
+            } => {
+                let owner =
+                    NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
+                let (created, _) = ops::create_realm(
+                    store,
+                    config,
+                    NewRealm {
+                        subdomain,
+                        name,
+                        owner,
+                    },
+                    ops::now(),
+                )?;
+                Ok(
+                    json!({"realm_id": created.realm_id, "user_id": created.owner.user_id, "api_key": created.owner.api_key}),
+                )
             }
-            AdminRequest::CreateUser { subdomain, email, full_name, role, password_hash, can_create_users } => {
+            AdminRequest::CreateUser {
+                subdomain,
+                email,
+                full_name,
+                role,
+                password_hash,
+                can_create_users,
+            } => {
                 let new = new_user(&email, &full_name, role, &password_hash, can_create_users)?;
                 let mut state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
                     .ok_or_else(|| unknown_realm(&subdomain))?;
                 let (created, _) = ops::create_user(&mut state, store, config, new, ops::now())?;
-                Ok(json!({"realm_id": state.realm().id, "user_id": created.user_id, "api_key": created.api_key}))
+                Ok(
+                    json!({"realm_id": state.realm().id, "user_id": created.user_id, "api_key": created.api_key}),
+                )
             }
         }
     }
@@ -117,7 +191,8 @@ impl AdminRequest {
         datadir::ensure(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
         match datadir::lock(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))? {
             Some(_lock) => {
-                let store = Store::open(data_dir).map_err(|e| format!("cannot open the database: {e}"))?;
+                let store =
+                    Store::open(data_dir).map_err(|e| format!("cannot open the database: {e}"))?;
                 Ok(self.run_offline(&store, config))
             }
             None => self.send(&data_dir.join(SOCKET_FILE)),
@@ -126,22 +201,50 @@ impl AdminRequest {
 
     /// Sends the command to a running server's socket.
     fn send(&self, socket: &Path) -> Result<AdminResult, String> {
-        let fail = |e: std::io::Error| format!("a server holds {} but its admin socket failed: {e}", socket.display());
+        let fail = |e: std::io::Error| {
+            format!(
+                "a server holds {} but its admin socket failed: {e}",
+                socket.display()
+            )
+        };
         let mut stream = UnixStream::connect(socket).map_err(fail)?;
         let mut line = serde_json::to_string(self).map_err(|e| e.to_string())?;
         line.push('\n');
         stream.write_all(line.as_bytes()).map_err(fail)?;
         let mut reply = String::new();
         BufReader::new(stream).read_line(&mut reply).map_err(fail)?;
-        match serde_json::from_str::<Reply>(&reply).map_err(|e| format!("bad reply from the server: {e}"))? {
+        match serde_json::from_str::<Reply>(&reply)
+            .map_err(|e| format!("bad reply from the server: {e}"))?
+        {
             Reply::Ok(value) => Ok(Ok(value)),
-            Reply::Err { msg, status } => Ok(Err(ApiError { status, ..ApiError::bad_request(msg) })),
+            Reply::Err { msg, status } => Ok(Err(ApiError {
+                status,
+                ..ApiError::bad_request(msg)
+            })),
         }
     }
 }
 
+/// The running server's actors, for administrative commands.
+#[derive(Clone)]
+pub struct AdminHandle {
+    pub registry: Addr<RealmRegistry>,
+    pub directory: Directory,
+}
+
+impl AdminHandle {
+    /// Runs a command through the actors.
+    pub async fn run(&self, request: AdminRequest) -> AdminResult {
+        request.run_in_server(&self.registry, &self.directory).await
+    }
+}
+
 /// Listens on the data directory's admin socket; `None` (with a warning) if it cannot.
-pub fn serve(data_dir: &Path, registry: Addr<RealmRegistry>, directory: Directory) -> Option<PathBuf> {
+pub fn serve(
+    data_dir: &Path,
+    registry: Addr<RealmRegistry>,
+    directory: Directory,
+) -> Option<PathBuf> {
     let path = data_dir.join(SOCKET_FILE);
     // We hold the data directory's lock, so a socket file left here is stale.
     let _ = std::fs::remove_file(&path);
@@ -171,7 +274,11 @@ pub fn serve(data_dir: &Path, registry: Addr<RealmRegistry>, directory: Director
     Some(path)
 }
 
-async fn answer(stream: tokio::net::UnixStream, registry: Addr<RealmRegistry>, directory: Directory) {
+async fn answer(
+    stream: tokio::net::UnixStream,
+    registry: Addr<RealmRegistry>,
+    directory: Directory,
+) {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     let mut reader = tokio::io::BufReader::new(read);
@@ -179,11 +286,20 @@ async fn answer(stream: tokio::net::UnixStream, registry: Addr<RealmRegistry>, d
         Ok(_) => match serde_json::from_str::<AdminRequest>(&line) {
             Ok(request) => match request.run_in_server(&registry, &directory).await {
                 Ok(value) => Reply::Ok(value),
-                Err(e) => Reply::Err { msg: e.msg, status: e.status },
+                Err(e) => Reply::Err {
+                    msg: e.msg,
+                    status: e.status,
+                },
             },
-            Err(e) => Reply::Err { msg: format!("bad request: {e}"), status: 400 },
+            Err(e) => Reply::Err {
+                msg: format!("bad request: {e}"),
+                status: 400,
+            },
         },
-        Err(e) => Reply::Err { msg: format!("cannot read request: {e}"), status: 400 },
+        Err(e) => Reply::Err {
+            msg: format!("cannot read request: {e}"),
+            status: 400,
+        },
     };
     let mut out = serde_json::to_string(&reply).unwrap_or_else(|_| "{}".into());
     out.push('\n');

@@ -72,7 +72,10 @@ pub async fn if_empty(
     let zuliprc = settings.data_dir.join(ZULIPRC);
     write_private(
         &zuliprc,
-        &format!("[api]\nemail={email}\nkey={}\nsite={realm_url}\n", created.owner.api_key),
+        &format!(
+            "[api]\nemail={email}\nkey={}\nsite={realm_url}\n",
+            created.owner.api_key
+        ),
     )?;
     let password_file = settings.data_dir.join(PASSWORD_FILE);
     write_private(&password_file, &format!("{password}\n"))?;

@@ -43,7 +43,12 @@ pub struct SettingsArgs {
     #[arg(long, env = "AGORA_EXTERNAL_HOST", value_name = "HOST", global = true)]
     pub external_host: Option<String>,
     /// Scheme clients use to reach the external host: http or https [default: http]
-    #[arg(long, env = "AGORA_EXTERNAL_SCHEME", value_name = "SCHEME", global = true)]
+    #[arg(
+        long,
+        env = "AGORA_EXTERNAL_SCHEME",
+        value_name = "SCHEME",
+        global = true
+    )]
     pub external_scheme: Option<String>,
     /// Log filter, e.g. "info" or "agora=debug,agora::access=warn" [default: info]
     #[arg(long, env = "AGORA_LOG", value_name = "FILTER", global = true)]
@@ -166,11 +171,20 @@ fn serve(settings: Settings) -> Result<(), StartupError> {
     actix_web::rt::System::new().block_on(async move {
         let app = Application::build(settings.clone()).await?;
         if let Some(b) = app.bootstrapped() {
-            println!("Created the organization at {} with owner {}.", b.realm_url, b.email);
-            println!("  API credentials (a zuliprc for the zulip client): {}", b.zuliprc.display());
+            println!(
+                "Created the organization at {} with owner {}.",
+                b.realm_url, b.email
+            );
+            println!(
+                "  API credentials (a zuliprc for the zulip client): {}",
+                b.zuliprc.display()
+            );
             println!("  Owner's password: {}", b.password_file.display());
         }
-        let host = settings.bind.rsplit_once(':').map_or(settings.bind.as_str(), |(h, _)| h);
+        let host = settings
+            .bind
+            .rsplit_once(':')
+            .map_or(settings.bind.as_str(), |(h, _)| h);
         println!("Agora is listening on http://{host}:{}", app.port());
         app.run().await?;
         Ok(())
@@ -194,7 +208,11 @@ fn run_admin(settings: &Settings, request: AdminRequest) -> Result<(), StartupEr
 fn create_realm(settings: &Settings, args: CreateRealmArgs) -> Result<(), StartupError> {
     let owner_name = args.owner_name.unwrap_or_else(|| {
         let local = args.owner_email.split('@').next().unwrap_or_default();
-        if local.chars().count() >= 2 { local.to_owned() } else { "Organization Owner".to_owned() }
+        if local.chars().count() >= 2 {
+            local.to_owned()
+        } else {
+            "Organization Owner".to_owned()
+        }
     });
     let request = AdminRequest::CreateRealm {
         subdomain: args.subdomain,

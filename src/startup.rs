@@ -15,7 +15,7 @@ use agora_actors::login::Logins;
 use agora_actors::registry::{Directory, RealmRegistry, StopAll};
 use agora_actors::store::Store;
 
-use crate::admin;
+use crate::admin::{self, AdminHandle};
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
 use crate::http::routes;
@@ -30,6 +30,7 @@ pub struct Application {
     server: Server,
     port: u16,
     registry: Addr<RealmRegistry>,
+    directory: Directory,
     arbiters: Vec<Arbiter>,
     bootstrapped: Option<Bootstrapped>,
     admin_socket: Option<PathBuf>,
@@ -44,12 +45,17 @@ impl Application {
         settings.validate()?;
         datadir::ensure(&settings.data_dir)?;
         let lock = datadir::lock(&settings.data_dir)?.ok_or_else(|| {
-            format!("another agora server is using the data directory {}", settings.data_dir.display())
+            format!(
+                "another agora server is using the data directory {}",
+                settings.data_dir.display()
+            )
         })?;
         let store = Store::open(&settings.data_dir)?;
         let config = Arc::new(settings.server_config());
 
-        let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
+        let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count())
+            .map(|_| Arbiter::new())
+            .collect();
         let directory = Directory::default();
         let registry = RealmRegistry::new(
             store.clone(),
@@ -64,7 +70,7 @@ impl Application {
 
         let state = web::Data::new(AppState {
             registry: registry.clone(),
-            directory,
+            directory: directory.clone(),
             store,
             config,
             logins: Logins::new(settings.login_rate_limit, settings.password_hash),
@@ -74,9 +80,13 @@ impl Application {
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .wrap(DefaultHeaders::new().add(("Cache-Control", "max-age=0, no-cache, no-store, must-revalidate, private")))
+                .wrap(DefaultHeaders::new().add((
+                    "Cache-Control",
+                    "max-age=0, no-cache, no-store, must-revalidate, private",
+                )))
                 .wrap_fn(|req, srv| {
-                    let (start, method, path) = (Instant::now(), req.method().clone(), req.path().to_owned());
+                    let (start, method, path) =
+                        (Instant::now(), req.method().clone(), req.path().to_owned());
                     let response = srv.call(req);
                     async move {
                         let response = response.await?;
@@ -105,6 +115,7 @@ impl Application {
             server: server.run(),
             port,
             registry,
+            directory,
             arbiters,
             bootstrapped,
             admin_socket,
@@ -125,6 +136,14 @@ impl Application {
     /// What was created on an empty data directory, if anything.
     pub fn bootstrapped(&self) -> Option<&Bootstrapped> {
         self.bootstrapped.as_ref()
+    }
+
+    /// Runs administrative commands in this server, as its socket does.
+    pub fn admin(&self) -> AdminHandle {
+        AdminHandle {
+            registry: self.registry.clone(),
+            directory: self.directory.clone(),
+        }
     }
 
     /// The admin socket's path, if it could be bound.

@@ -14,8 +14,8 @@
 pub mod config;
 pub mod error;
 pub mod events;
-pub mod login;
 pub mod ids;
+pub mod login;
 pub mod markdown;
 pub mod ratelimit;
 pub mod realm;

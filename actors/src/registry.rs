@@ -79,8 +79,19 @@ pub struct RealmRegistry {
 impl RealmRegistry {
     /// A registry over `store`. Realm actors run on `arbiters` (round-robin), or on the
     /// registry's own thread when none are given.
-    pub fn new(store: Store, config: Arc<ServerConfig>, directory: Directory, arbiters: Vec<ArbiterHandle>) -> Self {
-        RealmRegistry { store, config, directory, arbiters, next_arbiter: 0 }
+    pub fn new(
+        store: Store,
+        config: Arc<ServerConfig>,
+        directory: Directory,
+        arbiters: Vec<ArbiterHandle>,
+    ) -> Self {
+        RealmRegistry {
+            store,
+            config,
+            directory,
+            arbiters,
+            next_arbiter: 0,
+        }
     }
 
     /// Starts an actor for a loaded state and records it.
@@ -89,7 +100,11 @@ impl RealmRegistry {
         let subdomain = state.realm().subdomain.clone();
         let auth = Arc::new(ArcSwap::from_pointee(AuthSnapshot::of(&state)));
         let actor = {
-            let (store, config, auth) = (self.store.clone(), Arc::clone(&self.config), Arc::clone(&auth));
+            let (store, config, auth) = (
+                self.store.clone(),
+                Arc::clone(&self.config),
+                Arc::clone(&auth),
+            );
             move |_: &mut Context<RealmActor>| RealmActor::new(state, store, config, auth)
         };
         let addr = if self.arbiters.is_empty() {
@@ -99,7 +114,12 @@ impl RealmRegistry {
             self.next_arbiter = self.next_arbiter.wrapping_add(1);
             RealmActor::start_in_arbiter(arbiter, actor)
         };
-        let handle = RealmHandle { id, subdomain, addr, auth };
+        let handle = RealmHandle {
+            id,
+            subdomain,
+            addr,
+            auth,
+        };
         self.directory.insert(handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
         handle

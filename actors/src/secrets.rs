@@ -28,14 +28,22 @@ pub struct HashCost {
 impl Default for HashCost {
     /// OWASP's recommended argon2id minimum (19 MiB, 2 passes, 1 lane).
     fn default() -> Self {
-        HashCost { memory_kib: 19 * 1024, iterations: 2, parallelism: 1 }
+        HashCost {
+            memory_kib: 19 * 1024,
+            iterations: 2,
+            parallelism: 1,
+        }
     }
 }
 
 impl HashCost {
     /// The cheapest valid cost, for tests only.
     pub fn cheapest() -> Self {
-        HashCost { memory_kib: 8, iterations: 1, parallelism: 1 }
+        HashCost {
+            memory_kib: 8,
+            iterations: 1,
+            parallelism: 1,
+        }
     }
 }
 
@@ -59,7 +67,9 @@ pub fn hash_password(password: &str, cost: HashCost) -> Result<String, HashError
 /// Whether `password` matches the stored PHC hash. A malformed hash never matches.
 pub fn verify_password(password: &str, stored: &str) -> bool {
     match PasswordHash::new(stored) {
-        Ok(parsed) => Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok(),
+        Ok(parsed) => Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok(),
         Err(_) => false,
     }
 }
@@ -80,7 +90,11 @@ pub fn new_api_key() -> String {
 
 /// `n` random characters from `[A-Za-z0-9]`.
 pub fn random_alphanumeric(n: usize) -> String {
-    OsRng.sample_iter(&Alphanumeric).take(n).map(char::from).collect()
+    OsRng
+        .sample_iter(&Alphanumeric)
+        .take(n)
+        .map(char::from)
+        .collect()
 }
 
 /// Whether a string has the shape of an API key (Zulip's `has_api_key_format`).

@@ -44,7 +44,9 @@ impl Responder for Success {
 pub fn json_response(status: StatusCode, body: &Value) -> HttpResponse {
     let mut bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
-    HttpResponse::build(status).content_type("application/json").body(bytes)
+    HttpResponse::build(status)
+        .content_type("application/json")
+        .body(bytes)
 }
 
 /// An [`ApiError`] on its way to the client.
@@ -101,10 +103,18 @@ pub fn error_response(err: &ApiError) -> HttpResponse {
     let headers = response.headers_mut();
     match err.code {
         Some(ErrorCode::Unauthorized) => {
-            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"zulip\""));
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"zulip\""),
+            );
         }
         Some(ErrorCode::RateLimitHit) => {
-            let secs = err.data.get("retry-after").and_then(Value::as_f64).unwrap_or(1.0).ceil();
+            let secs = err
+                .data
+                .get("retry-after")
+                .and_then(Value::as_f64)
+                .unwrap_or(1.0)
+                .ceil();
             if let Ok(v) = HeaderValue::from_str(&format!("{secs}")) {
                 headers.insert(header::RETRY_AFTER, v);
             }

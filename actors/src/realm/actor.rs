@@ -36,9 +36,21 @@ pub struct RealmActor {
 
 impl RealmActor {
     /// An actor for a loaded state; `auth` is the slot HTTP workers read.
-    pub fn new(state: RealmState, store: Store, config: Arc<ServerConfig>, auth: Arc<ArcSwap<AuthSnapshot>>) -> Self {
+    pub fn new(
+        state: RealmState,
+        store: Store,
+        config: Arc<ServerConfig>,
+        auth: Arc<ArcSwap<AuthSnapshot>>,
+    ) -> Self {
         auth.store(Arc::new(AuthSnapshot::of(&state)));
-        RealmActor { state, store, config, auth, listeners: HashMap::new(), next_listener: 0 }
+        RealmActor {
+            state,
+            store,
+            config,
+            auth,
+            listeners: HashMap::new(),
+            next_listener: 0,
+        }
     }
 
     fn publish_auth(&self) {
@@ -54,7 +66,10 @@ impl RealmActor {
                 if let Some(list) = self.listeners.get_mut(&user_id) {
                     list.retain(|(_, r)| r.connected());
                     for (_, recipient) in list.iter() {
-                        recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) });
+                        recipient.do_send(PushEvent {
+                            user_id,
+                            event: Arc::clone(&event),
+                        });
                     }
                 }
             }
@@ -99,7 +114,9 @@ impl Handler<GetUser> for RealmActor {
         let target = match &msg.target {
             UserRef::Id(id) => self.state.user(*id),
             UserRef::Email(email) => self.state.user_by_api_email(email).or_else(|| {
-                self.state.user_by_delivery_email(email).filter(|t| can_access_delivery_email(viewer, t))
+                self.state
+                    .user_by_delivery_email(email)
+                    .filter(|t| can_access_delivery_email(viewer, t))
             }),
         }
         .ok_or_else(|| ApiError::bad_request("No such user"))?;
@@ -111,7 +128,13 @@ impl Handler<CreateUser> for RealmActor {
     type Result = ApiResult<CreatedUser>;
 
     fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, msg.0, ops::now())?;
+        let (created, events) = ops::create_user(
+            &mut self.state,
+            &self.store,
+            &self.config,
+            msg.0,
+            ops::now(),
+        )?;
         self.publish_auth();
         self.fan_out(events);
         Ok(created)
@@ -142,7 +165,10 @@ impl Handler<GetServerSettings> for RealmActor {
     type Result = MessageResult<GetServerSettings>;
 
     fn handle(&mut self, msg: GetServerSettings, _: &mut Self::Context) -> Self::Result {
-        MessageResult(self.state.server_settings(&self.config, msg.is_incompatible))
+        MessageResult(
+            self.state
+                .server_settings(&self.config, msg.is_incompatible),
+        )
     }
 }
 
@@ -163,7 +189,10 @@ impl Handler<AddListener> for RealmActor {
     fn handle(&mut self, msg: AddListener, _: &mut Self::Context) -> Self::Result {
         self.next_listener += 1;
         let id = ListenerId(self.next_listener);
-        self.listeners.entry(msg.user_id).or_default().push((id, msg.recipient));
+        self.listeners
+            .entry(msg.user_id)
+            .or_default()
+            .push((id, msg.recipient));
         MessageResult(id)
     }
 }

@@ -1,0 +1,213 @@
+//! `spawn_app()`: a real server on port 0 over a temporary data directory, and a client.
+
+use std::path::{Path, PathBuf};
+
+use actix_web::dev::ServerHandle;
+use agora::admin::{AdminHandle, AdminRequest};
+use agora::settings::Settings;
+use agora::startup::Application;
+use agora_actors::registry::RealmHandle;
+use agora_actors::secrets::{hash_password, HashCost};
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::Value;
+
+/// The external host test servers use; organizations are `<sub>.agora.test`.
+pub const HOST: &str = "agora.test";
+
+/// Login and API credentials of one account.
+#[derive(Debug, Clone)]
+pub struct Creds {
+    pub email: String,
+    pub password: String,
+    pub api_key: String,
+    pub user_id: i64,
+    /// The Host header of the account's organization.
+    pub host: String,
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub data_dir: PathBuf,
+    /// The owner of the root organization created on first start.
+    pub owner: Creds,
+    pub admin: AdminHandle,
+    pub client: reqwest::Client,
+    handle: ServerHandle,
+    join: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+/// Settings for tests: port 0, cheap hashing, no signal handling.
+pub fn test_settings(data_dir: &Path) -> Settings {
+    Settings {
+        bind: "127.0.0.1:0".into(),
+        data_dir: data_dir.to_owned(),
+        external_host: HOST.into(),
+        http_workers: 2,
+        actor_threads: 1,
+        password_hash: HashCost::cheapest(),
+        handle_signals: false,
+        shutdown_timeout: std::time::Duration::from_secs(1),
+        ..Settings::default()
+    }
+}
+
+/// A server on a fresh temporary data directory.
+pub async fn spawn_app() -> TestApp {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().to_owned();
+    let mut app = spawn_app_at(&path).await;
+    app._tmp = Some(tmp);
+    app
+}
+
+/// A server on `data_dir` (which keeps its files when the server stops).
+pub async fn spawn_app_at(data_dir: &Path) -> TestApp {
+    spawn_with(test_settings(data_dir)).await
+}
+
+/// A server with the given settings.
+pub async fn spawn_with(settings: Settings) -> TestApp {
+    let data_dir = settings.data_dir.clone();
+    let app = Application::build(settings).await.expect("server starts");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let admin = app.admin();
+    let handle = app.handle();
+    let join = actix_web::rt::spawn(app.run());
+    let owner = read_owner(&data_dir);
+    TestApp {
+        address,
+        data_dir,
+        owner,
+        admin,
+        client: reqwest::Client::new(),
+        handle,
+        join,
+        _tmp: None,
+    }
+}
+
+/// The bootstrap owner's credentials, from the files the server wrote (empty when the
+/// directory was prepared without a bootstrap).
+fn read_owner(dir: &Path) -> Creds {
+    let Ok(rc) = std::fs::read_to_string(dir.join("zuliprc")) else {
+        return Creds {
+            email: String::new(),
+            password: String::new(),
+            api_key: String::new(),
+            user_id: 0,
+            host: HOST.into(),
+        };
+    };
+    let field = |name: &str| {
+        rc.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .to_owned()
+    };
+    Creds {
+        email: field("email"),
+        password: std::fs::read_to_string(dir.join("owner-password"))
+            .unwrap()
+            .trim()
+            .to_owned(),
+        api_key: field("key"),
+        user_id: 1,
+        host: HOST.into(),
+    }
+}
+
+impl TestApp {
+    /// A request to `path` under `/api/v1`, addressed to the root organization.
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.request_to(HOST, method, path)
+    }
+
+    /// A request to `path` under `/api/v1`, with the given Host header.
+    pub fn request_to(&self, host: &str, method: Method, path: &str) -> RequestBuilder {
+        self.client
+            .request(method, format!("{}/api/v1{path}", self.address))
+            .header("Host", host)
+    }
+
+    /// An authenticated request as `who`, to `who`'s organization.
+    pub fn as_user(&self, who: &Creds, method: Method, path: &str) -> RequestBuilder {
+        self.request_to(&who.host, method, path)
+            .basic_auth(&who.email, Some(&who.api_key))
+    }
+
+    /// The running actor of an organization.
+    pub fn realm(&self, subdomain: &str) -> RealmHandle {
+        self.admin.directory.get(subdomain).expect("realm running")
+    }
+
+    /// Creates an organization with an owner through the server's actors.
+    pub async fn create_realm(&self, subdomain: &str, owner_email: &str) -> Creds {
+        let password = format!("pw-{subdomain}-owner");
+        let request = AdminRequest::CreateRealm {
+            subdomain: subdomain.into(),
+            name: format!("Org {subdomain}"),
+            owner_email: owner_email.into(),
+            owner_name: "Org Owner".into(),
+            owner_password_hash: Some(hash_password(&password, HashCost::cheapest()).unwrap()),
+        };
+        let out = self.admin.run(request).await.unwrap();
+        creds(&out, owner_email, &password, subdomain)
+    }
+
+    /// Creates a user through the server's actors.
+    pub async fn create_user(
+        &self,
+        subdomain: &str,
+        email: &str,
+        full_name: &str,
+        role: i64,
+    ) -> Creds {
+        let password = format!("pw-{email}");
+        let request = AdminRequest::CreateUser {
+            subdomain: subdomain.into(),
+            email: email.into(),
+            full_name: full_name.into(),
+            role,
+            password_hash: Some(hash_password(&password, HashCost::cheapest()).unwrap()),
+            can_create_users: false,
+        };
+        let out = self.admin.run(request).await.unwrap();
+        creds(&out, email, &password, subdomain)
+    }
+
+    /// Stops the server gracefully and waits until it is down.
+    pub async fn stop(self) -> Option<tempfile::TempDir> {
+        self.handle.stop(true).await;
+        self.join.await.unwrap().unwrap();
+        self._tmp
+    }
+}
+
+fn creds(out: &Value, email: &str, password: &str, subdomain: &str) -> Creds {
+    Creds {
+        email: email.into(),
+        password: password.into(),
+        api_key: out["api_key"].as_str().unwrap().into(),
+        user_id: out["user_id"].as_i64().unwrap(),
+        host: if subdomain.is_empty() {
+            HOST.into()
+        } else {
+            format!("{subdomain}.{HOST}")
+        },
+    }
+}
+
+/// Status and JSON body of a response (the body must be JSON ending in a newline).
+pub async fn json(response: Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    assert!(
+        text.ends_with('\n'),
+        "body lacks Zulip's trailing newline: {text:?}"
+    );
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")),
+    )
+}

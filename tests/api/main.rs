@@ -1,0 +1,13 @@
+//! Integration tests over real HTTP: one test binary, one server per test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+mod auth;
+mod cli;
+mod errors;
+mod fetch_api_key;
+mod helpers;
+mod params;
+mod realms;
+mod restart;
+mod server_settings;
+mod users;
