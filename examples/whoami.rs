@@ -19,23 +19,12 @@ fn field<'a>(rc: &'a str, name: &str) -> Result<&'a str, String> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    let path = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "./agora-data/zuliprc".into());
+    let path = std::env::args().nth(1).unwrap_or_else(|| "./agora-data/zuliprc".into());
     let rc = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    let (email, key, site) = (
-        field(&rc, "email")?,
-        field(&rc, "key")?,
-        field(&rc, "site")?,
-    );
+    let (email, key, site) = (field(&rc, "email")?, field(&rc, "key")?, field(&rc, "site")?);
     let client = reqwest::Client::new();
 
-    let settings: serde_json::Value = client
-        .get(format!("{site}/api/v1/server_settings"))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let settings: serde_json::Value = client.get(format!("{site}/api/v1/server_settings")).send().await?.json().await?;
     println!(
         "{} speaks Zulip {} (feature level {})",
         settings["realm_name"].as_str().unwrap_or("the server"),
@@ -43,23 +32,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
         settings["zulip_feature_level"]
     );
 
-    let me: serde_json::Value = client
-        .get(format!("{site}/api/v1/users/me"))
-        .basic_auth(email, Some(key))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let me: serde_json::Value =
+        client.get(format!("{site}/api/v1/users/me")).basic_auth(email, Some(key)).send().await?.json().await?;
     if me["result"] != "success" {
         return Err(format!("{}: {}", me["code"], me["msg"]).into());
     }
     let text = |key: &str| me[key].as_str().unwrap_or_default().to_owned();
-    println!(
-        "You are {} <{}>, user {} with role {}",
-        text("full_name"),
-        text("email"),
-        me["user_id"],
-        me["role"]
-    );
+    println!("You are {} <{}>, user {} with role {}", text("full_name"), text("email"), me["user_id"], me["role"]);
     Ok(())
 }

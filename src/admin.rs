@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 
 use actix::Addr;
 use agora_actors::config::ServerConfig;
+use agora_actors::ids::RealmId;
 use agora_actors::realm::messages::CreateUser;
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::{self, NewRealm, NewUser};
+use agora_actors::realm::ops::{self, CreatedUser, NewRealm, NewUser};
 use agora_actors::realm::RealmState;
 use agora_actors::registry::{CreateRealm, Directory, RealmRegistry, Resolve};
 use agora_actors::store::Store;
@@ -61,126 +62,74 @@ enum Reply {
     Err { msg: String, status: u16 },
 }
 
-fn new_user(
-    email: &str,
-    full_name: &str,
-    role: i64,
-    hash: &Option<String>,
-    can_create_users: bool,
-) -> Result<NewUser, ApiError> {
-    let role = Role::from_i64(role)
-        .ok_or_else(|| ApiError::bad_request(format!("Invalid role {role}")))?;
-    Ok(NewUser {
-        can_create_users,
-        ..NewUser::human(email, full_name, role, hash.clone())
-    })
-}
-
 fn unknown_realm(subdomain: &str) -> ApiError {
     ApiError::bad_request(format!("No organization with subdomain {subdomain:?}"))
 }
 
+/// A request decoded into the domain's terms.
+enum Command {
+    CreateRealm(NewRealm),
+    CreateUser { subdomain: String, new: NewUser },
+}
+
+/// What a command prints: the organization, the account and its API key.
+fn printed(realm_id: RealmId, user: &CreatedUser) -> Value {
+    json!({"realm_id": realm_id, "user_id": user.user_id, "api_key": user.api_key})
+}
+
 impl AdminRequest {
+    fn command(self) -> Result<Command, ApiError> {
+        Ok(match self {
+            AdminRequest::CreateRealm { subdomain, name, owner_email, owner_name, owner_password_hash } => {
+                let owner = NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
+                Command::CreateRealm(NewRealm { subdomain, name, owner })
+            }
+            AdminRequest::CreateUser { subdomain, email, full_name, role, password_hash, can_create_users } => {
+                let role = Role::from_i64(role).ok_or_else(|| ApiError::bad_request(format!("Invalid role {role}")))?;
+                let new = NewUser { can_create_users, ..NewUser::human(&email, &full_name, role, password_hash) };
+                Command::CreateUser { subdomain, new }
+            }
+        })
+    }
+
     /// Runs the command through the running server's actors.
-    pub async fn run_in_server(
-        self,
-        registry: &Addr<RealmRegistry>,
-        directory: &Directory,
-    ) -> AdminResult {
+    pub async fn run_in_server(self, registry: &Addr<RealmRegistry>, directory: &Directory) -> AdminResult {
         let mailbox = |e: actix::MailboxError| {
             tracing::error!(error = %e, "admin command: actor unavailable");
             ApiError::internal()
         };
-        match self {
-            AdminRequest::CreateRealm {
-                subdomain,
-                name,
-                owner_email,
-                owner_name,
-                owner_password_hash,
-            } => {
-                let owner =
-                    NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
-                let created = registry
-                    .send(CreateRealm(NewRealm {
-                        subdomain,
-                        name,
-                        owner,
-                    }))
-                    .await
-                    .map_err(mailbox)??;
-                Ok(
-                    json!({"realm_id": created.realm_id, "user_id": created.owner.user_id, "api_key": created.owner.api_key}),
-                )
+        match self.command()? {
+            Command::CreateRealm(new) => {
+                let created = registry.send(CreateRealm(new)).await.map_err(mailbox)??;
+                Ok(printed(created.realm_id, &created.owner))
             }
-            AdminRequest::CreateUser {
-                subdomain,
-                email,
-                full_name,
-                role,
-                password_hash,
-                can_create_users,
-            } => {
-                let new = new_user(&email, &full_name, role, &password_hash, can_create_users)?;
+            Command::CreateUser { subdomain, new } => {
                 let realm = match directory.get(&subdomain) {
                     Some(realm) => realm,
                     None => registry
-                        .send(Resolve {
-                            subdomain: subdomain.clone(),
-                        })
+                        .send(Resolve { subdomain: subdomain.clone() })
                         .await
                         .map_err(mailbox)??
                         .ok_or_else(|| unknown_realm(&subdomain))?,
                 };
                 let created = realm.addr.send(CreateUser(new)).await.map_err(mailbox)??;
-                Ok(
-                    json!({"realm_id": realm.id, "user_id": created.user_id, "api_key": created.api_key}),
-                )
+                Ok(printed(realm.id, &created))
             }
         }
     }
 
     /// Runs the command on the database directly (no server is running).
     pub fn run_offline(self, store: &Store, config: &ServerConfig) -> AdminResult {
-        match self {
-            AdminRequest::CreateRealm {
-                subdomain,
-                name,
-                owner_email,
-                owner_name,
-                owner_password_hash,
-            } => {
-                let owner =
-                    NewUser::human(&owner_email, &owner_name, Role::Owner, owner_password_hash);
-                let (created, _) = ops::create_realm(
-                    store,
-                    config,
-                    NewRealm {
-                        subdomain,
-                        name,
-                        owner,
-                    },
-                    ops::now(),
-                )?;
-                Ok(
-                    json!({"realm_id": created.realm_id, "user_id": created.owner.user_id, "api_key": created.owner.api_key}),
-                )
+        match self.command()? {
+            Command::CreateRealm(new) => {
+                let (created, _) = ops::create_realm(store, config, new, ops::now())?;
+                Ok(printed(created.realm_id, &created.owner))
             }
-            AdminRequest::CreateUser {
-                subdomain,
-                email,
-                full_name,
-                role,
-                password_hash,
-                can_create_users,
-            } => {
-                let new = new_user(&email, &full_name, role, &password_hash, can_create_users)?;
+            Command::CreateUser { subdomain, new } => {
                 let mut state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
                     .ok_or_else(|| unknown_realm(&subdomain))?;
                 let (created, _) = ops::create_user(&mut state, store, config, new, ops::now())?;
-                Ok(
-                    json!({"realm_id": state.realm().id, "user_id": created.user_id, "api_key": created.api_key}),
-                )
+                Ok(printed(state.realm().id, &created))
             }
         }
     }
@@ -191,8 +140,7 @@ impl AdminRequest {
         datadir::ensure(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
         match datadir::lock(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))? {
             Some(_lock) => {
-                let store =
-                    Store::open(data_dir).map_err(|e| format!("cannot open the database: {e}"))?;
+                let store = Store::open(data_dir).map_err(|e| format!("cannot open the database: {e}"))?;
                 Ok(self.run_offline(&store, config))
             }
             None => self.send(&data_dir.join(SOCKET_FILE)),
@@ -201,26 +149,16 @@ impl AdminRequest {
 
     /// Sends the command to a running server's socket.
     fn send(&self, socket: &Path) -> Result<AdminResult, String> {
-        let fail = |e: std::io::Error| {
-            format!(
-                "a server holds {} but its admin socket failed: {e}",
-                socket.display()
-            )
-        };
+        let fail = |e: std::io::Error| format!("a server holds {} but its admin socket failed: {e}", socket.display());
         let mut stream = UnixStream::connect(socket).map_err(fail)?;
         let mut line = serde_json::to_string(self).map_err(|e| e.to_string())?;
         line.push('\n');
         stream.write_all(line.as_bytes()).map_err(fail)?;
         let mut reply = String::new();
         BufReader::new(stream).read_line(&mut reply).map_err(fail)?;
-        match serde_json::from_str::<Reply>(&reply)
-            .map_err(|e| format!("bad reply from the server: {e}"))?
-        {
+        match serde_json::from_str::<Reply>(&reply).map_err(|e| format!("bad reply from the server: {e}"))? {
             Reply::Ok(value) => Ok(Ok(value)),
-            Reply::Err { msg, status } => Ok(Err(ApiError {
-                status,
-                ..ApiError::bad_request(msg)
-            })),
+            Reply::Err { msg, status } => Ok(Err(ApiError { status, ..ApiError::bad_request(msg) })),
         }
     }
 }
@@ -240,11 +178,7 @@ impl AdminHandle {
 }
 
 /// Listens on the data directory's admin socket; `None` (with a warning) if it cannot.
-pub fn serve(
-    data_dir: &Path,
-    registry: Addr<RealmRegistry>,
-    directory: Directory,
-) -> Option<PathBuf> {
+pub fn serve(data_dir: &Path, registry: Addr<RealmRegistry>, directory: Directory) -> Option<PathBuf> {
     let path = data_dir.join(SOCKET_FILE);
     // We hold the data directory's lock, so a socket file left here is stale.
     let _ = std::fs::remove_file(&path);
@@ -274,11 +208,7 @@ pub fn serve(
     Some(path)
 }
 
-async fn answer(
-    stream: tokio::net::UnixStream,
-    registry: Addr<RealmRegistry>,
-    directory: Directory,
-) {
+async fn answer(stream: tokio::net::UnixStream, registry: Addr<RealmRegistry>, directory: Directory) {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     let mut reader = tokio::io::BufReader::new(read);
@@ -286,20 +216,11 @@ async fn answer(
         Ok(_) => match serde_json::from_str::<AdminRequest>(&line) {
             Ok(request) => match request.run_in_server(&registry, &directory).await {
                 Ok(value) => Reply::Ok(value),
-                Err(e) => Reply::Err {
-                    msg: e.msg,
-                    status: e.status,
-                },
+                Err(e) => Reply::Err { msg: e.msg, status: e.status },
             },
-            Err(e) => Reply::Err {
-                msg: format!("bad request: {e}"),
-                status: 400,
-            },
+            Err(e) => Reply::Err { msg: format!("bad request: {e}"), status: 400 },
         },
-        Err(e) => Reply::Err {
-            msg: format!("cannot read request: {e}"),
-            status: 400,
-        },
+        Err(e) => Reply::Err { msg: format!("cannot read request: {e}"), status: 400 },
     };
     let mut out = serde_json::to_string(&reply).unwrap_or_else(|_| "{}".into());
     out.push('\n');

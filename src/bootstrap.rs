@@ -70,13 +70,7 @@ pub async fn if_empty(
     let config = settings.server_config();
     let realm_url = config.realm_url("");
     let zuliprc = settings.data_dir.join(ZULIPRC);
-    write_private(
-        &zuliprc,
-        &format!(
-            "[api]\nemail={email}\nkey={}\nsite={realm_url}\n",
-            created.owner.api_key
-        ),
-    )?;
+    write_private(&zuliprc, &format!("[api]\nemail={email}\nkey={}\nsite={realm_url}\n", created.owner.api_key))?;
     let password_file = settings.data_dir.join(PASSWORD_FILE);
     write_private(&password_file, &format!("{password}\n"))?;
     Ok(Some(Bootstrapped {

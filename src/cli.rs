@@ -43,12 +43,7 @@ pub struct SettingsArgs {
     #[arg(long, env = "AGORA_EXTERNAL_HOST", value_name = "HOST", global = true)]
     pub external_host: Option<String>,
     /// Scheme clients use to reach the external host: http or https [default: http]
-    #[arg(
-        long,
-        env = "AGORA_EXTERNAL_SCHEME",
-        value_name = "SCHEME",
-        global = true
-    )]
+    #[arg(long, env = "AGORA_EXTERNAL_SCHEME", value_name = "SCHEME", global = true)]
     pub external_scheme: Option<String>,
     /// Log filter, e.g. "info" or "agora=debug,agora::access=warn" [default: info]
     #[arg(long, env = "AGORA_LOG", value_name = "FILTER", global = true)]
@@ -171,20 +166,11 @@ fn serve(settings: Settings) -> Result<(), StartupError> {
     actix_web::rt::System::new().block_on(async move {
         let app = Application::build(settings.clone()).await?;
         if let Some(b) = app.bootstrapped() {
-            println!(
-                "Created the organization at {} with owner {}.",
-                b.realm_url, b.email
-            );
-            println!(
-                "  API credentials (a zuliprc for the zulip client): {}",
-                b.zuliprc.display()
-            );
+            println!("Created the organization at {} with owner {}.", b.realm_url, b.email);
+            println!("  API credentials (a zuliprc for the zulip client): {}", b.zuliprc.display());
             println!("  Owner's password: {}", b.password_file.display());
         }
-        let host = settings
-            .bind
-            .rsplit_once(':')
-            .map_or(settings.bind.as_str(), |(h, _)| h);
+        let host = settings.bind.rsplit_once(':').map_or(settings.bind.as_str(), |(h, _)| h);
         println!("Agora is listening on http://{host}:{}", app.port());
         app.run().await?;
         Ok(())

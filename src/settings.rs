@@ -48,10 +48,7 @@ impl Default for Settings {
             http_workers: 0,
             actor_threads: 0,
             password_hash: HashCost::default(),
-            login_rate_limit: Rule {
-                max: 5,
-                window: Duration::from_secs(1800),
-            },
+            login_rate_limit: Rule { max: 5, window: Duration::from_secs(1800) },
             shutdown_timeout: Duration::from_secs(10),
             handle_signals: true,
         }
@@ -61,16 +58,12 @@ impl Default for Settings {
 impl Settings {
     /// What the domain needs of these settings.
     pub fn server_config(&self) -> ServerConfig {
-        ServerConfig {
-            external_host: self.external_host.clone(),
-            external_scheme: self.external_scheme.clone(),
-        }
+        ServerConfig { external_host: self.external_host.clone(), external_scheme: self.external_scheme.clone() }
     }
 
     /// Applies a TOML settings file over these settings.
     pub fn apply_file(&mut self, path: &Path) -> Result<(), SettingsError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
         let file: FileSettings =
             toml::from_str(&text).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
         self.apply(file);
@@ -92,15 +85,9 @@ impl Settings {
         }
         if let Some(limit) = f.login_rate_limit {
             set(&mut self.login_rate_limit.max, limit.attempts);
-            set(
-                &mut self.login_rate_limit.window,
-                limit.window_secs.map(Duration::from_secs),
-            );
+            set(&mut self.login_rate_limit.window, limit.window_secs.map(Duration::from_secs));
         }
-        set(
-            &mut self.shutdown_timeout,
-            f.shutdown_timeout_secs.map(Duration::from_secs),
-        );
+        set(&mut self.shutdown_timeout, f.shutdown_timeout_secs.map(Duration::from_secs));
     }
 
     /// Checks values that would otherwise fail late.
@@ -112,10 +99,7 @@ impl Settings {
             )));
         }
         if self.external_host.is_empty() || self.external_host.contains('/') {
-            return Err(SettingsError(format!(
-                "external_host must be a host[:port], not {:?}",
-                self.external_host
-            )));
+            return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
         }
         Ok(())
     }
@@ -200,10 +184,7 @@ mod tests {
         let path = dir.path().join("agora.toml");
         std::fs::write(&path, "bnid = \"x\"\n").unwrap();
         assert!(Settings::default().apply_file(&path).is_err());
-        let s = Settings {
-            external_scheme: "ftp".into(),
-            ..Settings::default()
-        };
+        let s = Settings { external_scheme: "ftp".into(), ..Settings::default() };
         assert!(s.validate().is_err());
     }
 }

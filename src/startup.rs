@@ -45,17 +45,12 @@ impl Application {
         settings.validate()?;
         datadir::ensure(&settings.data_dir)?;
         let lock = datadir::lock(&settings.data_dir)?.ok_or_else(|| {
-            format!(
-                "another agora server is using the data directory {}",
-                settings.data_dir.display()
-            )
+            format!("another agora server is using the data directory {}", settings.data_dir.display())
         })?;
         let store = Store::open(&settings.data_dir)?;
         let config = Arc::new(settings.server_config());
 
-        let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count())
-            .map(|_| Arbiter::new())
-            .collect();
+        let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
         let directory = Directory::default();
         let registry = RealmRegistry::new(
             store.clone(),
@@ -80,13 +75,12 @@ impl Application {
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .wrap(DefaultHeaders::new().add((
-                    "Cache-Control",
-                    "max-age=0, no-cache, no-store, must-revalidate, private",
-                )))
+                .wrap(
+                    DefaultHeaders::new()
+                        .add(("Cache-Control", "max-age=0, no-cache, no-store, must-revalidate, private")),
+                )
                 .wrap_fn(|req, srv| {
-                    let (start, method, path) =
-                        (Instant::now(), req.method().clone(), req.path().to_owned());
+                    let (start, method, path) = (Instant::now(), req.method().clone(), req.path().to_owned());
                     let response = srv.call(req);
                     async move {
                         let response = response.await?;
@@ -140,10 +134,7 @@ impl Application {
 
     /// Runs administrative commands in this server, as its socket does.
     pub fn admin(&self) -> AdminHandle {
-        AdminHandle {
-            registry: self.registry.clone(),
-            directory: self.directory.clone(),
-        }
+        AdminHandle { registry: self.registry.clone(), directory: self.directory.clone() }
     }
 
     /// The admin socket's path, if it could be bound.

@@ -6,10 +6,7 @@ use tracing_subscriber::EnvFilter;
 
 /// Installs the global subscriber; later calls do nothing.
 pub fn init(filter: &str) {
-    let filter = std::env::var("RUST_LOG")
-        .ok()
-        .filter(|f| !f.is_empty())
-        .unwrap_or_else(|| filter.to_owned());
+    let filter = std::env::var("RUST_LOG").ok().filter(|f| !f.is_empty()).unwrap_or_else(|| filter.to_owned());
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())

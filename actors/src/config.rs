@@ -12,10 +12,7 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        ServerConfig {
-            external_host: "localhost:9991".to_owned(),
-            external_scheme: "http".to_owned(),
-        }
+        ServerConfig { external_host: "localhost:9991".to_owned(), external_scheme: "http".to_owned() }
     }
 }
 
@@ -49,10 +46,7 @@ impl ServerConfig {
     pub fn subdomain_for_host(&self, host: &str) -> String {
         let host = strip_port(host.trim()).to_ascii_lowercase();
         let external = strip_port(&self.external_host).to_ascii_lowercase();
-        match host
-            .strip_suffix(&external)
-            .and_then(|prefix| prefix.strip_suffix('.'))
-        {
+        match host.strip_suffix(&external).and_then(|prefix| prefix.strip_suffix('.')) {
             Some("www") | None => String::new(),
             Some(sub) => sub.to_owned(),
         }
@@ -78,10 +72,7 @@ mod tests {
     use super::*;
 
     fn config(host: &str) -> ServerConfig {
-        ServerConfig {
-            external_host: host.to_owned(),
-            external_scheme: "http".to_owned(),
-        }
+        ServerConfig { external_host: host.to_owned(), external_scheme: "http".to_owned() }
     }
 
     #[test]

@@ -79,13 +79,7 @@ pub struct ApiError {
 
 impl std::fmt::Display for ApiError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} ({}): {}",
-            self.status,
-            self.code.map_or("-", ErrorCode::as_str),
-            self.msg
-        )
+        write!(f, "{} ({}): {}", self.status, self.code.map_or("-", ErrorCode::as_str), self.msg)
     }
 }
 
@@ -94,12 +88,7 @@ impl std::error::Error for ApiError {}
 impl ApiError {
     /// An error with the given code, status and message and no extra fields.
     pub fn new(code: ErrorCode, status: u16, msg: impl Into<String>) -> Self {
-        ApiError {
-            code: Some(code),
-            status,
-            msg: msg.into(),
-            data: Map::new(),
-        }
+        ApiError { code: Some(code), status, msg: msg.into(), data: Map::new() }
     }
 
     /// Adds an extra field to the body.
@@ -120,12 +109,8 @@ impl ApiError {
 
     /// A required parameter is absent.
     pub fn missing_argument(var_name: &str) -> Self {
-        Self::new(
-            ErrorCode::RequestVariableMissing,
-            400,
-            format!("Missing '{var_name}' argument"),
-        )
-        .with("var_name", var_name)
+        Self::new(ErrorCode::RequestVariableMissing, 400, format!("Missing '{var_name}' argument"))
+            .with("var_name", var_name)
     }
 
     /// Failed API authentication: 401 `UNAUTHORIZED` (the HTTP layer adds
@@ -146,21 +131,12 @@ impl ApiError {
 
     /// Too many requests; `retry_after` in seconds.
     pub fn rate_limited(retry_after: f64) -> Self {
-        Self::new(
-            ErrorCode::RateLimitHit,
-            429,
-            "API usage exceeded rate limit",
-        )
-        .with("retry-after", retry_after)
+        Self::new(ErrorCode::RateLimitHit, 429, "API usage exceeded rate limit").with("retry-after", retry_after)
     }
 
     /// The caller lacks the organization administrator role.
     pub fn must_be_admin() -> Self {
-        Self::new(
-            ErrorCode::UnauthorizedPrincipal,
-            400,
-            "Must be an organization administrator",
-        )
+        Self::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization administrator")
     }
 
     /// The caller is a bot on a humans-only endpoint.
@@ -175,24 +151,14 @@ impl ApiError {
 
     /// A method the route does not serve; Zulip's 405 body has no `code`.
     pub fn method_not_allowed(allowed: &[&str]) -> Self {
-        ApiError {
-            code: None,
-            status: 405,
-            msg: "Method Not Allowed".to_owned(),
-            data: Map::new(),
-        }
-        .with("allowed_methods", allowed.to_vec())
+        ApiError { code: None, status: 405, msg: "Method Not Allowed".to_owned(), data: Map::new() }
+            .with("allowed_methods", allowed.to_vec())
     }
 
     /// Anything unexpected. The cause must already be logged by the caller: nothing of it
     /// reaches the client.
     pub fn internal() -> Self {
-        ApiError {
-            code: None,
-            status: 500,
-            msg: "Internal server error".to_owned(),
-            data: Map::new(),
-        }
+        ApiError { code: None, status: 500, msg: "Internal server error".to_owned(), data: Map::new() }
     }
 
     /// Whether this is the generic 500.
@@ -222,9 +188,6 @@ mod tests {
         let e = ApiError::method_not_allowed(&["GET", "PATCH"]);
         assert_eq!(e.code, None);
         assert_eq!(e.status, 405);
-        assert_eq!(
-            e.data.get("allowed_methods"),
-            Some(&serde_json::json!(["GET", "PATCH"]))
-        );
+        assert_eq!(e.data.get("allowed_methods"), Some(&serde_json::json!(["GET", "PATCH"])));
     }
 }

@@ -56,20 +56,13 @@ impl PendingLogin {
 }
 
 fn failed() -> ApiError {
-    ApiError::new(
-        ErrorCode::AuthenticationFailed,
-        401,
-        "Your username or password is incorrect",
-    )
+    ApiError::new(ErrorCode::AuthenticationFailed, 401, "Your username or password is incorrect")
 }
 
 impl Logins {
     /// At most `rule.max` attempts per username and window.
     pub fn new(rule: Rule, decoy_cost: HashCost) -> Self {
-        Logins {
-            limiter: Mutex::new(RateLimiter::new(rule)),
-            decoy_cost,
-        }
+        Logins { limiter: Mutex::new(RateLimiter::new(rule)), decoy_cost }
     }
 
     fn limiter(&self) -> std::sync::MutexGuard<'_, RateLimiter> {
@@ -78,12 +71,7 @@ impl Logins {
 
     /// Everything before the password check: the username must be an email, the attempt must
     /// be within the limit, and the account must exist, be active and have a password.
-    pub fn begin(
-        &self,
-        realm: &AuthSnapshot,
-        username: &str,
-        now: Instant,
-    ) -> ApiResult<PendingLogin> {
+    pub fn begin(&self, realm: &AuthSnapshot, username: &str, now: Instant) -> ApiResult<PendingLogin> {
         let username = username.trim();
         if !validate::is_valid_email(username) {
             return Err(ApiError::bad_request("Enter a valid email address."));
@@ -95,29 +83,14 @@ impl Logins {
         let target = match realm.by_delivery_email(username) {
             None => None,
             Some(_) if realm.realm_deactivated => {
-                return Err(ApiError::new(
-                    ErrorCode::RealmDeactivated,
-                    401,
-                    "This organization has been deactivated",
-                ));
+                return Err(ApiError::new(ErrorCode::RealmDeactivated, 401, "This organization has been deactivated"));
             }
             Some(entry) if !entry.is_active => {
-                return Err(ApiError::new(
-                    ErrorCode::UserDeactivated,
-                    401,
-                    "Account is deactivated",
-                ));
+                return Err(ApiError::new(ErrorCode::UserDeactivated, 401, "Account is deactivated"));
             }
-            Some(entry) => entry
-                .password_hash
-                .clone()
-                .map(|hash| (Arc::clone(entry), hash)),
+            Some(entry) => entry.password_hash.clone().map(|hash| (Arc::clone(entry), hash)),
         };
-        Ok(PendingLogin {
-            limiter_key,
-            target,
-            decoy_cost: self.decoy_cost,
-        })
+        Ok(PendingLogin { limiter_key, target, decoy_cost: self.decoy_cost })
     }
 
     /// The outcome of a checked password. Success forgets the username's failed attempts, as

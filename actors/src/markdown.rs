@@ -12,11 +12,7 @@ pub fn render(source: &str) -> String {
     if source.trim().is_empty() {
         return String::new();
     }
-    let parser = Parser::new_ext(
-        source,
-        Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES,
-    )
-    .map(|ev| match ev {
+    let parser = Parser::new_ext(source, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES).map(|ev| match ev {
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
         other => other,
     });

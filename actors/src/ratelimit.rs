@@ -23,10 +23,7 @@ pub struct RateLimiter {
 impl RateLimiter {
     /// A limiter enforcing `rule` per key.
     pub fn new(rule: Rule) -> Self {
-        RateLimiter {
-            rule,
-            attempts: HashMap::new(),
-        }
+        RateLimiter { rule, attempts: HashMap::new() }
     }
 
     /// Records an attempt for `key` at `now`, or refuses it. A refusal says how long until
@@ -37,10 +34,7 @@ impl RateLimiter {
         }
         let window = self.rule.window;
         let entry = self.attempts.entry(key.to_owned()).or_default();
-        while entry
-            .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) >= window)
-        {
+        while entry.front().is_some_and(|t| now.saturating_duration_since(*t) >= window) {
             entry.pop_front();
         }
         if entry.len() >= self.rule.max {
@@ -50,10 +44,7 @@ impl RateLimiter {
         entry.push_back(now);
         // Keep the map from growing without bound with keys nobody retries.
         if self.attempts.len() > 10_000 {
-            self.attempts.retain(|_, v| {
-                v.back()
-                    .is_some_and(|t| now.saturating_duration_since(*t) < window)
-            });
+            self.attempts.retain(|_, v| v.back().is_some_and(|t| now.saturating_duration_since(*t) < window));
         }
         Ok(())
     }
@@ -70,10 +61,7 @@ mod tests {
 
     #[test]
     fn refuses_past_the_limit_until_the_window_slides() {
-        let rule = Rule {
-            max: 3,
-            window: Duration::from_secs(60),
-        };
+        let rule = Rule { max: 3, window: Duration::from_secs(60) };
         let mut rl = RateLimiter::new(rule);
         let t0 = Instant::now();
         for i in 0..3 {
@@ -90,10 +78,7 @@ mod tests {
 
     #[test]
     fn clearing_resets_a_key() {
-        let mut rl = RateLimiter::new(Rule {
-            max: 1,
-            window: Duration::from_secs(60),
-        });
+        let mut rl = RateLimiter::new(Rule { max: 1, window: Duration::from_secs(60) });
         let t0 = Instant::now();
         assert!(rl.attempt("a", t0).is_ok());
         assert!(rl.attempt("a", t0).is_err());

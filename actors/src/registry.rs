@@ -14,6 +14,7 @@ use arc_swap::ArcSwap;
 use crate::config::ServerConfig;
 use crate::error::ApiResult;
 use crate::ids::RealmId;
+use crate::realm::actor::MAILBOX_CAPACITY;
 use crate::realm::messages::StopRealm;
 use crate::realm::ops::{self, CreatedRealm, NewRealm};
 use crate::realm::snapshot::AuthSnapshot;
@@ -79,19 +80,8 @@ pub struct RealmRegistry {
 impl RealmRegistry {
     /// A registry over `store`. Realm actors run on `arbiters` (round-robin), or on the
     /// registry's own thread when none are given.
-    pub fn new(
-        store: Store,
-        config: Arc<ServerConfig>,
-        directory: Directory,
-        arbiters: Vec<ArbiterHandle>,
-    ) -> Self {
-        RealmRegistry {
-            store,
-            config,
-            directory,
-            arbiters,
-            next_arbiter: 0,
-        }
+    pub fn new(store: Store, config: Arc<ServerConfig>, directory: Directory, arbiters: Vec<ArbiterHandle>) -> Self {
+        RealmRegistry { store, config, directory, arbiters, next_arbiter: 0 }
     }
 
     /// Starts an actor for a loaded state and records it.
@@ -99,27 +89,25 @@ impl RealmRegistry {
         let id = state.realm().id;
         let subdomain = state.realm().subdomain.clone();
         let auth = Arc::new(ArcSwap::from_pointee(AuthSnapshot::of(&state)));
-        let actor = {
-            let (store, config, auth) = (
-                self.store.clone(),
-                Arc::clone(&self.config),
-                Arc::clone(&auth),
-            );
-            move |_: &mut Context<RealmActor>| RealmActor::new(state, store, config, auth)
+        // The mailbox is made here, with its final capacity, so that no message sent
+        // before the actor runs sees a smaller bound.
+        let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
+        let run = {
+            let (store, config, auth) = (self.store.clone(), Arc::clone(&self.config), Arc::clone(&auth));
+            move || {
+                let ctx = Context::with_receiver(rx);
+                actix::spawn(ctx.into_future(RealmActor::new(state, store, config, auth)));
+            }
         };
-        let addr = if self.arbiters.is_empty() {
-            RealmActor::create(actor)
+        if self.arbiters.is_empty() {
+            run();
         } else {
             let arbiter = &self.arbiters[self.next_arbiter % self.arbiters.len()];
             self.next_arbiter = self.next_arbiter.wrapping_add(1);
-            RealmActor::start_in_arbiter(arbiter, actor)
-        };
-        let handle = RealmHandle {
-            id,
-            subdomain,
-            addr,
-            auth,
-        };
+            arbiter.spawn_fn(run);
+        }
+        let addr = Addr::new(tx);
+        let handle = RealmHandle { id, subdomain, addr, auth };
         self.directory.insert(handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
         handle

@@ -28,22 +28,14 @@ pub struct HashCost {
 impl Default for HashCost {
     /// OWASP's recommended argon2id minimum (19 MiB, 2 passes, 1 lane).
     fn default() -> Self {
-        HashCost {
-            memory_kib: 19 * 1024,
-            iterations: 2,
-            parallelism: 1,
-        }
+        HashCost { memory_kib: 19 * 1024, iterations: 2, parallelism: 1 }
     }
 }
 
 impl HashCost {
     /// The cheapest valid cost, for tests only.
     pub fn cheapest() -> Self {
-        HashCost {
-            memory_kib: 8,
-            iterations: 1,
-            parallelism: 1,
-        }
+        HashCost { memory_kib: 8, iterations: 1, parallelism: 1 }
     }
 }
 
@@ -54,22 +46,17 @@ pub struct HashError(String);
 
 /// Hashes a password into a PHC string (`$argon2id$v=19$...`).
 pub fn hash_password(password: &str, cost: HashCost) -> Result<String, HashError> {
-    let params = Params::new(cost.memory_kib, cost.iterations, cost.parallelism, None)
-        .map_err(|e| HashError(e.to_string()))?;
+    let params =
+        Params::new(cost.memory_kib, cost.iterations, cost.parallelism, None).map_err(|e| HashError(e.to_string()))?;
     let argon = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
     let salt = SaltString::generate(&mut OsRng);
-    argon
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| HashError(e.to_string()))
+    argon.hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| HashError(e.to_string()))
 }
 
 /// Whether `password` matches the stored PHC hash. A malformed hash never matches.
 pub fn verify_password(password: &str, stored: &str) -> bool {
     match PasswordHash::new(stored) {
-        Ok(parsed) => Argon2::default()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok(),
+        Ok(parsed) => Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok(),
         Err(_) => false,
     }
 }
@@ -90,11 +77,7 @@ pub fn new_api_key() -> String {
 
 /// `n` random characters from `[A-Za-z0-9]`.
 pub fn random_alphanumeric(n: usize) -> String {
-    OsRng
-        .sample_iter(&Alphanumeric)
-        .take(n)
-        .map(char::from)
-        .collect()
+    OsRng.sample_iter(&Alphanumeric).take(n).map(char::from).collect()
 }
 
 /// Whether a string has the shape of an API key (Zulip's `has_api_key_format`).

@@ -53,11 +53,7 @@ pub fn realm_icon_url(state: &RealmState) -> String {
 
 impl RealmState {
     /// `GET /server_settings` at this organization's host.
-    pub fn server_settings(
-        &self,
-        config: &ServerConfig,
-        is_incompatible: bool,
-    ) -> Map<String, Value> {
+    pub fn server_settings(&self, config: &ServerConfig, is_incompatible: bool) -> Map<String, Value> {
         let mut map = server_settings(is_incompatible);
         let realm = self.realm();
         let url = config.realm_url(&realm.subdomain);
@@ -66,15 +62,9 @@ impl RealmState {
         map.insert("realm_url".into(), url.clone().into());
         map.insert("realm_name".into(), realm.name.clone().into());
         map.insert("realm_icon".into(), realm_icon_url(self).into());
-        map.insert(
-            "realm_description".into(),
-            markdown::render(&realm.description).into(),
-        );
+        map.insert("realm_description".into(), markdown::render(&realm.description).into());
         map.insert("realm_web_public_access_enabled".into(), false.into());
-        map.insert(
-            "external_authentication_methods".into(),
-            Value::Array(Vec::new()),
-        );
+        map.insert("external_authentication_methods".into(), Value::Array(Vec::new()));
         map.insert("realm_uri".into(), url.into());
         map
     }
@@ -87,9 +77,7 @@ mod tests {
     #[test]
     fn incompatible_clients_are_named_zulip_invalid() {
         assert!(is_incompatible_client("ZulipInvalid/1.0"));
-        assert!(!is_incompatible_client(
-            "ZulipPython/0.9.1 (Debian GNU/Linux; 12)"
-        ));
+        assert!(!is_incompatible_client("ZulipPython/0.9.1 (Debian GNU/Linux; 12)"));
         assert!(!is_incompatible_client(""));
     }
 }

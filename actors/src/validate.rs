@@ -13,9 +13,7 @@ pub const MAX_REALM_NAME_LENGTH: usize = 40;
 /// Longest subdomain (`Realm.MAX_REALM_SUBDOMAIN_LENGTH`).
 pub const MAX_SUBDOMAIN_LENGTH: usize = 40;
 /// Subdomains that would clash with the root domain or with service names.
-const RESERVED_SUBDOMAINS: &[&str] = &[
-    "www", "api", "static", "admin", "mail", "ftp", "zulip", "agora",
-];
+const RESERVED_SUBDOMAINS: &[&str] = &["www", "api", "static", "admin", "mail", "ftp", "zulip", "agora"];
 
 /// Checks and trims a full name (Zulip's `check_full_name`).
 pub fn full_name(raw: &str) -> ApiResult<String> {
@@ -27,10 +25,7 @@ pub fn full_name(raw: &str) -> ApiResult<String> {
     if len < MIN_NAME_LENGTH {
         return Err(ApiError::bad_request("Name too short!"));
     }
-    if name
-        .chars()
-        .any(|c| NAME_INVALID_CHARS.contains(&c) || c.is_control())
-    {
+    if name.chars().any(|c| NAME_INVALID_CHARS.contains(&c) || c.is_control()) {
         return Err(ApiError::bad_request("Invalid characters in name!"));
     }
     // `Name|15` would read as a mention of user 15 in `@**Name|15**`.
@@ -58,12 +53,9 @@ pub fn is_valid_email(email: &str) -> bool {
 fn is_valid_local_part(local: &str) -> bool {
     const SPECIALS: &str = "-!#$%&'*+/=?^_`{}|~";
     !local.is_empty()
-        && local.split('.').all(|atom| {
-            !atom.is_empty()
-                && atom
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || SPECIALS.contains(c))
-        })
+        && local
+            .split('.')
+            .all(|atom| !atom.is_empty() && atom.chars().all(|c| c.is_ascii_alphanumeric() || SPECIALS.contains(c)))
 }
 
 /// Whether `domain` may follow the `@` of an address.
@@ -93,27 +85,16 @@ pub fn subdomain(sub: &str) -> ApiResult<()> {
         return Ok(());
     }
     if sub.starts_with('-') || sub.ends_with('-') {
-        return Err(ApiError::bad_request(
-            "Subdomain cannot start or end with a '-'.",
-        ));
+        return Err(ApiError::bad_request("Subdomain cannot start or end with a '-'."));
     }
-    if !sub
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-    {
-        return Err(ApiError::bad_request(
-            "Subdomain can only have lowercase letters, numbers, and '-'s.",
-        ));
+    if !sub.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+        return Err(ApiError::bad_request("Subdomain can only have lowercase letters, numbers, and '-'s."));
     }
     if sub.len() < 3 {
-        return Err(ApiError::bad_request(
-            "Subdomain needs to have length 3 or greater.",
-        ));
+        return Err(ApiError::bad_request("Subdomain needs to have length 3 or greater."));
     }
     if sub.len() > MAX_SUBDOMAIN_LENGTH {
-        return Err(ApiError::bad_request(format!(
-            "Subdomain needs to have length {MAX_SUBDOMAIN_LENGTH} or less."
-        )));
+        return Err(ApiError::bad_request(format!("Subdomain needs to have length {MAX_SUBDOMAIN_LENGTH} or less.")));
     }
     if RESERVED_SUBDOMAINS.contains(&sub) {
         return Err(subdomain_unavailable());
@@ -148,40 +129,18 @@ mod tests {
     fn full_names() {
         assert_eq!(full_name("  Ada Lovelace ").unwrap(), "Ada Lovelace");
         assert_eq!(full_name("A").unwrap_err().msg, "Name too short!");
-        assert_eq!(
-            full_name(&"x".repeat(101)).unwrap_err().msg,
-            "Name too long!"
-        );
-        assert_eq!(
-            full_name("Ada *bold*").unwrap_err().msg,
-            "Invalid characters in name!"
-        );
+        assert_eq!(full_name(&"x".repeat(101)).unwrap_err().msg, "Name too long!");
+        assert_eq!(full_name("Ada *bold*").unwrap_err().msg, "Invalid characters in name!");
         assert_eq!(full_name("Ada|15").unwrap_err().msg, "Invalid format!");
         assert!(full_name("Ada|x").is_ok());
     }
 
     #[test]
     fn emails() {
-        for ok in [
-            "a@example.com",
-            "first.last+tag@sub.example.org",
-            "owner@localhost",
-            "x@a-b.co",
-        ] {
+        for ok in ["a@example.com", "first.last+tag@sub.example.org", "owner@localhost", "x@a-b.co"] {
             assert!(is_valid_email(ok), "{ok}");
         }
-        for bad in [
-            "",
-            "a",
-            "a@",
-            "@b.com",
-            "a@b",
-            "a b@c.com",
-            "a..b@c.com",
-            "a@-b.com",
-            "a@b.c",
-            "a@b..com",
-        ] {
+        for bad in ["", "a", "a@", "@b.com", "a@b", "a b@c.com", "a..b@c.com", "a@-b.com", "a@b.c", "a@b..com"] {
             assert!(!is_valid_email(bad), "{bad}");
         }
     }

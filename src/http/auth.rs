@@ -19,19 +19,19 @@ use super::response::HttpError;
 use super::state::AppState;
 
 fn app_state(req: &HttpRequest) -> Result<web::Data<AppState>, HttpError> {
-    req.app_data::<web::Data<AppState>>()
-        .cloned()
-        .ok_or_else(|| {
-            tracing::error!("application state missing");
-            HttpError(ApiError::internal())
-        })
+    req.app_data::<web::Data<AppState>>().cloned().ok_or_else(|| {
+        tracing::error!("application state missing");
+        HttpError(ApiError::internal())
+    })
 }
 
-/// The subdomain the request's host names.
-fn subdomain(req: &HttpRequest, state: &AppState) -> String {
-    state
-        .config
-        .subdomain_for_host(req.connection_info().host())
+/// The subdomain the request's host names, its running realm if there is one, and the
+/// application state.
+async fn lookup(req: &HttpRequest) -> Result<(String, Option<RealmHandle>, web::Data<AppState>), HttpError> {
+    let state = app_state(req)?;
+    let sub = state.config.subdomain_for_host(req.connection_info().host());
+    let realm = state.realm(&sub).await?;
+    Ok((sub, realm, state))
 }
 
 /// The organization a request is addressed to; 404 `NONEXISTENT_SUBDOMAIN` if none.
@@ -44,13 +44,8 @@ impl FromRequest for Realm {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let state = app_state(&req)?;
-            let sub = subdomain(&req, &state);
-            state
-                .realm(&sub)
-                .await?
-                .map(Realm)
-                .ok_or_else(|| HttpError(ApiError::invalid_subdomain()))
+            let (_, realm, _) = lookup(&req).await?;
+            realm.map(Realm).ok_or_else(|| HttpError(ApiError::invalid_subdomain()))
         })
     }
 }
@@ -66,12 +61,10 @@ impl FromRequest for MaybeRealm {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let state = app_state(&req)?;
-            let sub = subdomain(&req, &state);
-            match state.realm(&sub).await? {
-                Some(handle) => Ok(MaybeRealm(Some(handle))),
-                None if sub.is_empty() => Ok(MaybeRealm(None)),
-                None => Err(HttpError(ApiError::invalid_subdomain())),
+            match lookup(&req).await? {
+                (_, Some(handle), _) => Ok(MaybeRealm(Some(handle))),
+                (sub, None, _) if sub.is_empty() => Ok(MaybeRealm(None)),
+                _ => Err(HttpError(ApiError::invalid_subdomain())),
             }
         })
     }
@@ -90,25 +83,16 @@ impl FromRequest for Authed {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let state = app_state(&req)?;
-            let sub = subdomain(&req, &state);
-            let realm = state
-                .realm(&sub)
-                .await?
-                .ok_or_else(|| HttpError(ApiError::invalid_subdomain()))?;
-            let header = req
-                .headers()
-                .get(header::AUTHORIZATION)
-                .map(|v| v.as_bytes());
+            let (_, realm, state) = lookup(&req).await?;
+            let realm = realm.ok_or_else(|| HttpError(ApiError::invalid_subdomain()))?;
+            let header = req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
             let (email, key) = basic_credentials(header)?;
             match realm.auth().check_api_key(&email, &key) {
                 Ok(user) => Ok(Authed { realm, user }),
                 Err(KeyRejection::Refused(err)) => Err(err.into()),
                 Err(KeyRejection::Unknown) => {
                     let (store, realm_id) = (state.store.clone(), realm.id);
-                    let err =
-                        web::block(move || explain_foreign_key(&store, realm_id, &email, &key))
-                            .await?;
+                    let err = web::block(move || explain_foreign_key(&store, realm_id, &email, &key)).await?;
                     Err(err.into())
                 }
             }
@@ -130,13 +114,9 @@ pub fn basic_credentials(header: Option<&[u8]>) -> Result<(String, String), ApiE
         return Err(invalid());
     };
     if !scheme.eq_ignore_ascii_case("basic") {
-        return Err(ApiError::bad_request(
-            "This endpoint requires HTTP basic authentication.",
-        ));
+        return Err(ApiError::bad_request("This endpoint requires HTTP basic authentication."));
     }
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .map_err(|_| invalid())?;
+    let decoded = base64::engine::general_purpose::STANDARD.decode(encoded).map_err(|_| invalid())?;
     let decoded = String::from_utf8(decoded).map_err(|_| invalid())?;
     let fields: Vec<&str> = decoded.split(':').collect();
     let [email, key] = fields[..] else {
@@ -150,21 +130,14 @@ mod tests {
     use super::*;
 
     fn basic(s: &str) -> Vec<u8> {
-        format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(s)
-        )
-        .into_bytes()
+        format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(s)).into_bytes()
     }
 
     #[test]
     fn parses_basic_credentials() {
         let (email, key) = basic_credentials(Some(&basic(" a@b.c : KEY "))).unwrap();
         assert_eq!((email.as_str(), key.as_str()), ("a@b.c", "KEY"));
-        let lower = format!(
-            "basic {}",
-            base64::engine::general_purpose::STANDARD.encode("a@b.c:k")
-        );
+        let lower = format!("basic {}", base64::engine::general_purpose::STANDARD.encode("a@b.c:k"));
         assert!(basic_credentials(Some(lower.as_bytes())).is_ok());
     }
 
@@ -174,26 +147,14 @@ mod tests {
             let e = basic_credentials(h).unwrap_err();
             (e.status, e.msg)
         };
-        let not_logged_in = (
-            401,
-            "Not logged in: API authentication or user session required".to_owned(),
-        );
-        let invalid = (
-            401,
-            "Invalid authorization header for basic auth".to_owned(),
-        );
+        let not_logged_in = (401, "Not logged in: API authentication or user session required".to_owned());
+        let invalid = (401, "Invalid authorization header for basic auth".to_owned());
         assert_eq!(msg(None), not_logged_in);
         assert_eq!(msg(Some(b"")), not_logged_in);
         assert_eq!(msg(Some(b"Basic")), invalid);
         assert_eq!(msg(Some(b"Basic !!!")), invalid);
         assert_eq!(msg(Some(&basic("no-colon"))), invalid);
         assert_eq!(msg(Some(&basic("a:b:c"))), invalid);
-        assert_eq!(
-            msg(Some(b"Bearer abc")),
-            (
-                400,
-                "This endpoint requires HTTP basic authentication.".to_owned()
-            )
-        );
+        assert_eq!(msg(Some(b"Bearer abc")), (400, "This endpoint requires HTTP basic authentication.".to_owned()));
     }
 }

@@ -8,15 +8,12 @@ use serde_json::{Map, Value};
 
 /// `{name} is not valid JSON` unless `raw` is JSON.
 pub fn json(name: &str, raw: &str) -> Result<Value, ApiError> {
-    serde_json::from_str(raw)
-        .map_err(|_| ApiError::bad_request(format!("{name} is not valid JSON")))
+    serde_json::from_str(raw).map_err(|_| ApiError::bad_request(format!("{name} is not valid JSON")))
 }
 
 /// A JSON boolean.
 pub fn boolean(name: &str, raw: &str) -> Result<bool, ApiError> {
-    json(name, raw)?
-        .as_bool()
-        .ok_or_else(|| not_a(name, "a boolean"))
+    json(name, raw)?.as_bool().ok_or_else(|| not_a(name, "a boolean"))
 }
 
 /// A JSON integer (no fractions, no booleans, no quoted numbers).
@@ -26,11 +23,7 @@ pub fn integer(name: &str, raw: &str) -> Result<i64, ApiError> {
 
 /// A JSON list of integers; element errors name the element (`user_ids[2]`).
 pub fn integer_list(name: &str, raw: &str) -> Result<Vec<i64>, ApiError> {
-    list(name, raw)?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| as_integer(&format!("{name}[{i}]"), v))
-        .collect()
+    list(name, raw)?.iter().enumerate().map(|(i, v)| as_integer(&format!("{name}[{i}]"), v)).collect()
 }
 
 /// A JSON list of strings.
@@ -102,19 +95,10 @@ mod tests {
     fn lists_and_objects() {
         assert_eq!(integer_list("ids", "[1, 2]").unwrap(), vec![1, 2]);
         assert_eq!(msg(integer_list("ids", "1")), "ids is not a list");
-        assert_eq!(
-            msg(integer_list("ids", "[1, \"x\"]")),
-            "ids[1] is not an integer"
-        );
-        assert_eq!(
-            string_list("names", "[\"a\"]").unwrap(),
-            vec!["a".to_owned()]
-        );
+        assert_eq!(msg(integer_list("ids", "[1, \"x\"]")), "ids[1] is not an integer");
+        assert_eq!(string_list("names", "[\"a\"]").unwrap(), vec!["a".to_owned()]);
         assert_eq!(msg(string_list("names", "[3]")), "names[0] is not a string");
-        assert_eq!(
-            object("caps", "{\"a\": true}").unwrap()["a"],
-            Value::Bool(true)
-        );
+        assert_eq!(object("caps", "{\"a\": true}").unwrap()["a"], Value::Bool(true));
         assert_eq!(msg(object("caps", "[]")), "caps is not a dict");
     }
 }

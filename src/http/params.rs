@@ -48,11 +48,7 @@ pub struct Params {
 impl Params {
     /// Parameters from a query string and form pairs (the extractor's work, for tests).
     pub fn from_parts(query: &str, body: Vec<(String, String)>) -> Self {
-        Params {
-            body,
-            query: pairs(query.as_bytes()),
-            ..Default::default()
-        }
+        Params { body, query: pairs(query.as_bytes()), ..Default::default() }
     }
 
     /// The raw value: the last occurrence in the body, else the last in the query string.
@@ -68,15 +64,12 @@ impl Params {
 
     /// A required plain string parameter.
     pub fn required_str(&self, name: &str) -> Result<String, ApiError> {
-        self.str(name)
-            .ok_or_else(|| ApiError::missing_argument(name))
+        self.str(name).ok_or_else(|| ApiError::missing_argument(name))
     }
 
     /// An optional JSON boolean.
     pub fn bool(&self, name: &str) -> Result<Option<bool>, ApiError> {
-        self.raw(name)
-            .map(|raw| decode::boolean(name, raw))
-            .transpose()
+        self.raw(name).map(|raw| decode::boolean(name, raw)).transpose()
     }
 
     /// A JSON boolean with a default.
@@ -87,12 +80,7 @@ impl Params {
     /// A JSON boolean that also goes by a legacy name; giving both names is Zulip's
     /// `REQUEST_CONFUSING_VAR`.
     pub fn bool_aliased(&self, name: &str, alias: &str, default: bool) -> Result<bool, ApiError> {
-        let has = |n: &str| {
-            self.body
-                .iter()
-                .chain(self.query.iter())
-                .any(|(k, _)| k == n)
-        };
+        let has = |n: &str| self.body.iter().chain(self.query.iter()).any(|(k, _)| k == n);
         match (has(name), has(alias)) {
             (true, true) => {
                 self.raw(name);
@@ -112,17 +100,11 @@ impl Params {
 
     /// An optional JSON integer.
     pub fn int(&self, name: &str) -> Result<Option<i64>, ApiError> {
-        self.raw(name)
-            .map(|raw| decode::integer(name, raw))
-            .transpose()
+        self.raw(name).map(|raw| decode::integer(name, raw)).transpose()
     }
 
     /// An optional parameter decoded by `f` (one of [`decode`]'s functions).
-    pub fn decode<T>(
-        &self,
-        name: &str,
-        f: fn(&str, &str) -> Result<T, ApiError>,
-    ) -> Result<Option<T>, ApiError> {
+    pub fn decode<T>(&self, name: &str, f: fn(&str, &str) -> Result<T, ApiError>) -> Result<Option<T>, ApiError> {
         self.raw(name).map(|raw| f(name, raw)).transpose()
     }
 
@@ -134,13 +116,8 @@ impl Params {
     /// Names the endpoint never asked for, sorted and without repeats.
     pub fn ignored(&self) -> Vec<String> {
         let used = self.used.borrow();
-        let names: BTreeSet<&str> = self
-            .body
-            .iter()
-            .chain(self.query.iter())
-            .map(|(k, _)| k.as_str())
-            .filter(|k| !used.contains(*k))
-            .collect();
+        let names: BTreeSet<&str> =
+            self.body.iter().chain(self.query.iter()).map(|(k, _)| k.as_str()).filter(|k| !used.contains(*k)).collect();
         names.into_iter().map(str::to_owned).collect()
     }
 
@@ -156,24 +133,16 @@ impl Params {
 }
 
 fn last_value<'a>(list: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    list.iter()
-        .rev()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
+    list.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 /// Decodes `a=1&b=2` (lossy UTF-8, `+` as space), keeping repeats in order.
 fn pairs(bytes: &[u8]) -> Vec<(String, String)> {
-    form_urlencoded::parse(bytes)
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
+    form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
 }
 
 fn too_large() -> ApiError {
-    ApiError {
-        status: 413,
-        ..ApiError::bad_request("Request body is too large")
-    }
+    ApiError { status: 413, ..ApiError::bad_request("Request body is too large") }
 }
 
 fn bad_body() -> ApiError {
@@ -200,15 +169,8 @@ async fn read_multipart(
     let (mut fields, mut files, mut total) = (Vec::new(), Vec::new(), 0usize);
     while let Some(mut field) = multipart.try_next().await.map_err(|_| bad_body())? {
         let disposition = field.content_disposition().cloned();
-        let name = disposition
-            .as_ref()
-            .and_then(|d| d.get_name())
-            .unwrap_or("")
-            .to_owned();
-        let filename = disposition
-            .as_ref()
-            .and_then(|d| d.get_filename())
-            .map(str::to_owned);
+        let name = disposition.as_ref().and_then(|d| d.get_name()).unwrap_or("").to_owned();
+        let filename = disposition.as_ref().and_then(|d| d.get_filename()).map(str::to_owned);
         let content_type = field.content_type().map(|m| m.essence_str().to_owned());
         let mut data = BytesMut::new();
         while let Some(chunk) = field.try_next().await.map_err(|_| bad_body())? {
@@ -219,12 +181,7 @@ async fn read_multipart(
             data.extend_from_slice(&chunk);
         }
         match filename {
-            Some(filename) => files.push(UploadedFile {
-                field: name,
-                filename,
-                content_type,
-                data: data.freeze(),
-            }),
+            Some(filename) => files.push(UploadedFile { field: name, filename, content_type, data: data.freeze() }),
             None => fields.push((name, String::from_utf8_lossy(&data).into_owned())),
         }
     }
@@ -237,21 +194,12 @@ impl FromRequest for Params {
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let query = pairs(req.query_string().as_bytes());
-        let has_body = matches!(
-            *req.method(),
-            Method::POST | Method::PUT | Method::PATCH | Method::DELETE
-        );
+        let has_body = matches!(*req.method(), Method::POST | Method::PUT | Method::PATCH | Method::DELETE);
         let essence = req
             .headers()
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .map(|v| {
-                v.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_ascii_lowercase()
-            })
+            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
             .unwrap_or_default();
         let payload = payload.take();
         let req = req.clone();
@@ -264,12 +212,7 @@ impl FromRequest for Params {
                 // Zulip reads no parameters from other bodies.
                 _ => (Vec::new(), Vec::new()),
             };
-            Ok(Params {
-                body,
-                query,
-                files,
-                used: RefCell::default(),
-            })
+            Ok(Params { body, query, files, used: RefCell::default() })
         })
     }
 }
@@ -279,10 +222,7 @@ mod tests {
     use super::*;
 
     fn form(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
@@ -295,10 +235,7 @@ mod tests {
 
     #[test]
     fn unused_names_are_reported_sorted_once() {
-        let p = Params::from_parts(
-            "zeta=1&alpha=2&alpha=3",
-            form(&[("used", "x"), ("mid", "y")]),
-        );
+        let p = Params::from_parts("zeta=1&alpha=2&alpha=3", form(&[("used", "x"), ("mid", "y")]));
         assert_eq!(p.str("used").as_deref(), Some("x"));
         assert_eq!(p.ignored(), vec!["alpha", "mid", "zeta"]);
         let body = p.success(Map::new()).body;
@@ -323,18 +260,11 @@ mod tests {
     #[test]
     fn aliases_take_either_name_but_not_both() {
         let p = Params::from_parts("client_gravatar=false", vec![]);
-        assert!(!p
-            .bool_aliased("client_external_avatar", "client_gravatar", true)
-            .unwrap());
+        assert!(!p.bool_aliased("client_external_avatar", "client_gravatar", true).unwrap());
         assert!(p.ignored().is_empty());
         let p = Params::from_parts("client_gravatar=false&client_external_avatar=true", vec![]);
-        let e = p
-            .bool_aliased("client_external_avatar", "client_gravatar", true)
-            .unwrap_err();
-        assert_eq!(
-            e.msg,
-            "Can't decide between 'client_external_avatar' and 'client_gravatar' arguments"
-        );
+        let e = p.bool_aliased("client_external_avatar", "client_gravatar", true).unwrap_err();
+        assert_eq!(e.msg, "Can't decide between 'client_external_avatar' and 'client_gravatar' arguments");
         assert_eq!(e.code, Some(ErrorCode::RequestConfusingVar));
     }
 }

@@ -44,9 +44,7 @@ impl Responder for Success {
 pub fn json_response(status: StatusCode, body: &Value) -> HttpResponse {
     let mut bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
-    HttpResponse::build(status)
-        .content_type("application/json")
-        .body(bytes)
+    HttpResponse::build(status).content_type("application/json").body(bytes)
 }
 
 /// An [`ApiError`] on its way to the client.
@@ -103,18 +101,10 @@ pub fn error_response(err: &ApiError) -> HttpResponse {
     let headers = response.headers_mut();
     match err.code {
         Some(ErrorCode::Unauthorized) => {
-            headers.insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Basic realm=\"zulip\""),
-            );
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"zulip\""));
         }
         Some(ErrorCode::RateLimitHit) => {
-            let secs = err
-                .data
-                .get("retry-after")
-                .and_then(Value::as_f64)
-                .unwrap_or(1.0)
-                .ceil();
+            let secs = err.data.get("retry-after").and_then(Value::as_f64).unwrap_or(1.0).ceil();
             if let Ok(v) = HeaderValue::from_str(&format!("{secs}")) {
                 headers.insert(header::RETRY_AFTER, v);
             }
@@ -128,4 +118,32 @@ pub fn error_response(err: &ApiError) -> HttpResponse {
         }
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn body(response: HttpResponse) -> String {
+        let bytes = actix_web::body::to_bytes(response.into_body()).await.unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[actix_web::test]
+    async fn internal_errors_say_nothing_of_their_cause() {
+        let response = HttpError::from(actix::MailboxError::Closed).error_response();
+        assert_eq!(response.status(), 500);
+        assert_eq!(body(response).await, "{\"result\":\"error\",\"msg\":\"Internal server error\"}\n");
+    }
+
+    #[actix_web::test]
+    async fn rate_limits_carry_retry_after() {
+        let response = error_response(&ApiError::rate_limited(12.5));
+        assert_eq!(response.status(), 429);
+        assert_eq!(response.headers().get(header::RETRY_AFTER).unwrap(), "13");
+        assert_eq!(
+            body(response).await,
+            "{\"result\":\"error\",\"msg\":\"API usage exceeded rate limit\",\"code\":\"RATE_LIMIT_HIT\",\"retry-after\":12.5}\n"
+        );
+    }
 }

@@ -26,11 +26,6 @@ impl AppState {
         if let Some(handle) = self.directory.get(subdomain) {
             return Ok(Some(handle));
         }
-        Ok(self
-            .registry
-            .send(Resolve {
-                subdomain: subdomain.to_owned(),
-            })
-            .await??)
+        Ok(self.registry.send(Resolve { subdomain: subdomain.to_owned() }).await??)
     }
 }

@@ -9,18 +9,9 @@ use serde_json::json;
 use crate::helpers::{json, spawn_app};
 
 async fn refused(response: Response, status: u16, msg: &str) {
-    let www = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned());
+    let www = response.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned());
     let (got_status, body) = json(response).await;
-    assert_eq!(
-        (got_status, body),
-        (
-            status,
-            json!({"result": "error", "msg": msg, "code": "UNAUTHORIZED"})
-        )
-    );
+    assert_eq!((got_status, body), (status, json!({"result": "error", "msg": msg, "code": "UNAUTHORIZED"})));
     assert_eq!(www.as_deref(), Some("Basic realm=\"zulip\""));
 }
 
@@ -28,22 +19,13 @@ async fn refused(response: Response, status: u16, msg: &str) {
 async fn valid_credentials_authenticate() {
     let app = spawn_app().await;
     let o = app.owner.clone();
-    let (status, body) = json(
-        app.as_user(&o, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = json(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap()).await;
     assert_eq!(status, 200);
     assert_eq!(body["user_id"], 1);
     // The email is matched case-insensitively and surrounding spaces are ignored.
     let response = app
         .request(Method::GET, "/users/me")
-        .basic_auth(
-            format!(" {} ", o.email.to_uppercase()),
-            Some(format!(" {} ", o.api_key)),
-        )
+        .basic_auth(format!(" {} ", o.email.to_uppercase()), Some(format!(" {} ", o.api_key)))
         .send()
         .await
         .unwrap();
@@ -57,76 +39,32 @@ async fn every_refusal_is_a_401_with_zulips_message() {
     let o = app.owner.clone();
     let get = || app.request(Method::GET, "/users/me");
 
-    refused(
-        get().send().await.unwrap(),
-        401,
-        "Not logged in: API authentication or user session required",
-    )
-    .await;
+    refused(get().send().await.unwrap(), 401, "Not logged in: API authentication or user session required").await;
     refused(
         get().header("Authorization", "").send().await.unwrap(),
         401,
         "Not logged in: API authentication or user session required",
     )
     .await;
-    refused(
-        get()
-            .basic_auth(&o.email, Some("short"))
-            .send()
-            .await
-            .unwrap(),
-        401,
-        "Malformed API key",
-    )
-    .await;
+    refused(get().basic_auth(&o.email, Some("short")).send().await.unwrap(), 401, "Malformed API key").await;
     let wrong_key = "A".repeat(32);
+    refused(get().basic_auth(&o.email, Some(&wrong_key)).send().await.unwrap(), 401, "Invalid API key").await;
+    refused(get().basic_auth("other@agora.test", Some(&o.api_key)).send().await.unwrap(), 401, "Invalid API key").await;
     refused(
-        get()
-            .basic_auth(&o.email, Some(&wrong_key))
-            .send()
-            .await
-            .unwrap(),
-        401,
-        "Invalid API key",
-    )
-    .await;
-    refused(
-        get()
-            .basic_auth("other@agora.test", Some(&o.api_key))
-            .send()
-            .await
-            .unwrap(),
-        401,
-        "Invalid API key",
-    )
-    .await;
-    refused(
-        get()
-            .header("Authorization", "Basic not-base64!")
-            .send()
-            .await
-            .unwrap(),
+        get().header("Authorization", "Basic not-base64!").send().await.unwrap(),
         401,
         "Invalid authorization header for basic auth",
     )
     .await;
     refused(
-        get()
-            .header("Authorization", "Basic a b")
-            .send()
-            .await
-            .unwrap(),
+        get().header("Authorization", "Basic a b").send().await.unwrap(),
         401,
         "Invalid authorization header for basic auth",
     )
     .await;
 
     // Another scheme is a plain 400.
-    let response = get()
-        .header("Authorization", "Bearer abc")
-        .send()
-        .await
-        .unwrap();
+    let response = get().header("Authorization", "Bearer abc").send().await.unwrap();
     assert!(response.headers().get("www-authenticate").is_none());
     assert_eq!(
         json(response).await,
@@ -141,52 +79,12 @@ async fn every_refusal_is_a_401_with_zulips_message() {
 #[actix_web::test]
 async fn a_deactivated_account_is_refused_at_once() {
     let app = spawn_app().await;
-    let bob = app
-        .create_user("", "bob@agora.test", "Bob Builder", 400)
-        .await;
-    assert_eq!(
-        app.as_user(&bob, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
-    app.realm("")
-        .addr
-        .send(SetUserActive {
-            user_id: UserId(bob.user_id),
-            active: false,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    refused(
-        app.as_user(&bob, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-        401,
-        "Account is deactivated",
-    )
-    .await;
-    app.realm("")
-        .addr
-        .send(SetUserActive {
-            user_id: UserId(bob.user_id),
-            active: true,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        app.as_user(&bob, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    let bob = app.create_user("", "bob@agora.test", "Bob Builder", 400).await;
+    assert_eq!(app.as_user(&bob, Method::GET, "/users/me").send().await.unwrap().status(), 200);
+    app.realm("").addr.send(SetUserActive { user_id: UserId(bob.user_id), active: false }).await.unwrap().unwrap();
+    refused(app.as_user(&bob, Method::GET, "/users/me").send().await.unwrap(), 401, "Account is deactivated").await;
+    app.realm("").addr.send(SetUserActive { user_id: UserId(bob.user_id), active: true }).await.unwrap().unwrap();
+    assert_eq!(app.as_user(&bob, Method::GET, "/users/me").send().await.unwrap().status(), 200);
     app.stop().await;
 }
 
@@ -194,38 +92,16 @@ async fn a_deactivated_account_is_refused_at_once() {
 async fn a_regenerated_key_replaces_the_old_one() {
     let app = spawn_app().await;
     let mut o = app.owner.clone();
-    let response = app
-        .as_user(&o, Method::POST, "/users/me/api_key/regenerate")
-        .send()
-        .await
-        .unwrap();
+    let response = app.as_user(&o, Method::POST, "/users/me/api_key/regenerate").send().await.unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, 200);
     let new_key = body["api_key"].as_str().unwrap().to_owned();
-    assert_eq!(
-        body,
-        json!({"result": "success", "msg": "", "api_key": new_key})
-    );
+    assert_eq!(body, json!({"result": "success", "msg": "", "api_key": new_key}));
     assert_eq!(new_key.len(), 32);
     assert!(new_key.chars().all(|c| c.is_ascii_alphanumeric()));
     assert_ne!(new_key, o.api_key);
-    refused(
-        app.as_user(&o, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-        401,
-        "Invalid API key",
-    )
-    .await;
+    refused(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap(), 401, "Invalid API key").await;
     o.api_key = new_key;
-    assert_eq!(
-        app.as_user(&o, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap().status(), 200);
     app.stop().await;
 }

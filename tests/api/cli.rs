@@ -15,35 +15,19 @@ async fn agora(data_dir: &Path, args: &[&str]) -> Output {
     // Cheap hashing for the passwords the command hashes itself.
     let config = data_dir.join("test-agora.toml");
     std::fs::create_dir_all(data_dir).unwrap();
-    std::fs::write(
-        &config,
-        "[password_hash]\nmemory_kib = 8\niterations = 1\nparallelism = 1\n",
-    )
-    .unwrap();
-    let mut full: Vec<String> = vec![
-        "--data-dir".into(),
-        data_dir.display().to_string(),
-        "--config".into(),
-        config.display().to_string(),
-    ];
+    std::fs::write(&config, "[password_hash]\nmemory_kib = 8\niterations = 1\nparallelism = 1\n").unwrap();
+    let mut full: Vec<String> =
+        vec!["--data-dir".into(), data_dir.display().to_string(), "--config".into(), config.display().to_string()];
     full.extend(args.iter().map(|s| s.to_string()));
     actix_web::web::block(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
-            .args(&full)
-            .env_remove("RUST_LOG")
-            .output()
-            .unwrap()
+        std::process::Command::new(env!("CARGO_BIN_EXE_agora")).args(&full).env_remove("RUST_LOG").output().unwrap()
     })
     .await
     .unwrap()
 }
 
 fn printed(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "agora failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "agora failed: {}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     serde_json::from_str(&stdout).unwrap()
@@ -57,50 +41,22 @@ fn creds_from(v: &Value, email: &str, password: &str, sub: &str) -> Creds {
         password: password.into(),
         api_key: v["api_key"].as_str().unwrap().into(),
         user_id: v["user_id"].as_i64().unwrap(),
-        host: if sub.is_empty() {
-            HOST.into()
-        } else {
-            format!("{sub}.{HOST}")
-        },
+        host: if sub.is_empty() { HOST.into() } else { format!("{sub}.{HOST}") },
     }
 }
 
 #[actix_web::test]
 async fn help_documents_every_command() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
-        .arg("--help")
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
-    for word in [
-        "serve",
-        "create-realm",
-        "create-user",
-        "--data-dir",
-        "--bind",
-        "--external-host",
-        "--config",
-    ] {
+    for word in ["serve", "create-realm", "create-user", "--data-dir", "--bind", "--external-host", "--config"] {
         assert!(help.contains(word), "--help lacks {word}:\n{help}");
     }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["create-user", "--help"])
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).args(["create-user", "--help"]).output().unwrap();
     let help = String::from_utf8(out.stdout).unwrap();
-    for word in [
-        "--subdomain",
-        "--email",
-        "--password",
-        "--full-name",
-        "--role",
-        "--can-create-users",
-    ] {
-        assert!(
-            help.contains(word),
-            "create-user --help lacks {word}:\n{help}"
-        );
+    for word in ["--subdomain", "--email", "--password", "--full-name", "--role", "--can-create-users"] {
+        assert!(help.contains(word), "create-user --help lacks {word}:\n{help}");
     }
 }
 
@@ -226,38 +182,12 @@ async fn commands_work_without_a_server_and_their_results_persist() {
     let app = spawn_app_at(&dir).await;
     assert!(!dir.join("zuliprc").exists());
     for who in [&root, &acme, &bob] {
-        let (status, me) = json(
-            app.as_user(who, Method::GET, "/users/me")
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
-        assert_eq!(
-            (status, me["user_id"].as_i64()),
-            (200, Some(who.user_id)),
-            "{}",
-            who.email
-        );
+        let (status, me) = json(app.as_user(who, Method::GET, "/users/me").send().await.unwrap()).await;
+        assert_eq!((status, me["user_id"].as_i64()), (200, Some(who.user_id)), "{}", who.email);
     }
-    let (_, me) = json(
-        app.as_user(&bob, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (me["role"].as_i64(), me["full_name"].as_str()),
-        (Some(300), Some("Bob Builder"))
-    );
-    let (_, me) = json(
-        app.as_user(&acme, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, me) = json(app.as_user(&bob, Method::GET, "/users/me").send().await.unwrap()).await;
+    assert_eq!((me["role"].as_i64(), me["full_name"].as_str()), (Some(300), Some("Bob Builder")));
+    let (_, me) = json(app.as_user(&acme, Method::GET, "/users/me").send().await.unwrap()).await;
     assert_eq!(me["full_name"], "The Boss");
     let response = app
         .request_to("acme.agora.test", Method::POST, "/fetch_api_key")
@@ -292,17 +222,8 @@ async fn commands_go_through_a_running_server() {
     );
     let carol = creds_from(&carol, "carol@agora.test", "pw-carol", "");
     // The server knows the new user at once: the command went through its realm actor.
-    let (status, me) = json(
-        app.as_user(&carol, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (status, me["full_name"].as_str()),
-        (200, Some("Carol Chen"))
-    );
+    let (status, me) = json(app.as_user(&carol, Method::GET, "/users/me").send().await.unwrap()).await;
+    assert_eq!((status, me["full_name"].as_str()), (200, Some("Carol Chen")));
 
     let globex = printed(
         &agora(
@@ -322,13 +243,7 @@ async fn commands_go_through_a_running_server() {
         .await,
     );
     let globex = creds_from(&globex, "hank@globex.test", "pw-hank", "globex");
-    let (status, me) = json(
-        app.as_user(&globex, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, me) = json(app.as_user(&globex, Method::GET, "/users/me").send().await.unwrap()).await;
     assert_eq!((status, me["role"].as_i64()), (200, Some(100)));
 
     let taken = agora(

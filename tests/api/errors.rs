@@ -11,20 +11,9 @@ async fn unknown_paths_get_a_json_404() {
     for path in ["/no/such/endpoint", "/users/me/nothing/here"] {
         let response = app.request(Method::GET, path).send().await.unwrap();
         assert_eq!(response.headers()["content-type"], "application/json");
-        assert_eq!(
-            json(response).await,
-            (
-                404,
-                json!({"result": "error", "msg": "Not Found", "code": "NOT_FOUND"})
-            )
-        );
+        assert_eq!(json(response).await, (404, json!({"result": "error", "msg": "Not Found", "code": "NOT_FOUND"})));
     }
-    let response = app
-        .client
-        .get(format!("{}/elsewhere", app.address))
-        .send()
-        .await
-        .unwrap();
+    let response = app.client.get(format!("{}/elsewhere", app.address)).send().await.unwrap();
     assert_eq!(json(response).await.0, 404);
     app.stop().await;
 }
@@ -32,37 +21,19 @@ async fn unknown_paths_get_a_json_404() {
 #[actix_web::test]
 async fn wrong_methods_get_405_with_the_allowed_ones() {
     let app = spawn_app().await;
-    let response = app
-        .request(Method::DELETE, "/server_settings")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::DELETE, "/server_settings").send().await.unwrap();
     assert_eq!(response.headers()["allow"], "GET");
     assert_eq!(
         json(response).await,
-        (
-            405,
-            json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["GET"]})
-        )
+        (405, json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["GET"]}))
     );
-    let response = app
-        .request(Method::GET, "/fetch_api_key")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::GET, "/fetch_api_key").send().await.unwrap();
     assert_eq!(
         json(response).await,
-        (
-            405,
-            json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["POST"]})
-        )
+        (405, json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["POST"]}))
     );
     // The method is checked before authentication.
-    let response = app
-        .request(Method::PATCH, "/users/me")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::PATCH, "/users/me").send().await.unwrap();
     assert_eq!(json(response).await.0, 405);
     app.stop().await;
 }
@@ -70,18 +41,10 @@ async fn wrong_methods_get_405_with_the_allowed_ones() {
 #[actix_web::test]
 async fn options_and_head_are_answered() {
     let app = spawn_app().await;
-    let response = app
-        .request(Method::OPTIONS, "/users/me")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::OPTIONS, "/users/me").send().await.unwrap();
     assert_eq!(response.status(), 204);
     assert_eq!(response.headers()["allow"], "GET");
-    let response = app
-        .request(Method::HEAD, "/server_settings")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::HEAD, "/server_settings").send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), "");
     app.stop().await;

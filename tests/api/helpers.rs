@@ -75,16 +75,7 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let handle = app.handle();
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
-    TestApp {
-        address,
-        data_dir,
-        owner,
-        admin,
-        client: reqwest::Client::new(),
-        handle,
-        join,
-        _tmp: None,
-    }
+    TestApp { address, data_dir, owner, admin, client: reqwest::Client::new(), handle, join, _tmp: None }
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the
@@ -99,18 +90,10 @@ fn read_owner(dir: &Path) -> Creds {
             host: HOST.into(),
         };
     };
-    let field = |name: &str| {
-        rc.lines()
-            .find_map(|l| l.strip_prefix(&format!("{name}=")))
-            .unwrap()
-            .to_owned()
-    };
+    let field = |name: &str| rc.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_owned();
     Creds {
         email: field("email"),
-        password: std::fs::read_to_string(dir.join("owner-password"))
-            .unwrap()
-            .trim()
-            .to_owned(),
+        password: std::fs::read_to_string(dir.join("owner-password")).unwrap().trim().to_owned(),
         api_key: field("key"),
         user_id: 1,
         host: HOST.into(),
@@ -125,15 +108,12 @@ impl TestApp {
 
     /// A request to `path` under `/api/v1`, with the given Host header.
     pub fn request_to(&self, host: &str, method: Method, path: &str) -> RequestBuilder {
-        self.client
-            .request(method, format!("{}/api/v1{path}", self.address))
-            .header("Host", host)
+        self.client.request(method, format!("{}/api/v1{path}", self.address)).header("Host", host)
     }
 
     /// An authenticated request as `who`, to `who`'s organization.
     pub fn as_user(&self, who: &Creds, method: Method, path: &str) -> RequestBuilder {
-        self.request_to(&who.host, method, path)
-            .basic_auth(&who.email, Some(&who.api_key))
+        self.request_to(&who.host, method, path).basic_auth(&who.email, Some(&who.api_key))
     }
 
     /// The running actor of an organization.
@@ -156,13 +136,7 @@ impl TestApp {
     }
 
     /// Creates a user through the server's actors.
-    pub async fn create_user(
-        &self,
-        subdomain: &str,
-        email: &str,
-        full_name: &str,
-        role: i64,
-    ) -> Creds {
+    pub async fn create_user(&self, subdomain: &str, email: &str, full_name: &str, role: i64) -> Creds {
         let password = format!("pw-{email}");
         let request = AdminRequest::CreateUser {
             subdomain: subdomain.into(),
@@ -190,11 +164,7 @@ fn creds(out: &Value, email: &str, password: &str, subdomain: &str) -> Creds {
         password: password.into(),
         api_key: out["api_key"].as_str().unwrap().into(),
         user_id: out["user_id"].as_i64().unwrap(),
-        host: if subdomain.is_empty() {
-            HOST.into()
-        } else {
-            format!("{subdomain}.{HOST}")
-        },
+        host: if subdomain.is_empty() { HOST.into() } else { format!("{subdomain}.{HOST}") },
     }
 }
 
@@ -202,12 +172,6 @@ fn creds(out: &Value, email: &str, password: &str, subdomain: &str) -> Creds {
 pub async fn json(response: Response) -> (u16, Value) {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
-    assert!(
-        text.ends_with('\n'),
-        "body lacks Zulip's trailing newline: {text:?}"
-    );
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")),
-    )
+    assert!(text.ends_with('\n'), "body lacks Zulip's trailing newline: {text:?}");
+    (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
 }

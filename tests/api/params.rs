@@ -9,12 +9,7 @@ use crate::helpers::{json, spawn_app};
 #[actix_web::test]
 async fn a_missing_parameter_names_the_variable() {
     let app = spawn_app().await;
-    let response = app
-        .request(Method::POST, "/fetch_api_key")
-        .form(&[("password", "x")])
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::POST, "/fetch_api_key").form(&[("password", "x")]).send().await.unwrap();
     assert_eq!(
         json(response).await,
         (
@@ -32,32 +27,18 @@ async fn malformed_json_parameters_get_zulips_messages() {
     let cases = [
         ("client_gravatar=True", "client_gravatar is not valid JSON"),
         ("client_gravatar=1", "client_gravatar is not a boolean"),
-        (
-            "include_custom_profile_fields=%22yes%22",
-            "include_custom_profile_fields is not a boolean",
-        ),
+        ("include_custom_profile_fields=%22yes%22", "include_custom_profile_fields is not a boolean"),
     ];
     for (query, msg) in cases {
-        let response = app
-            .as_user(&o, Method::GET, &format!("/users/1?{query}"))
-            .send()
-            .await
-            .unwrap();
+        let response = app.as_user(&o, Method::GET, &format!("/users/1?{query}")).send().await.unwrap();
         assert_eq!(
             json(response).await,
-            (
-                400,
-                json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-            ),
+            (400, json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})),
             "{query}"
         );
     }
     let response = app
-        .as_user(
-            &o,
-            Method::GET,
-            "/users/1?client_gravatar=false&client_external_avatar=true",
-        )
+        .as_user(&o, Method::GET, "/users/1?client_gravatar=false&client_external_avatar=true")
         .send()
         .await
         .unwrap();
@@ -81,52 +62,26 @@ async fn malformed_json_parameters_get_zulips_messages() {
 async fn unknown_parameters_are_reported_sorted() {
     let app = spawn_app().await;
     let o = app.owner.clone();
-    let response = app
-        .as_user(&o, Method::GET, "/users/me?zebra=1&apple=2&apple=3")
-        .send()
-        .await
-        .unwrap();
+    let response = app.as_user(&o, Method::GET, "/users/me?zebra=1&apple=2&apple=3").send().await.unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, 200);
-    assert_eq!(
-        body["ignored_parameters_unsupported"],
-        json!(["apple", "zebra"])
-    );
+    assert_eq!(body["ignored_parameters_unsupported"], json!(["apple", "zebra"]));
     // The list is the last key of the body.
-    assert_eq!(
-        body.as_object().unwrap().keys().next_back().unwrap(),
-        "ignored_parameters_unsupported"
-    );
+    assert_eq!(body.as_object().unwrap().keys().next_back().unwrap(), "ignored_parameters_unsupported");
 
     // Body and query string are merged; used parameters are not reported.
     let response = app
-        .request(
-            Method::POST,
-            "/fetch_api_key?password=from-query&dont_block=true",
-        )
-        .form(&[
-            ("username", o.email.as_str()),
-            ("password", o.password.as_str()),
-            ("bogus_param", "1"),
-        ])
+        .request(Method::POST, "/fetch_api_key?password=from-query&dont_block=true")
+        .form(&[("username", o.email.as_str()), ("password", o.password.as_str()), ("bogus_param", "1")])
         .send()
         .await
         .unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!(
-        body["ignored_parameters_unsupported"],
-        json!(["bogus_param", "dont_block"])
-    );
+    assert_eq!(body["ignored_parameters_unsupported"], json!(["bogus_param", "dont_block"]));
 
     // Without unknown parameters the key is absent.
-    let (_, body) = json(
-        app.as_user(&o, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, body) = json(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap()).await;
     assert!(body.get("ignored_parameters_unsupported").is_none());
     app.stop().await;
 }
@@ -139,12 +94,7 @@ async fn multipart_bodies_carry_parameters_too() {
         .text("username", o.email.clone())
         .text("password", o.password.clone())
         .text("extra", "1");
-    let response = app
-        .request(Method::POST, "/fetch_api_key")
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
+    let response = app.request(Method::POST, "/fetch_api_key").multipart(form).send().await.unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, 200);
     assert_eq!(body["api_key"], o.api_key.as_str());
@@ -165,5 +115,22 @@ async fn get_bodies_are_not_parameters() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn a_broken_body_is_a_json_error_not_a_crash() {
+    let app = spawn_app().await;
+    let response = app
+        .request(Method::POST, "/fetch_api_key")
+        .header("Content-Type", "multipart/form-data; boundary=xyz")
+        .body("--xyz\r\nContent-Disposition: form-data; name=\"username\"\r\n\r\nunterminated")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        json(response).await,
+        (400, json!({"result": "error", "msg": "Malformed request body", "code": "BAD_REQUEST"}))
+    );
     app.stop().await;
 }

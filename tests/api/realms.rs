@@ -9,18 +9,9 @@ use crate::helpers::{json, spawn_app};
 async fn hosts_route_to_their_organizations() {
     let app = spawn_app().await;
     let acme = app.create_realm("acme", "boss@acme.test").await;
-    let (status, me) = json(
-        app.as_user(&acme, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, me) = json(app.as_user(&acme, Method::GET, "/users/me").send().await.unwrap()).await;
     assert_eq!(status, 200);
-    assert_eq!(
-        (me["user_id"].as_i64(), me["email"].as_str()),
-        (Some(acme.user_id), Some("boss@acme.test"))
-    );
+    assert_eq!((me["user_id"].as_i64(), me["email"].as_str()), (Some(acme.user_id), Some("boss@acme.test")));
     assert_eq!(me["role"], 100);
     // Ports and case do not matter; www. is the root.
     let response = app
@@ -45,7 +36,8 @@ async fn credentials_of_one_organization_fail_at_another() {
     let app = spawn_app().await;
     let acme = app.create_realm("acme", "boss@acme.test").await;
     let globex = app.create_realm("globex", "boss@globex.test").await;
-    let not_associated = json!({"result": "error", "msg": "Account is not associated with this subdomain", "code": "UNAUTHORIZED"});
+    let not_associated =
+        json!({"result": "error", "msg": "Account is not associated with this subdomain", "code": "UNAUTHORIZED"});
 
     // acme's owner at globex's host and at the root.
     for host in ["globex.agora.test", "agora.test"] {
@@ -55,10 +47,7 @@ async fn credentials_of_one_organization_fail_at_another() {
             .send()
             .await
             .unwrap();
-        assert_eq!(
-            response.headers()["www-authenticate"],
-            "Basic realm=\"zulip\""
-        );
+        assert_eq!(response.headers()["www-authenticate"], "Basic realm=\"zulip\"");
         assert_eq!(json(response).await, (401, not_associated.clone()));
     }
     // Logging in with a password at the wrong host fails too.
@@ -70,27 +59,11 @@ async fn credentials_of_one_organization_fail_at_another() {
         .unwrap();
     assert_eq!(json(response).await.1["code"], "AUTHENTICATION_FAILED");
     // Users of another organization cannot be looked up.
-    let (status, body) = json(
-        app.as_user(&globex, Method::GET, &format!("/users/{}", acme.user_id))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (status, body),
-        (
-            400,
-            json!({"result": "error", "msg": "No such user", "code": "BAD_REQUEST"})
-        )
-    );
-    let (status, _) = json(
-        app.as_user(&globex, Method::GET, &format!("/users/{}", acme.email))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) =
+        json(app.as_user(&globex, Method::GET, &format!("/users/{}", acme.user_id)).send().await.unwrap()).await;
+    assert_eq!((status, body), (400, json!({"result": "error", "msg": "No such user", "code": "BAD_REQUEST"})));
+    let (status, _) =
+        json(app.as_user(&globex, Method::GET, &format!("/users/{}", acme.email)).send().await.unwrap()).await;
     assert_eq!(status, 400);
     app.stop().await;
 }
@@ -102,13 +75,7 @@ async fn the_same_email_may_exist_in_two_organizations() {
     let globex = app.create_realm("globex", "pat@example.com").await;
     assert_ne!(acme.user_id, globex.user_id);
     for who in [&acme, &globex] {
-        let (status, me) = json(
-            app.as_user(who, Method::GET, "/users/me")
-                .send()
-                .await
-                .unwrap(),
-        )
-        .await;
+        let (status, me) = json(app.as_user(who, Method::GET, "/users/me").send().await.unwrap()).await;
         assert_eq!((status, me["user_id"].as_i64()), (200, Some(who.user_id)));
     }
     app.stop().await;

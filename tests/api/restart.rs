@@ -9,58 +9,24 @@ use crate::helpers::{json, spawn_app, spawn_app_at};
 async fn organizations_users_and_keys_survive_a_restart() {
     let app = spawn_app().await;
     let acme = app.create_realm("acme", "boss@acme.test").await;
-    let bob = app
-        .create_user("acme", "bob@acme.test", "Bob Builder", 300)
-        .await;
+    let bob = app.create_user("acme", "bob@acme.test", "Bob Builder", 300).await;
     let mut owner = app.owner.clone();
-    let (_, body) = json(
-        app.as_user(&owner, Method::POST, "/users/me/api_key/regenerate")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, body) = json(app.as_user(&owner, Method::POST, "/users/me/api_key/regenerate").send().await.unwrap()).await;
     owner.api_key = body["api_key"].as_str().unwrap().to_owned();
-    let (_, bob_before) = json(
-        app.as_user(&acme, Method::GET, &format!("/users/{}", bob.user_id))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, bob_before) =
+        json(app.as_user(&acme, Method::GET, &format!("/users/{}", bob.user_id)).send().await.unwrap()).await;
     let data_dir = app.data_dir.clone();
     let tmp = app.stop().await;
 
     let app = spawn_app_at(&data_dir).await;
     // No second bootstrap: the zuliprc still holds the original (now replaced) key.
     assert_ne!(app.owner.api_key, owner.api_key);
-    assert_eq!(
-        app.as_user(&owner, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
-    let (status, body) = json(
-        app.as_user(&app.owner, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (status, body["msg"].as_str()),
-        (401, Some("Invalid API key"))
-    );
+    assert_eq!(app.as_user(&owner, Method::GET, "/users/me").send().await.unwrap().status(), 200);
+    let (status, body) = json(app.as_user(&app.owner, Method::GET, "/users/me").send().await.unwrap()).await;
+    assert_eq!((status, body["msg"].as_str()), (401, Some("Invalid API key")));
 
-    let (status, bob_after) = json(
-        app.as_user(&acme, Method::GET, &format!("/users/{}", bob.user_id))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, bob_after) =
+        json(app.as_user(&acme, Method::GET, &format!("/users/{}", bob.user_id)).send().await.unwrap()).await;
     assert_eq!(status, 200);
     assert_eq!(bob_after, bob_before);
     assert_eq!(bob_after["user"]["role"], json!(300));
@@ -78,10 +44,7 @@ async fn organizations_users_and_keys_survive_a_restart() {
 #[actix_web::test]
 async fn a_second_server_cannot_use_the_same_data_directory() {
     let app = spawn_app().await;
-    let err = agora::startup::Application::build(crate::helpers::test_settings(&app.data_dir))
-        .await
-        .err()
-        .unwrap();
+    let err = agora::startup::Application::build(crate::helpers::test_settings(&app.data_dir)).await.err().unwrap();
     assert!(err.to_string().contains("another agora server"), "{err}");
     app.stop().await;
 }

@@ -25,13 +25,7 @@ fn base() -> serde_json::Value {
 #[actix_web::test]
 async fn root_organization_settings_need_no_authentication() {
     let app = spawn_app().await;
-    let (status, body) = json(
-        app.request(Method::GET, "/server_settings")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = json(app.request(Method::GET, "/server_settings").send().await.unwrap()).await;
     assert_eq!(status, 200);
     let mut expected = base();
     let extra = json!({
@@ -45,10 +39,7 @@ async fn root_organization_settings_need_no_authentication() {
         "external_authentication_methods": [],
         "realm_uri": "http://agora.test",
     });
-    expected
-        .as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
+    expected.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
     assert_eq!(body, expected);
     // Keys come in Zulip's order.
     let keys: Vec<&String> = body.as_object().unwrap().keys().collect();
@@ -60,49 +51,31 @@ async fn root_organization_settings_need_no_authentication() {
 async fn each_organization_answers_at_its_own_host() {
     let app = spawn_app().await;
     app.create_realm("acme", "boss@acme.test").await;
-    let response = app
-        .request_to("acme.agora.test:8080", Method::GET, "/server_settings")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request_to("acme.agora.test:8080", Method::GET, "/server_settings").send().await.unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, 200);
     assert_eq!(body["realm_name"], "Org acme");
     assert_eq!(body["realm_url"], "http://acme.agora.test");
     assert_eq!(body["realm_uri"], "http://acme.agora.test");
-    assert_eq!(
-        body["realm_icon"],
-        "https://secure.gravatar.com/avatar/c81e728d9d4c2f636f067f89cc14862c?d=identicon"
-    );
+    assert_eq!(body["realm_icon"], "https://secure.gravatar.com/avatar/c81e728d9d4c2f636f067f89cc14862c?d=identicon");
     app.stop().await;
 }
 
 #[actix_web::test]
 async fn an_unknown_subdomain_is_404() {
     let app = spawn_app().await;
-    let response = app
-        .request_to("nope.agora.test", Method::GET, "/server_settings")
-        .send()
-        .await
-        .unwrap();
+    let response = app.request_to("nope.agora.test", Method::GET, "/server_settings").send().await.unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, 404);
-    assert_eq!(
-        body,
-        json!({"result": "error", "msg": "Invalid subdomain", "code": "NONEXISTENT_SUBDOMAIN"})
-    );
+    assert_eq!(body, json!({"result": "error", "msg": "Invalid subdomain", "code": "NONEXISTENT_SUBDOMAIN"}));
     app.stop().await;
 }
 
 #[actix_web::test]
 async fn clients_named_zulip_invalid_are_told_they_are_incompatible() {
     let app = spawn_app().await;
-    let response = app
-        .request(Method::GET, "/server_settings")
-        .header("User-Agent", "ZulipInvalid/1.0")
-        .send()
-        .await
-        .unwrap();
+    let response =
+        app.request(Method::GET, "/server_settings").header("User-Agent", "ZulipInvalid/1.0").send().await.unwrap();
     let (_, body) = json(response).await;
     assert_eq!(body["is_incompatible"], true);
     let response = app

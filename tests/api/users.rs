@@ -9,14 +9,10 @@ use crate::helpers::{json, spawn_app};
 /// returns it.
 fn date_joined(body: &Value) -> Value {
     let s = body["date_joined"].as_str().unwrap();
-    let parsed = chrono::DateTime::parse_from_str(&format!("{s}:00"), "%Y-%m-%dT%H:%M%z:00")
-        .unwrap_or_else(|e| {
-            panic!("{s}: {e}");
-        });
-    assert!(
-        s.ends_with("+00:00") && s.len() == "2026-11-21T05:21+00:00".len(),
-        "{s}"
-    );
+    let parsed = chrono::DateTime::parse_from_str(&format!("{s}:00"), "%Y-%m-%dT%H:%M%z:00").unwrap_or_else(|e| {
+        panic!("{s}: {e}");
+    });
+    assert!(s.ends_with("+00:00") && s.len() == "2026-11-21T05:21+00:00".len(), "{s}");
     let age = chrono::Utc::now().timestamp() - parsed.timestamp();
     assert!((0..=120).contains(&age), "{s}");
     body["date_joined"].clone()
@@ -26,13 +22,7 @@ fn date_joined(body: &Value) -> Value {
 async fn own_profile_has_every_field() {
     let app = spawn_app().await;
     let o = app.owner.clone();
-    let (status, body) = json(
-        app.as_user(&o, Method::GET, "/users/me")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) = json(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap()).await;
     assert_eq!(status, 200);
     let expected = json!({
         "result": "success",
@@ -55,18 +45,8 @@ async fn own_profile_has_every_field() {
         "max_message_id": -1,
     });
     assert_eq!(body, expected);
-    let keys: Vec<&str> = body
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
-    let expected_keys: Vec<&str> = expected
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+    let expected_keys: Vec<&str> = expected.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, expected_keys);
     app.stop().await;
 }
@@ -74,18 +54,11 @@ async fn own_profile_has_every_field() {
 #[actix_web::test]
 async fn other_users_by_id_and_by_email() {
     let app = spawn_app().await;
-    let alice = app
-        .create_user("", "alice@agora.test", "Alice Adams", 600)
-        .await;
+    let alice = app.create_user("", "alice@agora.test", "Alice Adams", 600).await;
     let o = app.owner.clone();
 
-    let (status, body) = json(
-        app.as_user(&o, Method::GET, &format!("/users/{}", alice.user_id))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (status, body) =
+        json(app.as_user(&o, Method::GET, &format!("/users/{}", alice.user_id)).send().await.unwrap()).await;
     assert_eq!(status, 200);
     let user = json!({
         "email": "alice@agora.test",
@@ -106,19 +79,10 @@ async fn other_users_by_id_and_by_email() {
     });
     assert_eq!(body, json!({"result": "success", "msg": "", "user": user}));
 
-    let (_, by_email) = json(
-        app.as_user(&o, Method::GET, "/users/ALICE@agora.test")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let (_, by_email) = json(app.as_user(&o, Method::GET, "/users/ALICE@agora.test").send().await.unwrap()).await;
     assert_eq!(by_email["user"], user);
 
-    let path = format!(
-        "/users/{}?client_gravatar=false&include_custom_profile_fields=true",
-        alice.user_id
-    );
+    let path = format!("/users/{}?client_gravatar=false&include_custom_profile_fields=true", alice.user_id);
     let (_, body) = json(app.as_user(&o, Method::GET, &path).send().await.unwrap()).await;
     assert_eq!(
         body["user"]["avatar_url"],
@@ -127,17 +91,8 @@ async fn other_users_by_id_and_by_email() {
     assert_eq!(body["user"]["profile_data"], json!({}));
 
     // A guest sees the owner too.
-    let (status, body) = json(
-        app.as_user(&alice, Method::GET, "/users/1")
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
-    assert_eq!(
-        (status, body["user"]["full_name"].as_str()),
-        (200, Some("Organization Owner"))
-    );
+    let (status, body) = json(app.as_user(&alice, Method::GET, "/users/1").send().await.unwrap()).await;
+    assert_eq!((status, body["user"]["full_name"].as_str()), (200, Some("Organization Owner")));
     app.stop().await;
 }
 
@@ -146,11 +101,7 @@ async fn unknown_users_are_bad_requests() {
     let app = spawn_app().await;
     let o = app.owner.clone();
     let no_such_user = json!({"result": "error", "msg": "No such user", "code": "BAD_REQUEST"});
-    for path in [
-        "/users/999",
-        "/users/99999999999999999999999",
-        "/users/nobody@agora.test",
-    ] {
+    for path in ["/users/999", "/users/99999999999999999999999", "/users/nobody@agora.test"] {
         let response = app.as_user(&o, Method::GET, path).send().await.unwrap();
         assert_eq!(json(response).await, (400, no_such_user.clone()), "{path}");
     }

@@ -23,6 +23,11 @@ use crate::events::{Outgoing, PushEvent};
 use crate::ids::UserId;
 use crate::store::Store;
 
+/// Messages a realm actor queues before senders have to wait (the registry creates its
+/// mailbox with this bound). Within it a message is queued the moment it is sent, so
+/// arrival order is send order.
+pub const MAILBOX_CAPACITY: usize = 1024;
+
 /// The actor owning one organization's state.
 pub struct RealmActor {
     state: RealmState,
@@ -36,21 +41,9 @@ pub struct RealmActor {
 
 impl RealmActor {
     /// An actor for a loaded state; `auth` is the slot HTTP workers read.
-    pub fn new(
-        state: RealmState,
-        store: Store,
-        config: Arc<ServerConfig>,
-        auth: Arc<ArcSwap<AuthSnapshot>>,
-    ) -> Self {
+    pub fn new(state: RealmState, store: Store, config: Arc<ServerConfig>, auth: Arc<ArcSwap<AuthSnapshot>>) -> Self {
         auth.store(Arc::new(AuthSnapshot::of(&state)));
-        RealmActor {
-            state,
-            store,
-            config,
-            auth,
-            listeners: HashMap::new(),
-            next_listener: 0,
-        }
+        RealmActor { state, store, config, auth, listeners: HashMap::new(), next_listener: 0 }
     }
 
     fn publish_auth(&self) {
@@ -66,10 +59,7 @@ impl RealmActor {
                 if let Some(list) = self.listeners.get_mut(&user_id) {
                     list.retain(|(_, r)| r.connected());
                     for (_, recipient) in list.iter() {
-                        recipient.do_send(PushEvent {
-                            user_id,
-                            event: Arc::clone(&event),
-                        });
+                        recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) });
                     }
                 }
             }
@@ -113,11 +103,10 @@ impl Handler<GetUser> for RealmActor {
         let viewer = self.viewer(msg.viewer)?;
         let target = match &msg.target {
             UserRef::Id(id) => self.state.user(*id),
-            UserRef::Email(email) => self.state.user_by_api_email(email).or_else(|| {
-                self.state
-                    .user_by_delivery_email(email)
-                    .filter(|t| can_access_delivery_email(viewer, t))
-            }),
+            UserRef::Email(email) => self
+                .state
+                .user_by_api_email(email)
+                .or_else(|| self.state.user_by_delivery_email(email).filter(|t| can_access_delivery_email(viewer, t))),
         }
         .ok_or_else(|| ApiError::bad_request("No such user"))?;
         Ok(self.state.user_dict(viewer, target, msg.options))
@@ -128,13 +117,7 @@ impl Handler<CreateUser> for RealmActor {
     type Result = ApiResult<CreatedUser>;
 
     fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        let (created, events) = ops::create_user(
-            &mut self.state,
-            &self.store,
-            &self.config,
-            msg.0,
-            ops::now(),
-        )?;
+        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, msg.0, ops::now())?;
         self.publish_auth();
         self.fan_out(events);
         Ok(created)
@@ -165,10 +148,7 @@ impl Handler<GetServerSettings> for RealmActor {
     type Result = MessageResult<GetServerSettings>;
 
     fn handle(&mut self, msg: GetServerSettings, _: &mut Self::Context) -> Self::Result {
-        MessageResult(
-            self.state
-                .server_settings(&self.config, msg.is_incompatible),
-        )
+        MessageResult(self.state.server_settings(&self.config, msg.is_incompatible))
     }
 }
 
@@ -189,10 +169,7 @@ impl Handler<AddListener> for RealmActor {
     fn handle(&mut self, msg: AddListener, _: &mut Self::Context) -> Self::Result {
         self.next_listener += 1;
         let id = ListenerId(self.next_listener);
-        self.listeners
-            .entry(msg.user_id)
-            .or_default()
-            .push((id, msg.recipient));
+        self.listeners.entry(msg.user_id).or_default().push((id, msg.recipient));
         MessageResult(id)
     }
 }

@@ -18,19 +18,14 @@ pub struct UserDictOptions {
 
 /// `date_joined` as Zulip prints it: ISO 8601 to the minute, UTC offset spelled out.
 pub fn format_date_joined(unix_seconds: i64) -> String {
-    DateTime::from_timestamp(unix_seconds, 0)
-        .map(|t| t.format("%Y-%m-%dT%H:%M+00:00").to_string())
-        .unwrap_or_default()
+    DateTime::from_timestamp(unix_seconds, 0).map(|t| t.format("%Y-%m-%dT%H:%M+00:00").to_string()).unwrap_or_default()
 }
 
 /// The URL of a user's avatar, versioned so clients refetch after a change.
 pub fn avatar_url(user: &User) -> String {
     let hash = Md5::digest(user.delivery_email.to_lowercase().as_bytes());
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "https://secure.gravatar.com/avatar/{hex}?d=identicon&version={}",
-        user.avatar_version
-    )
+    format!("https://secure.gravatar.com/avatar/{hex}?d=identicon&version={}", user.avatar_version)
 }
 
 /// Whether `viewer` may see `target`'s real email address (Zulip's
@@ -50,12 +45,7 @@ pub fn can_access_delivery_email(viewer: &User, target: &User) -> bool {
 
 impl RealmState {
     /// `target` as `viewer` may see it.
-    pub fn user_dict(
-        &self,
-        viewer: &User,
-        target: &User,
-        opts: UserDictOptions,
-    ) -> Map<String, Value> {
+    pub fn user_dict(&self, viewer: &User, target: &User, opts: UserDictOptions) -> Map<String, Value> {
         let delivery_email = if target.is_bot || can_access_delivery_email(viewer, target) {
             Value::from(target.delivery_email.as_str())
         } else {
@@ -65,11 +55,7 @@ impl RealmState {
         let gravatar_computable = opts.client_gravatar
             && target.avatar_source == "G"
             && target.email_address_visibility == EmailVisibility::Everyone;
-        let avatar = if gravatar_computable {
-            Value::Null
-        } else {
-            Value::from(avatar_url(target))
-        };
+        let avatar = if gravatar_computable { Value::Null } else { Value::from(avatar_url(target)) };
         let mut dict = match json!({
             "email": target.email,
             "user_id": target.id,
@@ -100,10 +86,7 @@ impl RealmState {
 
     /// `GET /users/me`: the user's own object with every field, plus `max_message_id`.
     pub fn own_profile(&self, user: &User, max_message_id: i64) -> Map<String, Value> {
-        let opts = UserDictOptions {
-            client_gravatar: false,
-            include_custom_profile_fields: true,
-        };
+        let opts = UserDictOptions { client_gravatar: false, include_custom_profile_fields: true };
         let mut dict = self.user_dict(user, user, opts);
         dict.insert("max_message_id".into(), Value::from(max_message_id));
         dict

@@ -18,13 +18,7 @@ pub enum Role {
 
 impl Role {
     /// Every role, most powerful first.
-    pub const ALL: [Role; 5] = [
-        Role::Owner,
-        Role::Administrator,
-        Role::Moderator,
-        Role::Member,
-        Role::Guest,
-    ];
+    pub const ALL: [Role; 5] = [Role::Owner, Role::Administrator, Role::Moderator, Role::Member, Role::Guest];
 
     /// The wire value (100, 200, 300, 400, 600).
     pub fn as_i64(self) -> i64 {
@@ -130,10 +124,7 @@ impl Realm {
 
     /// Days a new member waits before joining `role:fullmembers`.
     pub fn waiting_period_threshold(&self) -> i64 {
-        self.settings
-            .get("waiting_period_threshold")
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
+        self.settings.get("waiting_period_threshold").and_then(Value::as_i64).unwrap_or(0)
     }
 }
 
@@ -204,36 +195,16 @@ impl SystemGroup {
     /// (each group's subgroup is created before it).
     pub const DEFINITIONS: [(&'static str, &'static str, Option<&'static str>); 8] = [
         (Self::OWNERS, "Owners of this organization", None),
-        (
-            Self::ADMINISTRATORS,
-            "Administrators of this organization, including owners",
-            Some(Self::OWNERS),
-        ),
-        (
-            Self::MODERATORS,
-            "Moderators of this organization, including administrators",
-            Some(Self::ADMINISTRATORS),
-        ),
+        (Self::ADMINISTRATORS, "Administrators of this organization, including owners", Some(Self::OWNERS)),
+        (Self::MODERATORS, "Moderators of this organization, including administrators", Some(Self::ADMINISTRATORS)),
         (
             Self::FULL_MEMBERS,
             "Members of this organization, not including new accounts and guests",
             Some(Self::MODERATORS),
         ),
-        (
-            Self::MEMBERS,
-            "Members of this organization, not including guests",
-            Some(Self::FULL_MEMBERS),
-        ),
-        (
-            Self::EVERYONE,
-            "Everyone in this organization, including guests",
-            Some(Self::MEMBERS),
-        ),
-        (
-            Self::INTERNET,
-            "Everyone on the Internet",
-            Some(Self::EVERYONE),
-        ),
+        (Self::MEMBERS, "Members of this organization, not including guests", Some(Self::FULL_MEMBERS)),
+        (Self::EVERYONE, "Everyone in this organization, including guests", Some(Self::MEMBERS)),
+        (Self::INTERNET, "Everyone on the Internet", Some(Self::EVERYONE)),
         (Self::NOBODY, "Nobody", None),
     ];
 }

@@ -96,10 +96,7 @@ pub fn create_realm(
 ) -> ApiResult<(CreatedRealm, RealmState)> {
     validate::subdomain(&new.subdomain)?;
     let name = validate::realm_name(&new.name)?;
-    let owner = NewUser {
-        role: Role::Owner,
-        ..new.owner
-    };
+    let owner = NewUser { role: Role::Owner, ..new.owner };
     validate_new_user(&owner)?;
 
     let realm = Realm {
@@ -115,10 +112,7 @@ pub fn create_realm(
     let result = store.write(|tx| -> Result<(RealmId, User), StoreError> {
         let realm_id = store::realms::insert(tx, &realm)?;
         let groups = insert_system_groups(tx, realm_id, now)?;
-        let realm = Realm {
-            id: realm_id,
-            ..realm.clone()
-        };
+        let realm = Realm { id: realm_id, ..realm.clone() };
         let state = RealmState::new(realm, Vec::new(), groups);
         let (user, _groups) = insert_user(tx, &state, config, &owner, now)?;
         Ok((realm_id, user))
@@ -134,16 +128,7 @@ pub fn create_realm(
         ApiError::internal()
     })?;
     tracing::info!(realm.id = %realm_id, subdomain = %new.subdomain, "created organization");
-    Ok((
-        CreatedRealm {
-            realm_id,
-            owner: CreatedUser {
-                user_id: owner_user.id,
-                api_key: owner_user.api_key,
-            },
-        },
-        state,
-    ))
+    Ok((CreatedRealm { realm_id, owner: CreatedUser { user_id: owner_user.id, api_key: owner_user.api_key } }, state))
 }
 
 /// Creates the eight system groups with their subgroup chain.
@@ -197,11 +182,7 @@ fn insert_user(
     now: i64,
 ) -> Result<(User, Vec<GroupId>), StoreError> {
     let realm = state.realm();
-    let visibility = if new.bot_type.is_some() {
-        EmailVisibility::Everyone
-    } else {
-        realm.default_email_visibility()
-    };
+    let visibility = if new.bot_type.is_some() { EmailVisibility::Everyone } else { realm.default_email_visibility() };
     let delivery_email = new.email.trim().to_owned();
     let api_key = new_api_key();
     let mut user = User {
@@ -230,11 +211,7 @@ fn insert_user(
     user.id = store::users::insert(tx, &user)?;
     user.email = match visibility {
         EmailVisibility::Everyone => user.delivery_email.clone(),
-        _ => format!(
-            "user{}@{}",
-            user.id,
-            config.fake_email_domain(&realm.subdomain)
-        ),
+        _ => format!("user{}@{}", user.id, config.fake_email_domain(&realm.subdomain)),
     };
     store::users::set_email(tx, user.id, &user.email)?;
     let groups = state.role_groups(user.role, now, now);
@@ -253,9 +230,7 @@ pub fn create_user(
     now: i64,
 ) -> ApiResult<(CreatedUser, Vec<Outgoing>)> {
     if state.realm().deactivated {
-        return Err(ApiError::bad_request(
-            "This organization has been deactivated",
-        ));
+        return Err(ApiError::bad_request("This organization has been deactivated"));
     }
     validate_new_user(&new)?;
     if state.user_by_delivery_email(new.email.trim()).is_some() {
@@ -263,9 +238,7 @@ pub fn create_user(
     }
     let (user, groups) = match store.write(|tx| insert_user(tx, state, config, &new, now)) {
         Ok(inserted) => inserted,
-        Err(e) if is_unique_violation(&e) => {
-            return Err(ApiError::bad_request("Email is already in use."))
-        }
+        Err(e) if is_unique_violation(&e) => return Err(ApiError::bad_request("Email is already in use.")),
         Err(e) => return Err(e.into()),
     };
     for group in groups {
@@ -274,62 +247,35 @@ pub fn create_user(
     state.put_user(user.clone());
     tracing::info!(realm.id = %state.realm().id, user.id = %user.id, "created user");
     let events = user_created_events(state, &user, now);
-    Ok((
-        CreatedUser {
-            user_id: user.id,
-            api_key: user.api_key,
-        },
-        events,
-    ))
+    Ok((CreatedUser { user_id: user.id, api_key: user.api_key }, events))
 }
 
 /// Zulip's `notify_created_user` and system-group membership events: the new user's
 /// object goes to every active user, with the real email only to those allowed to see it.
 fn user_created_events(state: &RealmState, user: &User, now: i64) -> Vec<Outgoing> {
-    let opts = UserDictOptions {
-        client_gravatar: false,
-        include_custom_profile_fields: true,
-    };
+    let opts = UserDictOptions { client_gravatar: false, include_custom_profile_fields: true };
     let mut with_access: Option<(Map<String, Value>, Vec<UserId>)> = None;
     let mut without_access: Option<(Map<String, Value>, Vec<UserId>)> = None;
     for viewer in state.users().filter(|u| u.is_active) {
-        let slot = if can_access_delivery_email(viewer, user) {
-            &mut with_access
-        } else {
-            &mut without_access
-        };
-        slot.get_or_insert_with(|| (state.user_dict(viewer, user, opts), Vec::new()))
-            .1
-            .push(viewer.id);
+        let slot = if can_access_delivery_email(viewer, user) { &mut with_access } else { &mut without_access };
+        slot.get_or_insert_with(|| (state.user_dict(viewer, user, opts), Vec::new())).1.push(viewer.id);
     }
     let mut events: Vec<Outgoing> = [with_access, without_access]
         .into_iter()
         .flatten()
-        .map(|(person, users)| {
-            Outgoing::to(
-                users,
-                Event::new("realm_user", json!({"op": "add", "person": person})),
-            )
-        })
+        .map(|(person, users)| Outgoing::to(users, Event::new("realm_user", json!({"op": "add", "person": person}))))
         .collect();
     for group in state.role_groups(user.role, now, now) {
         events.push(Outgoing::to(
             state.active_user_ids(),
-            Event::new(
-                "user_group",
-                json!({"op": "add_members", "group_id": group, "user_ids": [user.id]}),
-            ),
+            Event::new("user_group", json!({"op": "add_members", "group_id": group, "user_ids": [user.id]})),
         ));
     }
     events
 }
 
 /// Replaces a user's API key; the old one stops working at once.
-pub fn regenerate_api_key(
-    state: &mut RealmState,
-    store: &Store,
-    user_id: UserId,
-) -> ApiResult<String> {
+pub fn regenerate_api_key(state: &mut RealmState, store: &Store, user_id: UserId) -> ApiResult<String> {
     state.user_or_err(user_id)?;
     let api_key = new_api_key();
     store.write(|tx| store::users::set_api_key(tx, user_id, &api_key))?;
@@ -342,11 +288,7 @@ pub fn regenerate_api_key(
 
 /// A human replacing their own key (`POST /users/me/api_key/regenerate`); bots' keys are
 /// managed by their owners.
-pub fn regenerate_own_api_key(
-    state: &mut RealmState,
-    store: &Store,
-    user_id: UserId,
-) -> ApiResult<String> {
+pub fn regenerate_own_api_key(state: &mut RealmState, store: &Store, user_id: UserId) -> ApiResult<String> {
     if state.user_or_err(user_id)?.is_bot {
         return Err(ApiError::humans_only());
     }
@@ -373,9 +315,6 @@ pub fn set_user_active(
     if let Some(user) = state.user_mut(user_id) {
         user.is_active = active;
     }
-    let event = Event::new(
-        "realm_user",
-        json!({"op": "update", "person": {"user_id": user_id, "is_active": active}}),
-    );
+    let event = Event::new("realm_user", json!({"op": "update", "person": {"user_id": user_id, "is_active": active}}));
     Ok(vec![Outgoing::to(state.active_user_ids(), event)])
 }

@@ -62,11 +62,7 @@ impl AuthSnapshot {
                 (u.delivery_email.to_lowercase(), Arc::new(entry))
             })
             .collect();
-        AuthSnapshot {
-            realm_id: state.realm().id,
-            realm_deactivated: state.realm().deactivated,
-            by_email,
-        }
+        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email }
     }
 
     /// The account with this delivery email, compared case-insensitively.
@@ -77,29 +73,19 @@ impl AuthSnapshot {
     /// Checks HTTP Basic credentials (already split and trimmed) against this realm,
     /// in Zulip's order: key format, key and email, organization, account, webhook bots.
     /// The key is compared in constant time.
-    pub fn check_api_key(
-        &self,
-        email: &str,
-        api_key: &str,
-    ) -> Result<Arc<AuthEntry>, KeyRejection> {
+    pub fn check_api_key(&self, email: &str, api_key: &str) -> Result<Arc<AuthEntry>, KeyRejection> {
         if !has_api_key_format(api_key) {
-            return Err(KeyRejection::Refused(ApiError::unauthorized(
-                "Malformed API key",
-            )));
+            return Err(KeyRejection::Refused(ApiError::unauthorized("Malformed API key")));
         }
         let entry = match self.by_delivery_email(email) {
             Some(entry) if secrets_equal(&entry.api_key, api_key) => entry,
             _ => return Err(KeyRejection::Unknown),
         };
         if self.realm_deactivated {
-            return Err(KeyRejection::Refused(ApiError::unauthorized(
-                "This organization has been deactivated",
-            )));
+            return Err(KeyRejection::Refused(ApiError::unauthorized("This organization has been deactivated")));
         }
         if !entry.is_active {
-            return Err(KeyRejection::Refused(ApiError::unauthorized(
-                "Account is deactivated",
-            )));
+            return Err(KeyRejection::Refused(ApiError::unauthorized("Account is deactivated")));
         }
         if entry.bot_type == Some(INCOMING_WEBHOOK_BOT) {
             return Err(KeyRejection::Refused(ApiError::unauthorized(
@@ -114,12 +100,7 @@ impl AuthSnapshot {
 /// valid pair of another organization is "not associated with this subdomain" (or that
 /// account's own deactivation), anything else an invalid key. Reads the database: call it
 /// off the async threads, and only on the failure path.
-pub fn explain_foreign_key(
-    store: &Store,
-    realm_id: RealmId,
-    email: &str,
-    api_key: &str,
-) -> ApiError {
+pub fn explain_foreign_key(store: &Store, realm_id: RealmId, email: &str, api_key: &str) -> ApiError {
     let found = store.conn().map_err(ApiError::from).and_then(|conn| {
         let user = store::users::by_api_key(&conn, api_key)?;
         let realm = match &user {
@@ -130,8 +111,7 @@ pub fn explain_foreign_key(
     });
     match found {
         Ok((Some(user), Some(realm)))
-            if user.realm_id != realm_id
-                && user.delivery_email.to_lowercase() == email.to_lowercase() =>
+            if user.realm_id != realm_id && user.delivery_email.to_lowercase() == email.to_lowercase() =>
         {
             if realm.deactivated {
                 ApiError::unauthorized("This organization has been deactivated")

@@ -35,11 +35,7 @@ impl RealmState {
             users: BTreeMap::new(),
             by_delivery_email: HashMap::new(),
             by_api_email: HashMap::new(),
-            system_groups: groups
-                .values()
-                .filter(|g| g.is_system_group)
-                .map(|g| (g.name.clone(), g.id))
-                .collect(),
+            system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
             groups,
         };
         for user in users {
@@ -59,10 +55,7 @@ impl RealmState {
     }
 
     /// Loads the realm with this subdomain.
-    pub fn load_by_subdomain(
-        conn: &Connection,
-        subdomain: &str,
-    ) -> StoreResult<Option<RealmState>> {
+    pub fn load_by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<RealmState>> {
         match store::realms::by_subdomain(conn, subdomain)? {
             Some(realm) => Self::load(conn, realm.id),
             None => Ok(None),
@@ -81,8 +74,7 @@ impl RealmState {
 
     /// A user of this realm, or Zulip's "No such user".
     pub fn user_or_err(&self, id: UserId) -> ApiResult<&User> {
-        self.user(id)
-            .ok_or_else(|| ApiError::bad_request("No such user"))
+        self.user(id).ok_or_else(|| ApiError::bad_request("No such user"))
     }
 
     /// Every user, by id.
@@ -92,34 +84,22 @@ impl RealmState {
 
     /// Ids of active users, ascending.
     pub fn active_user_ids(&self) -> Vec<UserId> {
-        self.users
-            .values()
-            .filter(|u| u.is_active)
-            .map(|u| u.id)
-            .collect()
+        self.users.values().filter(|u| u.is_active).map(|u| u.id).collect()
     }
 
     /// The user with this delivery (real) email, compared case-insensitively.
     pub fn user_by_delivery_email(&self, email: &str) -> Option<&User> {
-        self.by_delivery_email
-            .get(&email.to_lowercase())
-            .and_then(|id| self.users.get(id))
+        self.by_delivery_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
     }
 
     /// The user with this API email, compared case-insensitively.
     pub fn user_by_api_email(&self, email: &str) -> Option<&User> {
-        self.by_api_email
-            .get(&email.to_lowercase())
-            .and_then(|id| self.users.get(id))
+        self.by_api_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
     }
 
     /// Owners that are still active.
     pub fn active_owner_ids(&self) -> Vec<UserId> {
-        self.users
-            .values()
-            .filter(|u| u.is_active && u.role == Role::Owner)
-            .map(|u| u.id)
-            .collect()
+        self.users.values().filter(|u| u.is_active && u.role == Role::Owner).map(|u| u.id).collect()
     }
 
     /// A group of this realm.
@@ -145,10 +125,7 @@ impl RealmState {
         if role == Role::Member && waited_days >= self.realm.waiting_period_threshold() {
             names.push(SystemGroup::FULL_MEMBERS);
         }
-        names
-            .into_iter()
-            .filter_map(|n| self.system_group_id(n))
-            .collect()
+        names.into_iter().filter_map(|n| self.system_group_id(n)).collect()
     }
 
     /// Whether `user` belongs to `group`, directly or through subgroups.
@@ -175,12 +152,10 @@ impl RealmState {
     /// Adds or replaces a user and its index entries.
     pub(crate) fn put_user(&mut self, user: User) {
         if let Some(old) = self.users.get(&user.id) {
-            self.by_delivery_email
-                .remove(&old.delivery_email.to_lowercase());
+            self.by_delivery_email.remove(&old.delivery_email.to_lowercase());
             self.by_api_email.remove(&old.email.to_lowercase());
         }
-        self.by_delivery_email
-            .insert(user.delivery_email.to_lowercase(), user.id);
+        self.by_delivery_email.insert(user.delivery_email.to_lowercase(), user.id);
         self.by_api_email.insert(user.email.to_lowercase(), user.id);
         self.users.insert(user.id, user);
     }

@@ -27,19 +27,10 @@ fn setup() -> (tempfile::TempDir, Store, ServerConfig, RealmState) {
     (dir, store, config, state)
 }
 
-fn add(
-    state: &mut RealmState,
-    store: &Store,
-    config: &ServerConfig,
-    email: &str,
-    role: Role,
-) -> UserId {
+fn add(state: &mut RealmState, store: &Store, config: &ServerConfig, email: &str, role: Role) -> UserId {
     let name = format!("User {}", email.split('@').next().unwrap_or(""));
     let new = NewUser::human(email, &name, role, None);
-    ops::create_user(state, store, config, new, T0)
-        .unwrap()
-        .0
-        .user_id
+    ops::create_user(state, store, config, new, T0).unwrap().0.user_id
 }
 
 #[test]
@@ -65,16 +56,7 @@ fn a_new_realm_has_the_system_groups_and_its_owner() {
     let admins = state.system_group_id(SystemGroup::ADMINISTRATORS).unwrap();
     let internet = state.system_group_id(SystemGroup::INTERNET).unwrap();
     let nobody = state.system_group_id(SystemGroup::NOBODY).unwrap();
-    assert_eq!(
-        state
-            .group(owners)
-            .unwrap()
-            .members
-            .iter()
-            .copied()
-            .collect::<Vec<_>>(),
-        vec![owner.id]
-    );
+    assert_eq!(state.group(owners).unwrap().members.iter().copied().collect::<Vec<_>>(), vec![owner.id]);
     // Owners are administrators (and everything below) through the subgroup chain only.
     assert!(state.group(admins).unwrap().members.is_empty());
     assert!(state.is_member_recursive(admins, owner.id));
@@ -87,20 +69,8 @@ fn roles_map_to_direct_system_group_membership() {
     let (_dir, store, config, mut state) = setup();
     let member = add(&mut state, &store, &config, "m@acme.test", Role::Member);
     let guest = add(&mut state, &store, &config, "g@acme.test", Role::Guest);
-    let moderator = add(
-        &mut state,
-        &store,
-        &config,
-        "mod@acme.test",
-        Role::Moderator,
-    );
-    let direct = |name: &str| {
-        state
-            .group(state.system_group_id(name).unwrap())
-            .unwrap()
-            .members
-            .clone()
-    };
+    let moderator = add(&mut state, &store, &config, "mod@acme.test", Role::Moderator);
+    let direct = |name: &str| state.group(state.system_group_id(name).unwrap()).unwrap().members.clone();
     assert!(direct(SystemGroup::MEMBERS).contains(&member));
     assert!(direct(SystemGroup::FULL_MEMBERS).contains(&member));
     assert!(direct(SystemGroup::EVERYONE).contains(&guest));
@@ -115,17 +85,9 @@ fn state_survives_a_reload_from_the_database() {
     let (_dir, store, config, mut state) = setup();
     add(&mut state, &store, &config, "m@acme.test", Role::Member);
     let conn = store.conn().unwrap();
-    let reloaded = RealmState::load_by_subdomain(&conn, "acme")
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        reloaded.users().cloned().collect::<Vec<_>>(),
-        state.users().cloned().collect::<Vec<_>>()
-    );
-    assert_eq!(
-        reloaded.groups().cloned().collect::<Vec<_>>(),
-        state.groups().cloned().collect::<Vec<_>>()
-    );
+    let reloaded = RealmState::load_by_subdomain(&conn, "acme").unwrap().unwrap();
+    assert_eq!(reloaded.users().cloned().collect::<Vec<_>>(), state.users().cloned().collect::<Vec<_>>());
+    assert_eq!(reloaded.groups().cloned().collect::<Vec<_>>(), state.groups().cloned().collect::<Vec<_>>());
     assert_eq!(reloaded.realm(), state.realm());
 }
 
@@ -135,24 +97,11 @@ fn duplicate_and_invalid_accounts_are_refused_without_changes() {
     let before = state.users().count();
     let dup = NewUser::human("Boss@ACME.test", "Another Boss", Role::Member, None);
     let err = ops::create_user(&mut state, &store, &config, dup, T0).unwrap_err();
-    assert_eq!(
-        (err.code, err.msg.as_str()),
-        (Some(ErrorCode::BadRequest), "Email is already in use.")
-    );
+    assert_eq!((err.code, err.msg.as_str()), (Some(ErrorCode::BadRequest), "Email is already in use."));
     let bad = NewUser::human("not-an-email", "Someone", Role::Member, None);
-    assert_eq!(
-        ops::create_user(&mut state, &store, &config, bad, T0)
-            .unwrap_err()
-            .msg,
-        "Bad name or username"
-    );
+    assert_eq!(ops::create_user(&mut state, &store, &config, bad, T0).unwrap_err().msg, "Bad name or username");
     let short = NewUser::human("x@acme.test", "X", Role::Member, None);
-    assert_eq!(
-        ops::create_user(&mut state, &store, &config, short, T0)
-            .unwrap_err()
-            .msg,
-        "Name too short!"
-    );
+    assert_eq!(ops::create_user(&mut state, &store, &config, short, T0).unwrap_err().msg, "Name too short!");
     assert_eq!(state.users().count(), before);
 }
 
@@ -165,10 +114,7 @@ fn taken_subdomains_are_refused() {
         owner: NewUser::human("x@acme.test", "Someone", Role::Owner, None),
     };
     let err = ops::create_realm(&store, &config, again, T0).unwrap_err();
-    assert_eq!(
-        err.msg,
-        "Subdomain already in use. Please choose a different one."
-    );
+    assert_eq!(err.msg, "Subdomain already in use. Please choose a different one.");
 }
 
 #[test]
@@ -187,10 +133,7 @@ fn creating_a_user_tells_every_active_user() {
     assert_eq!(person["delivery_email"], json!("new@acme.test"));
     assert_eq!(person["profile_data"], json!({}));
     // Then add_members for role:members and role:fullmembers.
-    let groups: Vec<Value> = events[1..]
-        .iter()
-        .map(|o| o.event.body()["group_id"].clone())
-        .collect();
+    let groups: Vec<Value> = events[1..].iter().map(|o| o.event.body()["group_id"].clone()).collect();
     let members = state.system_group_id(SystemGroup::MEMBERS).unwrap();
     let full = state.system_group_id(SystemGroup::FULL_MEMBERS).unwrap();
     assert_eq!(groups, vec![json!(members), json!(full)]);
@@ -200,92 +143,41 @@ fn creating_a_user_tells_every_active_user() {
 #[test]
 fn hidden_emails_give_fake_api_addresses_and_null_delivery_emails() {
     let (_dir, store, config, mut state) = setup();
-    let viewer = add(
-        &mut state,
-        &store,
-        &config,
-        "viewer@acme.test",
-        Role::Member,
-    );
-    let admin = add(
-        &mut state,
-        &store,
-        &config,
-        "admin@acme.test",
-        Role::Administrator,
-    );
+    let viewer = add(&mut state, &store, &config, "viewer@acme.test", Role::Member);
+    let admin = add(&mut state, &store, &config, "admin@acme.test", Role::Administrator);
     // Hide the next user's address from non-administrators.
     let mut realm = state.realm().clone();
-    realm.user_defaults.insert(
-        "email_address_visibility".into(),
-        json!(EmailVisibility::Administrators as i64),
-    );
-    state = RealmState::new(
-        realm,
-        state.users().cloned().collect(),
-        state.groups().map(|g| (g.id, g.clone())).collect(),
-    );
-    let hidden = add(
-        &mut state,
-        &store,
-        &config,
-        "hidden@acme.test",
-        Role::Member,
-    );
+    realm.user_defaults.insert("email_address_visibility".into(), json!(EmailVisibility::Administrators as i64));
+    state =
+        RealmState::new(realm, state.users().cloned().collect(), state.groups().map(|g| (g.id, g.clone())).collect());
+    let hidden = add(&mut state, &store, &config, "hidden@acme.test", Role::Member);
     let target = state.user(hidden).unwrap();
     assert_eq!(target.email, format!("user{hidden}@acme.localhost"));
 
-    let opts = UserDictOptions {
-        client_gravatar: true,
-        include_custom_profile_fields: false,
-    };
+    let opts = UserDictOptions { client_gravatar: true, include_custom_profile_fields: false };
     let as_member = state.user_dict(state.user(viewer).unwrap(), target, opts);
     assert_eq!(as_member["delivery_email"], Value::Null);
-    assert_eq!(
-        as_member["email"],
-        json!(format!("user{hidden}@acme.localhost"))
-    );
+    assert_eq!(as_member["email"], json!(format!("user{hidden}@acme.localhost")));
     // The client cannot compute a gravatar from a fake address, so the URL is given.
-    assert!(as_member["avatar_url"]
-        .as_str()
-        .unwrap()
-        .starts_with("https://secure.gravatar.com/avatar/"));
+    assert!(as_member["avatar_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"));
     assert!(!as_member.contains_key("profile_data"));
     let as_admin = state.user_dict(state.user(admin).unwrap(), target, opts);
     assert_eq!(as_admin["delivery_email"], json!("hidden@acme.test"));
     // A visible address lets the client compute the gravatar itself.
-    let as_member_of_admin = state.user_dict(
-        state.user(viewer).unwrap(),
-        state.user(admin).unwrap(),
-        opts,
-    );
+    let as_member_of_admin = state.user_dict(state.user(viewer).unwrap(), state.user(admin).unwrap(), opts);
     assert_eq!(as_member_of_admin["avatar_url"], Value::Null);
 }
 
 #[test]
 fn regenerated_keys_replace_the_old_ones_in_the_auth_index() {
     let (_dir, store, _config, mut state) = setup();
-    let owner = state
-        .user_by_delivery_email("boss@acme.test")
-        .unwrap()
-        .clone();
+    let owner = state.user_by_delivery_email("boss@acme.test").unwrap().clone();
     let snapshot = AuthSnapshot::of(&state);
-    assert_eq!(
-        snapshot
-            .check_api_key("BOSS@acme.test", &owner.api_key)
-            .unwrap()
-            .user_id,
-        owner.id
-    );
+    assert_eq!(snapshot.check_api_key("BOSS@acme.test", &owner.api_key).unwrap().user_id, owner.id);
     let new_key = ops::regenerate_api_key(&mut state, &store, owner.id).unwrap();
     assert_ne!(new_key, owner.api_key);
     let snapshot = AuthSnapshot::of(&state);
-    assert_eq!(
-        snapshot
-            .check_api_key("boss@acme.test", &owner.api_key)
-            .unwrap_err(),
-        KeyRejection::Unknown
-    );
+    assert_eq!(snapshot.check_api_key("boss@acme.test", &owner.api_key).unwrap_err(), KeyRejection::Unknown);
     assert!(snapshot.check_api_key("boss@acme.test", &new_key).is_ok());
     match snapshot.check_api_key("boss@acme.test", "short") {
         Err(KeyRejection::Refused(e)) => assert_eq!(e.msg, "Malformed API key"),
@@ -299,10 +191,7 @@ fn deactivated_accounts_are_refused_and_announced() {
     let user = add(&mut state, &store, &config, "m@acme.test", Role::Member);
     let key = state.user(user).unwrap().api_key.clone();
     let events = ops::set_user_active(&mut state, &store, user, false).unwrap();
-    assert_eq!(
-        events[0].event.body()["person"],
-        json!({"user_id": user, "is_active": false})
-    );
+    assert_eq!(events[0].event.body()["person"], json!({"user_id": user, "is_active": false}));
     assert!(!events[0].users.contains(&user));
     match AuthSnapshot::of(&state).check_api_key("m@acme.test", &key) {
         Err(KeyRejection::Refused(e)) => {
@@ -310,14 +199,35 @@ fn deactivated_accounts_are_refused_and_announced() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(
-        ops::set_user_active(&mut state, &store, user, false)
-            .unwrap_err()
-            .msg,
-        "User is already deactivated"
-    );
+    assert_eq!(ops::set_user_active(&mut state, &store, user, false).unwrap_err().msg, "User is already deactivated");
     ops::set_user_active(&mut state, &store, user, true).unwrap();
-    assert!(AuthSnapshot::of(&state)
-        .check_api_key("m@acme.test", &key)
-        .is_ok());
+    assert!(AuthSnapshot::of(&state).check_api_key("m@acme.test", &key).is_ok());
+}
+
+#[test]
+fn incoming_webhook_bots_may_not_use_the_api_and_bots_keep_their_keys() {
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.user_by_delivery_email("boss@acme.test").unwrap().id;
+    let bot = NewUser {
+        bot_type: Some(2),
+        bot_owner_id: Some(owner),
+        ..NewUser::human("hook-bot@acme.test", "Hook Bot", Role::Member, None)
+    };
+    let (created, _) = ops::create_user(&mut state, &store, &config, bot, T0).unwrap();
+    match AuthSnapshot::of(&state).check_api_key("hook-bot@acme.test", &created.api_key) {
+        Err(KeyRejection::Refused(e)) => assert_eq!(e.msg, "This API is not available to incoming webhook bots."),
+        other => panic!("{other:?}"),
+    }
+    let err = ops::regenerate_own_api_key(&mut state, &store, created.user_id).unwrap_err();
+    assert_eq!(err.msg, "This endpoint does not accept bot requests.");
+    // Bots always show their real address, whatever the organization's default.
+    let bot = state.user(created.user_id).unwrap();
+    assert_eq!(bot.email, "hook-bot@acme.test");
+    let dict = state.user_dict(
+        state.user(owner).unwrap(),
+        bot,
+        UserDictOptions { client_gravatar: true, include_custom_profile_fields: true },
+    );
+    assert_eq!((dict["bot_type"].clone(), dict["bot_owner_id"].clone()), (json!(2), json!(owner)));
+    assert!(!dict.contains_key("profile_data"));
 }

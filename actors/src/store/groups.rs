@@ -45,9 +45,7 @@ pub fn in_realm(conn: &Connection, realm_id: RealmId) -> StoreResult<BTreeMap<Gr
         "SELECT m.group_id, m.user_id FROM user_group_members m
          JOIN user_groups g ON g.id = m.group_id WHERE g.realm_id = ?1",
     )?;
-    for pair in members.query_map([realm_id], |r| {
-        Ok((r.get::<_, GroupId>(0)?, r.get::<_, UserId>(1)?))
-    })? {
+    for pair in members.query_map([realm_id], |r| Ok((r.get::<_, GroupId>(0)?, r.get::<_, UserId>(1)?)))? {
         let (group, user) = pair?;
         if let Some(g) = groups.get_mut(&group) {
             g.members.insert(user);
@@ -57,9 +55,7 @@ pub fn in_realm(conn: &Connection, realm_id: RealmId) -> StoreResult<BTreeMap<Gr
         "SELECT s.supergroup_id, s.subgroup_id FROM user_group_subgroups s
          JOIN user_groups g ON g.id = s.supergroup_id WHERE g.realm_id = ?1",
     )?;
-    for pair in subgroups.query_map([realm_id], |r| {
-        Ok((r.get::<_, GroupId>(0)?, r.get::<_, GroupId>(1)?))
-    })? {
+    for pair in subgroups.query_map([realm_id], |r| Ok((r.get::<_, GroupId>(0)?, r.get::<_, GroupId>(1)?)))? {
         let (group, sub) = pair?;
         if let Some(g) = groups.get_mut(&group) {
             g.subgroups.insert(sub);
@@ -90,9 +86,8 @@ pub fn insert(conn: &Connection, realm_id: RealmId, group: &UserGroup) -> StoreR
 
 /// Adds direct members to a group (existing memberships are kept).
 pub fn add_members(conn: &Connection, group: GroupId, users: &[UserId]) -> StoreResult<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO user_group_members (group_id, user_id) VALUES (?1, ?2)",
-    )?;
+    let mut stmt =
+        conn.prepare_cached("INSERT OR IGNORE INTO user_group_members (group_id, user_id) VALUES (?1, ?2)")?;
     for user in users {
         stmt.execute(params![group, user])?;
     }
@@ -101,8 +96,7 @@ pub fn add_members(conn: &Connection, group: GroupId, users: &[UserId]) -> Store
 
 /// Removes direct members from a group.
 pub fn remove_members(conn: &Connection, group: GroupId, users: &[UserId]) -> StoreResult<()> {
-    let mut stmt =
-        conn.prepare_cached("DELETE FROM user_group_members WHERE group_id = ?1 AND user_id = ?2")?;
+    let mut stmt = conn.prepare_cached("DELETE FROM user_group_members WHERE group_id = ?1 AND user_id = ?2")?;
     for user in users {
         stmt.execute(params![group, user])?;
     }
@@ -111,9 +105,8 @@ pub fn remove_members(conn: &Connection, group: GroupId, users: &[UserId]) -> St
 
 /// Adds direct subgroups to a group.
 pub fn add_subgroups(conn: &Connection, group: GroupId, subgroups: &[GroupId]) -> StoreResult<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) VALUES (?1, ?2)",
-    )?;
+    let mut stmt =
+        conn.prepare_cached("INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) VALUES (?1, ?2)")?;
     for sub in subgroups {
         stmt.execute(params![group, sub])?;
     }

@@ -48,9 +48,7 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store")
-            .field("connections", &self.pool.state().connections)
-            .finish()
+        f.debug_struct("Store").field("connections", &self.pool.state().connections).finish()
     }
 }
 
@@ -72,11 +70,8 @@ impl Store {
         first.pragma_update(None, "journal_mode", "WAL")?;
         drop(first);
         let manager = SqliteConnectionManager::file(path).with_init(configure);
-        let pool = Pool::builder()
-            .max_size(8)
-            .min_idle(Some(1))
-            .connection_timeout(Duration::from_secs(10))
-            .build(manager)?;
+        let pool =
+            Pool::builder().max_size(8).min_idle(Some(1)).connection_timeout(Duration::from_secs(10)).build(manager)?;
         let mut conn = pool.get()?;
         migrate::apply(&mut conn)?;
         Ok(Store { pool })
@@ -94,9 +89,7 @@ impl Store {
         E: From<StoreError>,
     {
         let mut conn = self.conn()?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::from)?;
         Ok(out)
@@ -123,26 +116,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let conn = store.conn().unwrap();
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, migrate::MIGRATIONS.len() as i64);
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .unwrap();
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
         assert_eq!(mode, "wal");
-        let fk: i64 = conn
-            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
-            .unwrap();
+        let fk: i64 = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
         assert_eq!(fk, 1);
         drop(conn);
         drop(store);
         // Reopening applies nothing twice.
         let store = Store::open(dir.path()).unwrap();
         let conn = store.conn().unwrap();
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(version, migrate::MIGRATIONS.len() as i64);
     }
 
@@ -151,18 +136,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let res: Result<(), StoreError> = store.write(|tx| {
-            tx.execute(
-                "INSERT INTO realms (subdomain, name, date_created) VALUES ('x', 'X', 0)",
-                [],
-            )?;
+            tx.execute("INSERT INTO realms (subdomain, name, date_created) VALUES ('x', 'X', 0)", [])?;
             Err(StoreError::Corrupt("abort".into()))
         });
         assert!(res.is_err());
-        let n: i64 = store
-            .conn()
-            .unwrap()
-            .query_row("SELECT count(*) FROM realms", [], |r| r.get(0))
-            .unwrap();
+        let n: i64 = store.conn().unwrap().query_row("SELECT count(*) FROM realms", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 0);
     }
 }

@@ -7,16 +7,13 @@ use super::{flag, StoreError, StoreResult};
 use crate::ids::RealmId;
 use crate::realm::model::Realm;
 
-const COLUMNS: &str =
-    "id, subdomain, name, description, settings, user_defaults, deactivated, date_created";
+const COLUMNS: &str = "id, subdomain, name, description, settings, user_defaults, deactivated, date_created";
 
 /// Parses a JSON object column.
 pub(crate) fn json_object(text: &str) -> StoreResult<Map<String, Value>> {
     match serde_json::from_str(text) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) | Err(_) => Err(StoreError::Corrupt(format!(
-            "expected a JSON object, found {text:.40}"
-        ))),
+        Ok(_) | Err(_) => Err(StoreError::Corrupt(format!("expected a JSON object, found {text:.40}"))),
     }
 }
 
@@ -46,28 +43,20 @@ fn finish((mut realm, settings, defaults): (Realm, String, String)) -> StoreResu
 /// The realm with this subdomain, if any.
 pub fn by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<Realm>> {
     let sql = format!("SELECT {COLUMNS} FROM realms WHERE subdomain = ?1");
-    conn.query_row(&sql, [subdomain], from_row)
-        .optional()?
-        .map(finish)
-        .transpose()
+    conn.query_row(&sql, [subdomain], from_row).optional()?.map(finish).transpose()
 }
 
 /// The realm with this id, if any.
 pub fn by_id(conn: &Connection, id: RealmId) -> StoreResult<Option<Realm>> {
     let sql = format!("SELECT {COLUMNS} FROM realms WHERE id = ?1");
-    conn.query_row(&sql, [id], from_row)
-        .optional()?
-        .map(finish)
-        .transpose()
+    conn.query_row(&sql, [id], from_row).optional()?.map(finish).transpose()
 }
 
 /// Every realm, by id.
 pub fn all(conn: &Connection) -> StoreResult<Vec<Realm>> {
     let sql = format!("SELECT {COLUMNS} FROM realms ORDER BY id");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt
-        .query_map([], from_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     rows.into_iter().map(finish).collect()
 }
 

@@ -8,8 +8,7 @@ use super::{flag, StoreError, StoreResult};
 use crate::ids::{RealmId, UserId};
 use crate::realm::model::{EmailVisibility, Role, User};
 
-const COLUMNS: &str =
-    "id, realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type, \
+const COLUMNS: &str = "id, realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type, \
     bot_owner_id, timezone, date_joined, avatar_source, avatar_version, api_key, password_hash, \
     can_create_users, can_change_user_emails, email_address_visibility, settings";
 
@@ -55,19 +54,14 @@ fn finish((mut user, role, visibility, settings): (User, i64, i64, String)) -> S
 pub fn in_realm(conn: &Connection, realm_id: RealmId) -> StoreResult<Vec<User>> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE realm_id = ?1 ORDER BY id");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt
-        .query_map([realm_id], from_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = stmt.query_map([realm_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     rows.into_iter().map(finish).collect()
 }
 
 /// The user holding an API key, in whichever realm.
 pub fn by_api_key(conn: &Connection, api_key: &str) -> StoreResult<Option<User>> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE api_key = ?1");
-    conn.query_row(&sql, [api_key], from_row)
-        .optional()?
-        .map(finish)
-        .transpose()
+    conn.query_row(&sql, [api_key], from_row).optional()?.map(finish).transpose()
 }
 
 /// Inserts a user with a placeholder API email and returns the new id. The API email may
@@ -105,27 +99,18 @@ pub fn insert(conn: &Connection, user: &User) -> StoreResult<UserId> {
 
 /// Sets a user's API email.
 pub fn set_email(conn: &Connection, id: UserId, email: &str) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE users SET email = ?2 WHERE id = ?1",
-        params![id, email],
-    )?;
+    conn.execute("UPDATE users SET email = ?2 WHERE id = ?1", params![id, email])?;
     Ok(())
 }
 
 /// Replaces a user's API key.
 pub fn set_api_key(conn: &Connection, id: UserId, api_key: &str) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE users SET api_key = ?2 WHERE id = ?1",
-        params![id, api_key],
-    )?;
+    conn.execute("UPDATE users SET api_key = ?2 WHERE id = ?1", params![id, api_key])?;
     Ok(())
 }
 
 /// Activates or deactivates a user.
 pub fn set_active(conn: &Connection, id: UserId, active: bool) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE users SET is_active = ?2 WHERE id = ?1",
-        params![id, active],
-    )?;
+    conn.execute("UPDATE users SET is_active = ?2 WHERE id = ?1", params![id, active])?;
     Ok(())
 }

@@ -11,16 +11,10 @@ use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
 
-pub async fn fetch_api_key(
-    realm: Realm,
-    state: web::Data<AppState>,
-    params: Params,
-) -> Result<Success, HttpError> {
+pub async fn fetch_api_key(realm: Realm, state: web::Data<AppState>, params: Params) -> Result<Success, HttpError> {
     let username = params.required_str("username")?;
     let password = params.required_str("password")?;
-    let pending = state
-        .logins
-        .begin(&realm.0.auth(), &username, Instant::now())?;
+    let pending = state.logins.begin(&realm.0.auth(), &username, Instant::now())?;
     // argon2 runs on the blocking pool, never on an async worker.
     let (pending, verified) = web::block(move || {
         let verified = pending.verify(&password);

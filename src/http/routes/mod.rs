@@ -17,26 +17,10 @@ use super::response::error_response;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api/v1")
-            .service(
-                Endpoint::new("/server_settings")
-                    .get(server::server_settings)
-                    .build(),
-            )
-            .service(
-                Endpoint::new("/fetch_api_key")
-                    .post(auth::fetch_api_key)
-                    .build(),
-            )
-            .service(
-                Endpoint::new("/users/me")
-                    .get(users::get_own_profile)
-                    .build(),
-            )
-            .service(
-                Endpoint::new("/users/me/api_key/regenerate")
-                    .post(users::regenerate_api_key)
-                    .build(),
-            )
+            .service(Endpoint::new("/server_settings").get(server::server_settings).build())
+            .service(Endpoint::new("/fetch_api_key").post(auth::fetch_api_key).build())
+            .service(Endpoint::new("/users/me").get(users::get_own_profile).build())
+            .service(Endpoint::new("/users/me/api_key/regenerate").post(users::regenerate_api_key).build())
             .service(Endpoint::new("/users/{user}").get(users::get_user).build()),
     );
 }
@@ -54,10 +38,7 @@ struct Endpoint {
 
 impl Endpoint {
     fn new(path: &str) -> Self {
-        Endpoint {
-            resource: web::resource(path),
-            methods: Vec::new(),
-        }
+        Endpoint { resource: web::resource(path), methods: Vec::new() }
     }
 
     fn route<F, Args>(mut self, method: Method, handler: F) -> Self
@@ -100,18 +81,15 @@ impl Endpoint {
 
     fn build(self) -> Resource {
         let methods = self.methods;
-        self.resource
-            .default_service(web::to(move |req: HttpRequest| {
-                let methods = methods.clone();
-                async move {
-                    if req.method() == Method::OPTIONS {
-                        return HttpResponse::NoContent()
-                            .insert_header((header::ALLOW, methods.join(", ")))
-                            .finish();
-                    }
-                    error_response(&ApiError::method_not_allowed(&methods))
+        self.resource.default_service(web::to(move |req: HttpRequest| {
+            let methods = methods.clone();
+            async move {
+                if req.method() == Method::OPTIONS {
+                    return HttpResponse::NoContent().insert_header((header::ALLOW, methods.join(", "))).finish();
                 }
-            }))
+                error_response(&ApiError::method_not_allowed(&methods))
+            }
+        }))
     }
 }
 

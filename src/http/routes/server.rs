@@ -9,24 +9,11 @@ use crate::http::auth::MaybeRealm;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 
-pub async fn server_settings(
-    req: HttpRequest,
-    realm: MaybeRealm,
-    params: Params,
-) -> Result<Success, HttpError> {
-    let user_agent = req
-        .headers()
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
+pub async fn server_settings(req: HttpRequest, realm: MaybeRealm, params: Params) -> Result<Success, HttpError> {
+    let user_agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
     let is_incompatible = server_info::is_incompatible_client(user_agent);
     let data = match realm.0 {
-        Some(realm) => {
-            realm
-                .addr
-                .send(GetServerSettings { is_incompatible })
-                .await?
-        }
+        Some(realm) => realm.addr.send(GetServerSettings { is_incompatible }).await?,
         None => server_info::server_settings(is_incompatible),
     };
     Ok(params.success(data))

@@ -13,22 +13,12 @@ use crate::http::response::{HttpError, Success};
 
 /// `GET /users/me`.
 pub async fn get_own_profile(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    let profile = auth
-        .realm
-        .addr
-        .send(GetOwnProfile {
-            user_id: auth.user.user_id,
-        })
-        .await??;
+    let profile = auth.realm.addr.send(GetOwnProfile { user_id: auth.user.user_id }).await??;
     Ok(params.success(profile))
 }
 
 /// `GET /users/{user_id}` and `GET /users/{email}`.
-pub async fn get_user(
-    auth: Authed,
-    path: web::Path<String>,
-    params: Params,
-) -> Result<Success, HttpError> {
+pub async fn get_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let options = UserDictOptions {
         client_gravatar: params.bool_aliased("client_external_avatar", "client_gravatar", true)?,
         include_custom_profile_fields: params.bool_or("include_custom_profile_fields", false)?,
@@ -40,26 +30,12 @@ pub async fn get_user(
     } else {
         UserRef::Email(key)
     };
-    let user = auth
-        .realm
-        .addr
-        .send(GetUser {
-            viewer: auth.user.user_id,
-            target,
-            options,
-        })
-        .await??;
+    let user = auth.realm.addr.send(GetUser { viewer: auth.user.user_id, target, options }).await??;
     Ok(params.success(object(json!({ "user": user }))))
 }
 
 /// `POST /users/me/api_key/regenerate`.
 pub async fn regenerate_api_key(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    let api_key = auth
-        .realm
-        .addr
-        .send(RegenerateOwnApiKey {
-            user_id: auth.user.user_id,
-        })
-        .await??;
+    let api_key = auth.realm.addr.send(RegenerateOwnApiKey { user_id: auth.user.user_id }).await??;
     Ok(params.success(object(json!({ "api_key": api_key }))))
 }
