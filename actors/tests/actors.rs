@@ -80,7 +80,7 @@ async fn the_realm_actor_applies_mutations_in_arrival_order() {
 
     // Queue 30 creations without waiting for any reply: the mailbox alone orders them.
     // (Within the mailbox's capacity a message is queued when it is sent.)
-    assert!(30 < agora_actors::realm::actor::MAILBOX_CAPACITY);
+    const { assert!(30 < agora_actors::realm::actor::MAILBOX_CAPACITY) };
     let pending: Vec<_> = (0..30)
         .map(|i| {
             let new = NewUser::human(&format!("u{i:02}@acme.test"), &format!("User {i:02}"), Role::Member, None);
