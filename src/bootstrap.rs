@@ -54,6 +54,10 @@ pub async fn if_empty(
     }
     let email = owner_email(settings);
     let password = random_alphanumeric(20);
+    // The password is written before the account exists: should the start fail half-way,
+    // the owner can still log in (`POST /fetch_api_key`) with it.
+    let password_file = settings.data_dir.join(PASSWORD_FILE);
+    write_private(&password_file, &format!("{password}\n"))?;
     let cost = settings.password_hash;
     let hash = {
         let password = password.clone();
@@ -71,8 +75,6 @@ pub async fn if_empty(
     let realm_url = config.realm_url("");
     let zuliprc = settings.data_dir.join(ZULIPRC);
     write_private(&zuliprc, &format!("[api]\nemail={email}\nkey={}\nsite={realm_url}\n", created.owner.api_key))?;
-    let password_file = settings.data_dir.join(PASSWORD_FILE);
-    write_private(&password_file, &format!("{password}\n"))?;
     Ok(Some(Bootstrapped {
         realm_url,
         email,

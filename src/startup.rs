@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use actix::prelude::*;
 use actix_web::dev::{Server, ServerHandle, Service};
-use actix_web::middleware::DefaultHeaders;
 use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
 use agora_actors::registry::{Directory, RealmRegistry, StopAll};
@@ -47,6 +46,9 @@ impl Application {
         let lock = datadir::lock(&settings.data_dir)?.ok_or_else(|| {
             format!("another agora server is using the data directory {}", settings.data_dir.display())
         })?;
+        // Bind before changing anything, so a taken port leaves nothing behind.
+        let listener = TcpListener::bind(&settings.bind)?;
+        let port = listener.local_addr()?.port();
         let store = Store::open(&settings.data_dir)?;
         let config = Arc::new(settings.server_config());
 
@@ -62,23 +64,19 @@ impl Application {
 
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings).await?;
         let admin_socket = admin::serve(&settings.data_dir, registry.clone(), directory.clone());
+        let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
+        let logins = web::block(move || Logins::new(rule, cost)).await?;
 
         let state = web::Data::new(AppState {
             registry: registry.clone(),
             directory: directory.clone(),
             store,
             config,
-            logins: Logins::new(settings.login_rate_limit, settings.password_hash),
+            logins,
         });
-        let listener = TcpListener::bind(&settings.bind)?;
-        let port = listener.local_addr()?.port();
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .wrap(
-                    DefaultHeaders::new()
-                        .add(("Cache-Control", "max-age=0, no-cache, no-store, must-revalidate, private")),
-                )
                 .wrap_fn(|req, srv| {
                     let (start, method, path) = (Instant::now(), req.method().clone(), req.path().to_owned());
                     let response = srv.call(req);

@@ -3,16 +3,17 @@
 //!
 //! The flow is split around the slow part: [`Logins::begin`] checks everything that needs
 //! no password hashing, [`PendingLogin::verify`] runs argon2 (call it on a blocking
-//! thread), and [`Logins::finish`] turns the verdict into credentials or an error.
+//! thread), and [`Logins::finish`] turns the verdict into credentials or an error, against
+//! the account as it is *then* (it may have changed during the check).
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::ids::{RealmId, UserId};
+use crate::ids::UserId;
 use crate::ratelimit::{RateLimiter, Rule};
-use crate::realm::snapshot::{AuthEntry, AuthSnapshot};
-use crate::secrets::{verify_against_nothing, verify_password, HashCost};
+use crate::realm::snapshot::AuthSnapshot;
+use crate::secrets::{hash_password, random_alphanumeric, verify_password, HashCost};
 use crate::validate;
 
 /// What a successful login returns.
@@ -28,8 +29,9 @@ pub struct Credentials {
 #[derive(Debug)]
 pub struct Logins {
     limiter: Mutex<RateLimiter>,
-    /// Cost of the decoy hash checked when the account does not exist.
-    decoy_cost: HashCost,
+    /// A hash no password matches, checked when there is no account, so that a missing
+    /// account costs exactly one verification like a real one.
+    decoy_hash: Arc<str>,
 }
 
 /// A login whose password is still to be checked.
@@ -37,18 +39,18 @@ pub struct Logins {
 pub struct PendingLogin {
     limiter_key: String,
     /// The account and its hash; `None` when there is nothing to match.
-    target: Option<(Arc<AuthEntry>, Arc<str>)>,
-    decoy_cost: HashCost,
+    target: Option<(UserId, Arc<str>)>,
+    decoy_hash: Arc<str>,
 }
 
 impl PendingLogin {
-    /// Whether `password` is right. Slow (argon2): run it on a blocking thread. When there is
-    /// no account to check, it spends about the same time and says no.
+    /// Whether `password` is right. Slow (argon2): run it on a blocking thread. Without an
+    /// account it checks the decoy hash, taking the same time, and says no.
     pub fn verify(&self, password: &str) -> bool {
         match &self.target {
             Some((_, hash)) => verify_password(password, hash),
             None => {
-                verify_against_nothing(password, self.decoy_cost);
+                let _ = verify_password(password, &self.decoy_hash);
                 false
             }
         }
@@ -59,10 +61,26 @@ fn failed() -> ApiError {
     ApiError::new(ErrorCode::AuthenticationFailed, 401, "Your username or password is incorrect")
 }
 
+/// Zulip's refusals of an existing account, before or after its password is checked.
+fn refuse_unusable(realm: &AuthSnapshot, is_active: bool) -> ApiResult<()> {
+    if realm.realm_deactivated {
+        return Err(ApiError::new(ErrorCode::RealmDeactivated, 401, "This organization has been deactivated"));
+    }
+    if !is_active {
+        return Err(ApiError::new(ErrorCode::UserDeactivated, 401, "Account is deactivated"));
+    }
+    Ok(())
+}
+
 impl Logins {
-    /// At most `rule.max` attempts per username and window.
-    pub fn new(rule: Rule, decoy_cost: HashCost) -> Self {
-        Logins { limiter: Mutex::new(RateLimiter::new(rule)), decoy_cost }
+    /// At most `rule.max` attempts per username and window; the decoy hash costs what
+    /// real ones do (computing it takes one hash: call this off the async threads).
+    pub fn new(rule: Rule, cost: HashCost) -> Self {
+        let decoy_hash = hash_password(&random_alphanumeric(24), cost).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "cannot hash the decoy password");
+            String::new()
+        });
+        Logins { limiter: Mutex::new(RateLimiter::new(rule)), decoy_hash: decoy_hash.into() }
     }
 
     fn limiter(&self) -> std::sync::MutexGuard<'_, RateLimiter> {
@@ -70,46 +88,94 @@ impl Logins {
     }
 
     /// Everything before the password check: the username must be an email, the attempt must
-    /// be within the limit, and the account must exist, be active and have a password.
+    /// be within the limit, and an existing account must be active.
     pub fn begin(&self, realm: &AuthSnapshot, username: &str, now: Instant) -> ApiResult<PendingLogin> {
         let username = username.trim();
         if !validate::is_valid_email(username) {
             return Err(ApiError::bad_request("Enter a valid email address."));
         }
-        let limiter_key = limiter_key(realm.realm_id, username);
+        // Keyed by the username alone, as Zulip's `authenticate_by_username` rule.
+        let limiter_key = username.to_lowercase();
         if let Err(wait) = self.limiter().attempt(&limiter_key, now) {
             return Err(ApiError::rate_limited(wait.as_secs_f64()));
         }
         let target = match realm.by_delivery_email(username) {
             None => None,
-            Some(_) if realm.realm_deactivated => {
-                return Err(ApiError::new(ErrorCode::RealmDeactivated, 401, "This organization has been deactivated"));
+            Some(entry) => {
+                refuse_unusable(realm, entry.is_active)?;
+                entry.password_hash.clone().map(|hash| (entry.user_id, hash))
             }
-            Some(entry) if !entry.is_active => {
-                return Err(ApiError::new(ErrorCode::UserDeactivated, 401, "Account is deactivated"));
-            }
-            Some(entry) => entry.password_hash.clone().map(|hash| (Arc::clone(entry), hash)),
         };
-        Ok(PendingLogin { limiter_key, target, decoy_cost: self.decoy_cost })
+        Ok(PendingLogin { limiter_key, target, decoy_hash: Arc::clone(&self.decoy_hash) })
     }
 
-    /// The outcome of a checked password. Success forgets the username's failed attempts, as
-    /// Zulip does.
-    pub fn finish(&self, pending: PendingLogin, verified: bool) -> ApiResult<Credentials> {
-        match pending.target {
-            Some((entry, _)) if verified => {
-                self.limiter().clear(&pending.limiter_key);
-                Ok(Credentials {
-                    api_key: entry.api_key.clone(),
-                    email: entry.delivery_email.clone(),
-                    user_id: entry.user_id,
-                })
-            }
-            _ => Err(failed()),
-        }
+    /// The outcome of a checked password, judged against `realm` as it is now: an account
+    /// deactivated or given a new key meanwhile is refused or gets the new key. Success
+    /// forgets the username's earlier attempts, as Zulip does.
+    pub fn finish(&self, realm: &AuthSnapshot, pending: PendingLogin, verified: bool) -> ApiResult<Credentials> {
+        let Some((user_id, _)) = pending.target.filter(|_| verified) else {
+            return Err(failed());
+        };
+        let entry = realm.by_user_id(user_id).ok_or_else(failed)?;
+        refuse_unusable(realm, entry.is_active)?;
+        self.limiter().clear(&pending.limiter_key);
+        Ok(Credentials { api_key: entry.api_key.clone(), email: entry.delivery_email.clone(), user_id })
     }
 }
 
-fn limiter_key(realm: RealmId, username: &str) -> String {
-    format!("{realm}:{}", username.to_lowercase())
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::ServerConfig;
+    use crate::realm::model::Role;
+    use crate::realm::ops::{self, NewRealm, NewUser};
+    use crate::store::Store;
+
+    fn realm_with_password() -> (tempfile::TempDir, Store, crate::realm::RealmState) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let hash = hash_password("secret", HashCost::cheapest()).unwrap();
+        let new = NewRealm {
+            subdomain: "acme".into(),
+            name: "Acme".into(),
+            owner: NewUser::human("boss@acme.test", "The Boss", Role::Owner, Some(hash)),
+        };
+        let (_, state) = ops::create_realm(&store, &ServerConfig::default(), new, 0).unwrap();
+        (dir, store, state)
+    }
+
+    fn logins() -> Logins {
+        Logins::new(Rule { max: 5, window: Duration::from_secs(60) }, HashCost::cheapest())
+    }
+
+    #[test]
+    fn a_missing_account_costs_one_verification_against_a_real_hash() {
+        let (_dir, _store, state) = realm_with_password();
+        let logins = logins();
+        assert!(logins.decoy_hash.starts_with("$argon2id$"));
+        let pending = logins.begin(&AuthSnapshot::of(&state), "ghost@acme.test", Instant::now()).unwrap();
+        assert!(pending.target.is_none());
+        assert!(!pending.verify("secret"));
+        assert_eq!(logins.finish(&AuthSnapshot::of(&state), pending, true).unwrap_err().msg, failed().msg);
+    }
+
+    #[test]
+    fn the_outcome_reflects_changes_made_during_the_check() {
+        let (_dir, store, mut state) = realm_with_password();
+        let logins = logins();
+        let owner = state.user_by_delivery_email("boss@acme.test").unwrap().id;
+
+        let pending = logins.begin(&AuthSnapshot::of(&state), "boss@acme.test", Instant::now()).unwrap();
+        assert!(pending.verify("secret"));
+        let new_key = ops::regenerate_api_key(&mut state, &store, owner).unwrap();
+        let creds = logins.finish(&AuthSnapshot::of(&state), pending, true).unwrap();
+        assert_eq!(creds, Credentials { api_key: new_key, email: "boss@acme.test".into(), user_id: owner });
+
+        let pending = logins.begin(&AuthSnapshot::of(&state), "boss@acme.test", Instant::now()).unwrap();
+        ops::set_user_active(&mut state, &store, owner, false).unwrap();
+        let err = logins.finish(&AuthSnapshot::of(&state), pending, true).unwrap_err();
+        assert_eq!((err.code, err.status), (Some(ErrorCode::UserDeactivated), 401));
+    }
 }

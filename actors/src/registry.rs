@@ -5,7 +5,7 @@
 //! [`Directory`] directly and only message the registry on a miss, so a request costs no
 //! registry round trip once its realm is running.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use actix::prelude::*;
@@ -42,18 +42,42 @@ impl RealmHandle {
     }
 }
 
-/// Running realms by subdomain, shared between the registry (the only writer) and the
-/// HTTP workers.
+/// Running realms by subdomain, and subdomains known to name no realm, shared between the
+/// registry (the only writer) and the HTTP workers.
 #[derive(Clone, Default)]
 pub struct Directory {
     realms: Arc<RwLock<HashMap<String, RealmHandle>>>,
+    /// Answered without asking the registry, so requests for random hosts cost no database
+    /// query and no registry round trip. Every realm is created through the registry, which
+    /// clears its subdomain here.
+    missing: Arc<RwLock<HashSet<String>>>,
 }
+
+/// Unknown subdomains remembered at most; past it the set starts over.
+const MAX_REMEMBERED_MISSING: usize = 10_000;
 
 impl Directory {
     /// The running realm of a subdomain, if its actor is alive.
     pub fn get(&self, subdomain: &str) -> Option<RealmHandle> {
         let map = self.realms.read().unwrap_or_else(PoisonError::into_inner);
         map.get(subdomain).filter(|h| h.is_alive()).cloned()
+    }
+
+    /// Whether the subdomain is known to name no realm.
+    pub fn is_missing(&self, subdomain: &str) -> bool {
+        self.missing.read().unwrap_or_else(PoisonError::into_inner).contains(subdomain)
+    }
+
+    fn remember_missing(&self, subdomain: &str) {
+        let mut set = self.missing.write().unwrap_or_else(PoisonError::into_inner);
+        if set.len() >= MAX_REMEMBERED_MISSING {
+            set.clear();
+        }
+        set.insert(subdomain.to_owned());
+    }
+
+    fn forget_missing(&self, subdomain: &str) {
+        self.missing.write().unwrap_or_else(PoisonError::into_inner).remove(subdomain);
     }
 
     fn insert(&self, handle: RealmHandle) {
@@ -135,7 +159,10 @@ impl Handler<Resolve> for RealmRegistry {
         let conn = self.store.conn()?;
         match RealmState::load_by_subdomain(&conn, &msg.subdomain)? {
             Some(state) => Ok(Some(self.spawn(state))),
-            None => Ok(None),
+            None => {
+                self.directory.remember_missing(&msg.subdomain);
+                Ok(None)
+            }
         }
     }
 }
@@ -150,6 +177,7 @@ impl Handler<CreateRealm> for RealmRegistry {
 
     fn handle(&mut self, msg: CreateRealm, _: &mut Self::Context) -> Self::Result {
         let (created, state) = ops::create_realm(&self.store, &self.config, msg.0, ops::now())?;
+        self.directory.forget_missing(&state.realm().subdomain);
         self.spawn(state);
         Ok(created)
     }

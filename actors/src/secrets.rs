@@ -61,15 +61,6 @@ pub fn verify_password(password: &str, stored: &str) -> bool {
     }
 }
 
-/// Spends about the time of a real verification, so that "no such user" and "wrong
-/// password" take equally long to answer.
-pub fn verify_against_nothing(password: &str, cost: HashCost) {
-    // The hash of a random password never matches; only the time spent matters.
-    if let Ok(hash) = hash_password(&random_alphanumeric(16), cost) {
-        let _ = verify_password(password, &hash);
-    }
-}
-
 /// A fresh API key: 32 random alphanumerics from the OS generator.
 pub fn new_api_key() -> String {
     random_alphanumeric(API_KEY_LENGTH)

@@ -29,7 +29,7 @@ pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
     let value = json!({
         "authentication_methods": {
             "password": true, "dev": false, "email": true, "ldap": false, "remoteuser": false,
-            "github": false, "azuread": false, "gitlab": false, "apple": false, "google": false,
+            "github": false, "azuread": false, "gitlab": false, "google": false, "apple": false,
             "saml": false, "openid connect": false,
         },
         "zulip_version": zulip_version(),
@@ -44,9 +44,9 @@ pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
     }
 }
 
-/// The default icon of an organization: an identicon of its id.
+/// The default icon of an organization: an identicon of its subdomain, as Zulip's.
 pub fn realm_icon_url(state: &RealmState) -> String {
-    let hash = Md5::digest(state.realm().id.to_string().as_bytes());
+    let hash = Md5::digest(state.realm().subdomain.as_bytes());
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
     format!("https://secure.gravatar.com/avatar/{hex}?d=identicon")
 }

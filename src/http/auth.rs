@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::{web, FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use agora_actors::realm::snapshot::{explain_foreign_key, AuthEntry, KeyRejection};
 use agora_actors::registry::RealmHandle;
 use agora_actors::ApiError;
@@ -25,50 +25,58 @@ fn app_state(req: &HttpRequest) -> Result<web::Data<AppState>, HttpError> {
     })
 }
 
-/// The subdomain the request's host names, its running realm if there is one, and the
-/// application state.
-async fn lookup(req: &HttpRequest) -> Result<(String, Option<RealmHandle>, web::Data<AppState>), HttpError> {
-    let state = app_state(req)?;
-    let sub = state.config.subdomain_for_host(req.connection_info().host());
-    let realm = state.realm(&sub).await?;
-    Ok((sub, realm, state))
+/// The host a request is addressed to: its `Host` header (or, over HTTP/2, the URI's
+/// authority). Forwarding headers are not trusted, as Django does not by default.
+fn request_host(req: &HttpRequest) -> &str {
+    req.headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()))
+        .unwrap_or("")
 }
 
-/// The organization a request is addressed to; 404 `NONEXISTENT_SUBDOMAIN` if none.
-pub struct Realm(pub RealmHandle);
+/// The organization a request is addressed to, if it exists. Endpoints that check their
+/// parameters first (as Zulip's do) call [`Site::realm`] afterwards.
+pub struct Site {
+    pub subdomain: String,
+    handle: Option<RealmHandle>,
+    state: web::Data<AppState>,
+}
 
-impl FromRequest for Realm {
+impl Site {
+    /// The organization, or 404 `NONEXISTENT_SUBDOMAIN`.
+    pub fn realm(&self) -> Result<&RealmHandle, HttpError> {
+        self.handle.as_ref().ok_or_else(|| HttpError(ApiError::invalid_subdomain()))
+    }
+
+    /// The organization; `None` only for the root domain without one of its own (any
+    /// other unknown subdomain is 404 `NONEXISTENT_SUBDOMAIN`).
+    pub fn realm_or_root(&self) -> Result<Option<&RealmHandle>, HttpError> {
+        match &self.handle {
+            None if !self.subdomain.is_empty() => Err(HttpError(ApiError::invalid_subdomain())),
+            handle => Ok(handle.as_ref()),
+        }
+    }
+}
+
+impl FromRequest for Site {
     type Error = HttpError;
     type Future = LocalBoxFuture<'static, Result<Self, HttpError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let (_, realm, _) = lookup(&req).await?;
-            realm.map(Realm).ok_or_else(|| HttpError(ApiError::invalid_subdomain()))
+            let state = app_state(&req)?;
+            let subdomain = state.config.subdomain_for_host(request_host(&req));
+            let handle = state.realm(&subdomain).await?;
+            Ok(Site { subdomain, handle, state })
         })
     }
 }
 
-/// Like [`Realm`], except that the root domain without an organization of its own is
-/// `None` rather than an error (for `GET /server_settings`).
-pub struct MaybeRealm(pub Option<RealmHandle>);
-
-impl FromRequest for MaybeRealm {
-    type Error = HttpError;
-    type Future = LocalBoxFuture<'static, Result<Self, HttpError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        Box::pin(async move {
-            match lookup(&req).await? {
-                (_, Some(handle), _) => Ok(MaybeRealm(Some(handle))),
-                (sub, None, _) if sub.is_empty() => Ok(MaybeRealm(None)),
-                _ => Err(HttpError(ApiError::invalid_subdomain())),
-            }
-        })
-    }
-}
+/// Marks a request as authenticated, so its successful reply is never cached.
+#[derive(Debug, Clone, Copy)]
+pub struct Authenticated;
 
 /// An authenticated request: its organization and its user.
 pub struct Authed {
@@ -80,18 +88,22 @@ impl FromRequest for Authed {
     type Error = HttpError;
     type Future = LocalBoxFuture<'static, Result<Self, HttpError>>;
 
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let site = Site::from_request(req, payload);
         let req = req.clone();
         Box::pin(async move {
-            let (_, realm, state) = lookup(&req).await?;
-            let realm = realm.ok_or_else(|| HttpError(ApiError::invalid_subdomain()))?;
+            let site = site.await?;
+            let realm = site.realm()?.clone();
             let header = req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
             let (email, key) = basic_credentials(header)?;
             match realm.auth().check_api_key(&email, &key) {
-                Ok(user) => Ok(Authed { realm, user }),
+                Ok(user) => {
+                    req.extensions_mut().insert(Authenticated);
+                    Ok(Authed { realm, user })
+                }
                 Err(KeyRejection::Refused(err)) => Err(err.into()),
                 Err(KeyRejection::Unknown) => {
-                    let (store, realm_id) = (state.store.clone(), realm.id);
+                    let (store, realm_id) = (site.state.store.clone(), realm.id);
                     let err = web::block(move || explain_foreign_key(&store, realm_id, &email, &key)).await?;
                     Err(err.into())
                 }

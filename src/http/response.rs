@@ -5,11 +5,15 @@
 //! are compact JSON with a trailing newline, as Zulip's orjson responses.
 
 use actix_web::body::BoxBody;
-use actix_web::http::header::{self, HeaderValue};
+use std::time::SystemTime;
+
+use actix_web::http::header::{self, HeaderValue, HttpDate};
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, Responder, ResponseError};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, Responder, ResponseError};
 use agora_actors::{ApiError, ErrorCode};
 use serde_json::{Map, Value};
+
+use super::auth::Authenticated;
 
 /// A successful API reply. Built by [`super::params::Params::success`], which adds the
 /// parameters the endpoint did not use.
@@ -35,8 +39,20 @@ impl Success {
 impl Responder for Success {
     type Body = BoxBody;
 
-    fn respond_to(self, _req: &HttpRequest) -> HttpResponse {
-        json_response(StatusCode::OK, &Value::Object(self.body))
+    fn respond_to(self, req: &HttpRequest) -> HttpResponse {
+        let mut response = json_response(StatusCode::OK, &Value::Object(self.body));
+        // Like Django's `add_never_cache_headers` on Zulip's authenticated replies.
+        if req.extensions().contains::<Authenticated>() {
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("max-age=0, no-cache, no-store, must-revalidate, private"),
+            );
+            if let Ok(now) = HeaderValue::from_str(&HttpDate::from(SystemTime::now()).to_string()) {
+                headers.insert(header::EXPIRES, now);
+            }
+        }
+        response
     }
 }
 
@@ -92,10 +108,11 @@ pub fn error_response(err: &ApiError) -> HttpResponse {
     let mut body = Map::with_capacity(err.data.len() + 3);
     body.insert("result".into(), "error".into());
     body.insert("msg".into(), err.msg.clone().into());
+    // Zulip puts the error's own fields before `code`.
+    body.extend(err.data.clone());
     if let Some(code) = err.code {
         body.insert("code".into(), code.as_str().into());
     }
-    body.extend(err.data.clone());
     let status = StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = json_response(status, &Value::Object(body));
     let headers = response.headers_mut();
@@ -143,7 +160,7 @@ mod tests {
         assert_eq!(response.headers().get(header::RETRY_AFTER).unwrap(), "13");
         assert_eq!(
             body(response).await,
-            "{\"result\":\"error\",\"msg\":\"API usage exceeded rate limit\",\"code\":\"RATE_LIMIT_HIT\",\"retry-after\":12.5}\n"
+            "{\"result\":\"error\",\"msg\":\"API usage exceeded rate limit\",\"retry-after\":12.5,\"code\":\"RATE_LIMIT_HIT\"}\n"
         );
     }
 }

@@ -26,6 +26,9 @@ impl AppState {
         if let Some(handle) = self.directory.get(subdomain) {
             return Ok(Some(handle));
         }
+        if self.directory.is_missing(subdomain) {
+            return Ok(None);
+        }
         Ok(self.registry.send(Resolve { subdomain: subdomain.to_owned() }).await??)
     }
 }

@@ -2,11 +2,13 @@
 //! and headers.
 
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::SetUserActive;
+use agora_actors::realm::messages::{CreateUser, SetRealmDeactivated, SetUserActive};
+use agora_actors::realm::model::Role;
+use agora_actors::realm::ops::NewUser;
 use reqwest::{Method, Response};
 use serde_json::json;
 
-use crate::helpers::{json, spawn_app};
+use crate::helpers::{expect, json, spawn_app};
 
 async fn refused(response: Response, status: u16, msg: &str) {
     let www = response.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned());
@@ -66,13 +68,12 @@ async fn every_refusal_is_a_401_with_zulips_message() {
     // Another scheme is a plain 400.
     let response = get().header("Authorization", "Bearer abc").send().await.unwrap();
     assert!(response.headers().get("www-authenticate").is_none());
-    assert_eq!(
-        json(response).await,
-        (
-            400,
-            json!({"result": "error", "msg": "This endpoint requires HTTP basic authentication.", "code": "BAD_REQUEST"})
-        )
-    );
+    expect(
+        response,
+        400,
+        json!({"result": "error", "msg": "This endpoint requires HTTP basic authentication.", "code": "BAD_REQUEST"}),
+    )
+    .await;
     app.stop().await;
 }
 
@@ -103,5 +104,55 @@ async fn a_regenerated_key_replaces_the_old_one() {
     refused(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap(), 401, "Invalid API key").await;
     o.api_key = new_key;
     assert_eq!(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap().status(), 200);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn a_deactivated_organization_refuses_every_key() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    app.realm("").addr.send(SetRealmDeactivated(true)).await.unwrap().unwrap();
+    refused(
+        app.as_user(&o, Method::GET, "/users/me").send().await.unwrap(),
+        401,
+        "This organization has been deactivated",
+    )
+    .await;
+    app.realm("").addr.send(SetRealmDeactivated(false)).await.unwrap().unwrap();
+    assert_eq!(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap().status(), 200);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn incoming_webhook_bots_may_not_use_the_api() {
+    let app = spawn_app().await;
+    let new = NewUser {
+        bot_type: Some(2),
+        bot_owner_id: Some(UserId(1)),
+        ..NewUser::human("hook-bot@agora.test", "Hook Bot", Role::Member, None)
+    };
+    let created = app.realm("").addr.send(CreateUser(new)).await.unwrap().unwrap();
+    let response = app
+        .request(Method::GET, "/users/me")
+        .basic_auth("hook-bot@agora.test", Some(&created.api_key))
+        .send()
+        .await
+        .unwrap();
+    refused(response, 401, "This API is not available to incoming webhook bots.").await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn only_authenticated_successes_forbid_caching() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let response = app.as_user(&o, Method::GET, "/users/me").send().await.unwrap();
+    assert_eq!(response.headers()["cache-control"], "max-age=0, no-cache, no-store, must-revalidate, private");
+    assert!(response.headers().contains_key("expires"));
+    let response = app.request(Method::GET, "/server_settings").send().await.unwrap();
+    assert!(!response.headers().contains_key("cache-control"));
+    let response = app.request(Method::GET, "/users/me").send().await.unwrap();
+    assert_eq!(response.status(), 401);
+    assert!(!response.headers().contains_key("cache-control"));
     app.stop().await;
 }

@@ -3,7 +3,7 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{json, spawn_app};
+use crate::helpers::{expect, json, spawn_app};
 
 #[actix_web::test]
 async fn unknown_paths_get_a_json_404() {
@@ -11,7 +11,7 @@ async fn unknown_paths_get_a_json_404() {
     for path in ["/no/such/endpoint", "/users/me/nothing/here"] {
         let response = app.request(Method::GET, path).send().await.unwrap();
         assert_eq!(response.headers()["content-type"], "application/json");
-        assert_eq!(json(response).await, (404, json!({"result": "error", "msg": "Not Found", "code": "NOT_FOUND"})));
+        expect(response, 404, json!({"result": "error", "msg": "Not Found", "code": "NOT_FOUND"})).await;
     }
     let response = app.client.get(format!("{}/elsewhere", app.address)).send().await.unwrap();
     assert_eq!(json(response).await.0, 404);
@@ -23,15 +23,9 @@ async fn wrong_methods_get_405_with_the_allowed_ones() {
     let app = spawn_app().await;
     let response = app.request(Method::DELETE, "/server_settings").send().await.unwrap();
     assert_eq!(response.headers()["allow"], "GET");
-    assert_eq!(
-        json(response).await,
-        (405, json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["GET"]}))
-    );
+    expect(response, 405, json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["GET"]})).await;
     let response = app.request(Method::GET, "/fetch_api_key").send().await.unwrap();
-    assert_eq!(
-        json(response).await,
-        (405, json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["POST"]}))
-    );
+    expect(response, 405, json!({"result": "error", "msg": "Method Not Allowed", "allowed_methods": ["POST"]})).await;
     // The method is checked before authentication.
     let response = app.request(Method::PATCH, "/users/me").send().await.unwrap();
     assert_eq!(json(response).await.0, 405);

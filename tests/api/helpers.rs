@@ -175,3 +175,16 @@ pub async fn json(response: Response) -> (u16, Value) {
     assert!(text.ends_with('\n'), "body lacks Zulip's trailing newline: {text:?}");
     (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
 }
+
+/// Asserts a response's status and its exact body: the same keys in the same order, the
+/// same values, compact, with Zulip's trailing newline.
+pub async fn expect(response: Response, status: u16, expected: Value) {
+    let got_status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    assert_eq!((got_status, text), (status, format!("{}\n", serde_json::to_string(&expected).unwrap())));
+}
+
+/// Asserts two JSON values are the same, key order included.
+pub fn assert_same(got: &Value, expected: &Value) {
+    assert_eq!(serde_json::to_string(got).unwrap(), serde_json::to_string(expected).unwrap());
+}

@@ -4,19 +4,13 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{json, spawn_app};
+use crate::helpers::{expect, json, spawn_app};
 
 #[actix_web::test]
 async fn a_missing_parameter_names_the_variable() {
     let app = spawn_app().await;
     let response = app.request(Method::POST, "/fetch_api_key").form(&[("password", "x")]).send().await.unwrap();
-    assert_eq!(
-        json(response).await,
-        (
-            400,
-            json!({"result": "error", "msg": "Missing 'username' argument", "var_name": "username", "code": "REQUEST_VARIABLE_MISSING"})
-        )
-    );
+    expect(response, 400, json!({"result": "error", "msg": "Missing 'username' argument", "var_name": "username", "code": "REQUEST_VARIABLE_MISSING"})).await;
     app.stop().await;
 }
 
@@ -31,30 +25,25 @@ async fn malformed_json_parameters_get_zulips_messages() {
     ];
     for (query, msg) in cases {
         let response = app.as_user(&o, Method::GET, &format!("/users/1?{query}")).send().await.unwrap();
-        assert_eq!(
-            json(response).await,
-            (400, json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})),
-            "{query}"
-        );
+        expect(response, 400, json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})).await;
     }
     let response = app
         .as_user(&o, Method::GET, "/users/1?client_gravatar=false&client_external_avatar=true")
         .send()
         .await
         .unwrap();
-    assert_eq!(
-        json(response).await,
-        (
-            400,
-            json!({
-                "result": "error",
-                "msg": "Can't decide between 'client_external_avatar' and 'client_gravatar' arguments",
-                "code": "REQUEST_CONFUSING_VAR",
-                "var_name1": "client_external_avatar",
-                "var_name2": "client_gravatar"
-            })
-        )
-    );
+    expect(
+        response,
+        400,
+        json!({
+            "result": "error",
+            "msg": "Can't decide between 'client_external_avatar' and 'client_gravatar' arguments",
+            "var_name1": "client_external_avatar",
+            "var_name2": "client_gravatar",
+            "code": "REQUEST_CONFUSING_VAR"
+        }),
+    )
+    .await;
     app.stop().await;
 }
 
@@ -128,9 +117,6 @@ async fn a_broken_body_is_a_json_error_not_a_crash() {
         .send()
         .await
         .unwrap();
-    assert_eq!(
-        json(response).await,
-        (400, json!({"result": "error", "msg": "Malformed request body", "code": "BAD_REQUEST"}))
-    );
+    expect(response, 400, json!({"result": "error", "msg": "Malformed request body", "code": "BAD_REQUEST"})).await;
     app.stop().await;
 }

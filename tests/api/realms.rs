@@ -1,9 +1,11 @@
 //! Several organizations in one server, chosen by the Host header.
 
+use agora_actors::ids::UserId;
+use agora_actors::realm::messages::SetUserActive;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{json, spawn_app};
+use crate::helpers::{expect, json, spawn_app};
 
 #[actix_web::test]
 async fn hosts_route_to_their_organizations() {
@@ -48,7 +50,7 @@ async fn credentials_of_one_organization_fail_at_another() {
             .await
             .unwrap();
         assert_eq!(response.headers()["www-authenticate"], "Basic realm=\"zulip\"");
-        assert_eq!(json(response).await, (401, not_associated.clone()));
+        expect(response, 401, not_associated.clone()).await;
     }
     // Logging in with a password at the wrong host fails too.
     let response = app
@@ -78,5 +80,54 @@ async fn the_same_email_may_exist_in_two_organizations() {
         let (status, me) = json(app.as_user(who, Method::GET, "/users/me").send().await.unwrap()).await;
         assert_eq!((status, me["user_id"].as_i64()), (200, Some(who.user_id)));
     }
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn only_the_host_header_chooses_the_organization() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    // Forwarding headers are not trusted: the request still goes to the root organization.
+    let response = app
+        .as_user(&o, Method::GET, "/users/me")
+        .header("X-Forwarded-Host", "nope.agora.test")
+        .header("Forwarded", "host=nope.agora.test")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn a_deactivated_account_of_another_organization_is_reported_as_deactivated() {
+    let app = spawn_app().await;
+    let acme = app.create_realm("acme", "boss@acme.test").await;
+    let bob = app.create_user("acme", "bob@acme.test", "Bob Builder", 400).await;
+    app.realm("acme").addr.send(SetUserActive { user_id: UserId(bob.user_id), active: false }).await.unwrap().unwrap();
+    let response =
+        app.request(Method::GET, "/users/me").basic_auth(&bob.email, Some(&bob.api_key)).send().await.unwrap();
+    expect(response, 401, json!({"result": "error", "msg": "Account is deactivated", "code": "UNAUTHORIZED"})).await;
+    let response =
+        app.request(Method::GET, "/users/me").basic_auth(&acme.email, Some(&acme.api_key)).send().await.unwrap();
+    expect(
+        response,
+        401,
+        json!({"result": "error", "msg": "Account is not associated with this subdomain", "code": "UNAUTHORIZED"}),
+    )
+    .await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn an_organization_created_after_a_miss_is_found() {
+    let app = spawn_app().await;
+    let response = app.request_to("later.agora.test", Method::GET, "/server_settings").send().await.unwrap();
+    assert_eq!(response.status(), 404);
+    // The remembered miss is forgotten when the organization is created.
+    let later = app.create_realm("later", "boss@later.test").await;
+    let response = app.request_to("later.agora.test", Method::GET, "/server_settings").send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(app.as_user(&later, Method::GET, "/users/me").send().await.unwrap().status(), 200);
     app.stop().await;
 }

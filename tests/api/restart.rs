@@ -3,7 +3,7 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{json, spawn_app, spawn_app_at};
+use crate::helpers::{assert_same, json, spawn_app, spawn_app_at};
 
 #[actix_web::test]
 async fn organizations_users_and_keys_survive_a_restart() {
@@ -28,7 +28,7 @@ async fn organizations_users_and_keys_survive_a_restart() {
     let (status, bob_after) =
         json(app.as_user(&acme, Method::GET, &format!("/users/{}", bob.user_id)).send().await.unwrap()).await;
     assert_eq!(status, 200);
-    assert_eq!(bob_after, bob_before);
+    assert_same(&bob_after, &bob_before);
     assert_eq!(bob_after["user"]["role"], json!(300));
     let response = app
         .request_to(&bob.host, Method::POST, "/fetch_api_key")
@@ -46,5 +46,24 @@ async fn a_second_server_cannot_use_the_same_data_directory() {
     let app = spawn_app().await;
     let err = agora::startup::Application::build(crate::helpers::test_settings(&app.data_dir)).await.err().unwrap();
     assert!(err.to_string().contains("another agora server"), "{err}");
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn a_dead_realm_actor_is_replaced_on_the_next_request() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let first = app.realm("");
+    first.addr.send(agora_actors::realm::messages::StopRealm).await.unwrap();
+    for _ in 0..400 {
+        if !first.is_alive() {
+            break;
+        }
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert!(!first.is_alive());
+    let (status, me) = json(app.as_user(&o, Method::GET, "/users/me").send().await.unwrap()).await;
+    assert_eq!((status, me["user_id"].as_i64()), (200, Some(1)));
+    assert!(app.realm("").is_alive());
     app.stop().await;
 }

@@ -3,7 +3,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{json, spawn_app};
+use crate::helpers::{assert_same, expect, json, spawn_app};
 
 /// Checks `date_joined` is Zulip's minute-precision form, within a minute of now, and
 /// returns it.
@@ -44,10 +44,7 @@ async fn own_profile_has_every_field() {
         "profile_data": {},
         "max_message_id": -1,
     });
-    assert_eq!(body, expected);
-    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
-    let expected_keys: Vec<&str> = expected.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, expected_keys);
+    assert_same(&body, &expected);
     app.stop().await;
 }
 
@@ -77,10 +74,10 @@ async fn other_users_by_id_and_by_email() {
         // The address is the real one, so the client computes the gravatar itself.
         "avatar_url": null,
     });
-    assert_eq!(body, json!({"result": "success", "msg": "", "user": user}));
+    assert_same(&body, &json!({"result": "success", "msg": "", "user": user}));
 
     let (_, by_email) = json(app.as_user(&o, Method::GET, "/users/ALICE@agora.test").send().await.unwrap()).await;
-    assert_eq!(by_email["user"], user);
+    assert_same(&by_email["user"], &user);
 
     let path = format!("/users/{}?client_gravatar=false&include_custom_profile_fields=true", alice.user_id);
     let (_, body) = json(app.as_user(&o, Method::GET, &path).send().await.unwrap()).await;
@@ -103,7 +100,7 @@ async fn unknown_users_are_bad_requests() {
     let no_such_user = json!({"result": "error", "msg": "No such user", "code": "BAD_REQUEST"});
     for path in ["/users/999", "/users/99999999999999999999999", "/users/nobody@agora.test"] {
         let response = app.as_user(&o, Method::GET, path).send().await.unwrap();
-        assert_eq!(json(response).await, (400, no_such_user.clone()), "{path}");
+        expect(response, 400, no_such_user.clone()).await;
     }
     app.stop().await;
 }

@@ -163,6 +163,17 @@ impl Handler<SetUserActive> for RealmActor {
     }
 }
 
+impl Handler<SetRealmDeactivated> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: SetRealmDeactivated, _: &mut Self::Context) -> Self::Result {
+        let events = ops::set_realm_deactivated(&mut self.state, &self.store, msg.0)?;
+        self.publish_auth();
+        self.fan_out(events);
+        Ok(())
+    }
+}
+
 impl Handler<AddListener> for RealmActor {
     type Result = MessageResult<AddListener>;
 

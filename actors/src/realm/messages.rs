@@ -69,6 +69,11 @@ pub struct SetUserActive {
     pub active: bool,
 }
 
+/// Deactivates (`true`) or reactivates the organization.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct SetRealmDeactivated(pub bool);
+
 /// Identifies a registered listener.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ListenerId(pub u64);

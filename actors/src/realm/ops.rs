@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{ErrorCode as SqliteCode, Transaction};
+use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
 
 use super::format::{can_access_delivery_email, UserDictOptions};
@@ -81,9 +81,10 @@ pub fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-/// Whether a SQLite error is a uniqueness violation.
+/// Whether a SQLite error is a UNIQUE constraint violation (not CHECK or FOREIGN KEY).
 fn is_unique_violation(err: &StoreError) -> bool {
-    matches!(err, StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) if e.code == SqliteCode::ConstraintViolation)
+    matches!(err, StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+        if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
 }
 
 /// Creates an organization: the realm row, its system groups and its first owner, in one
@@ -272,6 +273,20 @@ fn user_created_events(state: &RealmState, user: &User, now: i64) -> Vec<Outgoin
         ));
     }
     events
+}
+
+/// Deactivates (or reactivates) the whole organization: while deactivated, nobody can log
+/// in or use an API key there. Active users are told first, as Zulip's `realm`
+/// `deactivated` event does.
+pub fn set_realm_deactivated(state: &mut RealmState, store: &Store, deactivated: bool) -> ApiResult<Vec<Outgoing>> {
+    let id = state.realm().id;
+    store.write(|tx| store::realms::set_deactivated(tx, id, deactivated))?;
+    state.set_deactivated(deactivated);
+    tracing::info!(realm.id = %id, deactivated, "changed organization status");
+    if !deactivated {
+        return Ok(Vec::new());
+    }
+    Ok(vec![Outgoing::to(state.active_user_ids(), Event::new("realm", json!({"op": "deactivated", "realm_id": id})))])
 }
 
 /// Replaces a user's API key; the old one stops working at once.

@@ -149,6 +149,11 @@ impl RealmState {
 
     // --- Changes. Only `ops` calls these, after the database has committed. ---
 
+    /// Marks the realm deactivated or active.
+    pub(crate) fn set_deactivated(&mut self, deactivated: bool) {
+        self.realm.deactivated = deactivated;
+    }
+
     /// Adds or replaces a user and its index entries.
     pub(crate) fn put_user(&mut self, user: User) {
         if let Some(old) = self.users.get(&user.id) {

@@ -63,6 +63,18 @@ impl Store {
 
     /// Opens the database at `path`.
     pub fn open_file(path: &Path) -> StoreResult<Store> {
+        // The database holds API keys: create it private. SQLite gives its -wal and -shm
+        // files the same mode.
+        if !path.exists() {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", path.display())))?;
+        }
         // WAL is a property of the file: switch it once, before several connections race
         // to do it.
         let first = Connection::open(path)?;

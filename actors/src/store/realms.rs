@@ -60,6 +60,12 @@ pub fn all(conn: &Connection) -> StoreResult<Vec<Realm>> {
     rows.into_iter().map(finish).collect()
 }
 
+/// Deactivates or reactivates a realm.
+pub fn set_deactivated(conn: &Connection, id: RealmId, deactivated: bool) -> StoreResult<()> {
+    conn.execute("UPDATE realms SET deactivated = ?2 WHERE id = ?1", params![id, deactivated])?;
+    Ok(())
+}
+
 /// Inserts a realm and returns its id. `realm.id` is ignored.
 pub fn insert(conn: &Connection, realm: &Realm) -> StoreResult<RealmId> {
     conn.execute(

@@ -5,14 +5,14 @@ use actix_web::HttpRequest;
 use agora_actors::realm::messages::GetServerSettings;
 use agora_actors::server_info;
 
-use crate::http::auth::MaybeRealm;
+use crate::http::auth::Site;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 
-pub async fn server_settings(req: HttpRequest, realm: MaybeRealm, params: Params) -> Result<Success, HttpError> {
+pub async fn server_settings(req: HttpRequest, site: Site, params: Params) -> Result<Success, HttpError> {
     let user_agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
     let is_incompatible = server_info::is_incompatible_client(user_agent);
-    let data = match realm.0 {
+    let data = match site.realm_or_root()? {
         Some(realm) => realm.addr.send(GetServerSettings { is_incompatible }).await?,
         None => server_info::server_settings(is_incompatible),
     };
