@@ -13,14 +13,13 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
-use actix::Addr;
 use agora_actors::config::ServerConfig;
 use agora_actors::ids::RealmId;
 use agora_actors::realm::messages::CreateUser;
 use agora_actors::realm::model::Role;
 use agora_actors::realm::ops::{self, CreatedUser, NewRealm, NewUser};
 use agora_actors::realm::RealmState;
-use agora_actors::registry::{CreateRealm, Directory, RealmRegistry, Resolve};
+use agora_actors::registry::{CreateRealm, Realms};
 use agora_actors::store::Store;
 use agora_actors::ApiError;
 use serde::{Deserialize, Serialize};
@@ -62,6 +61,11 @@ enum Reply {
     Err { msg: String, status: u16 },
 }
 
+fn mailbox(e: actix::MailboxError) -> ApiError {
+    tracing::error!(error = %e, "admin command: actor unavailable");
+    ApiError::internal()
+}
+
 fn unknown_realm(subdomain: &str) -> ApiError {
     ApiError::bad_request(format!("No organization with subdomain {subdomain:?}"))
 }
@@ -93,25 +97,14 @@ impl AdminRequest {
     }
 
     /// Runs the command through the running server's actors.
-    pub async fn run_in_server(self, registry: &Addr<RealmRegistry>, directory: &Directory) -> AdminResult {
-        let mailbox = |e: actix::MailboxError| {
-            tracing::error!(error = %e, "admin command: actor unavailable");
-            ApiError::internal()
-        };
+    pub async fn run_in_server(self, realms: &Realms) -> AdminResult {
         match self.command()? {
             Command::CreateRealm(new) => {
-                let created = registry.send(CreateRealm(new)).await.map_err(mailbox)??;
+                let created = realms.registry.send(CreateRealm(new)).await.map_err(mailbox)??;
                 Ok(printed(created.realm_id, &created.owner))
             }
             Command::CreateUser { subdomain, new } => {
-                let realm = match directory.get(&subdomain) {
-                    Some(realm) => realm,
-                    None => registry
-                        .send(Resolve { subdomain: subdomain.clone() })
-                        .await
-                        .map_err(mailbox)??
-                        .ok_or_else(|| unknown_realm(&subdomain))?,
-                };
+                let realm = realms.find(&subdomain).await?.ok_or_else(|| unknown_realm(&subdomain))?;
                 let created = realm.addr.send(CreateUser(new)).await.map_err(mailbox)??;
                 Ok(printed(realm.id, &created))
             }
@@ -163,22 +156,8 @@ impl AdminRequest {
     }
 }
 
-/// The running server's actors, for administrative commands.
-#[derive(Clone)]
-pub struct AdminHandle {
-    pub registry: Addr<RealmRegistry>,
-    pub directory: Directory,
-}
-
-impl AdminHandle {
-    /// Runs a command through the actors.
-    pub async fn run(&self, request: AdminRequest) -> AdminResult {
-        request.run_in_server(&self.registry, &self.directory).await
-    }
-}
-
 /// Listens on the data directory's admin socket; `None` (with a warning) if it cannot.
-pub fn serve(data_dir: &Path, registry: Addr<RealmRegistry>, directory: Directory) -> Option<PathBuf> {
+pub fn serve(data_dir: &Path, realms: Realms) -> Option<PathBuf> {
     let path = data_dir.join(SOCKET_FILE);
     // We hold the data directory's lock, so a socket file left here is stale.
     let _ = std::fs::remove_file(&path);
@@ -196,7 +175,7 @@ pub fn serve(data_dir: &Path, registry: Addr<RealmRegistry>, directory: Director
         loop {
             match listener.accept().await {
                 Ok((stream, _)) => {
-                    actix_web::rt::spawn(answer(stream, registry.clone(), directory.clone()));
+                    actix_web::rt::spawn(answer(stream, realms.clone()));
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "admin socket accept failed");
@@ -208,13 +187,13 @@ pub fn serve(data_dir: &Path, registry: Addr<RealmRegistry>, directory: Director
     Some(path)
 }
 
-async fn answer(stream: tokio::net::UnixStream, registry: Addr<RealmRegistry>, directory: Directory) {
+async fn answer(stream: tokio::net::UnixStream, realms: Realms) {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     let mut reader = tokio::io::BufReader::new(read);
     let reply = match reader.read_line(&mut line).await {
         Ok(_) => match serde_json::from_str::<AdminRequest>(&line) {
-            Ok(request) => match request.run_in_server(&registry, &directory).await {
+            Ok(request) => match request.run_in_server(&realms).await {
                 Ok(value) => Reply::Ok(value),
                 Err(e) => Reply::Err { msg: e.msg, status: e.status },
             },

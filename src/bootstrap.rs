@@ -49,7 +49,7 @@ pub async fn if_empty(
     registry: &Addr<RealmRegistry>,
     settings: &Settings,
 ) -> Result<Option<Bootstrapped>, StartupError> {
-    if !store::realms::all(&*store.conn()?)?.is_empty() {
+    if store::realms::any(&*store.conn()?)? {
         return Ok(None);
     }
     let email = owner_email(settings);

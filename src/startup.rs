@@ -11,10 +11,10 @@ use actix::prelude::*;
 use actix_web::dev::{Server, ServerHandle, Service};
 use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
-use agora_actors::registry::{Directory, RealmRegistry, StopAll};
+use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
 use agora_actors::store::Store;
 
-use crate::admin::{self, AdminHandle};
+use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
 use crate::http::routes;
@@ -28,8 +28,7 @@ pub type StartupError = Box<dyn std::error::Error + Send + Sync>;
 pub struct Application {
     server: Server,
     port: u16,
-    registry: Addr<RealmRegistry>,
-    directory: Directory,
+    realms: Realms,
     arbiters: Vec<Arbiter>,
     bootstrapped: Option<Bootstrapped>,
     admin_socket: Option<PathBuf>,
@@ -63,32 +62,31 @@ impl Application {
         .start();
 
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings).await?;
-        let admin_socket = admin::serve(&settings.data_dir, registry.clone(), directory.clone());
+        let realms = Realms { registry, directory };
+        let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = web::block(move || Logins::new(rule, cost)).await?;
 
-        let state = web::Data::new(AppState {
-            registry: registry.clone(),
-            directory: directory.clone(),
-            store,
-            config,
-            logins,
-        });
+        let state = web::Data::new(AppState { realms: realms.clone(), store, config, logins });
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
                 .wrap_fn(|req, srv| {
-                    let (start, method, path) = (Instant::now(), req.method().clone(), req.path().to_owned());
+                    // Only copy what the access log needs when it is on.
+                    let logged = tracing::enabled!(target: "agora::access", tracing::Level::INFO)
+                        .then(|| (Instant::now(), req.method().clone(), req.path().to_owned()));
                     let response = srv.call(req);
                     async move {
                         let response = response.await?;
-                        tracing::info!(
-                            target: "agora::access",
-                            %method,
-                            %path,
-                            status = response.status().as_u16(),
-                            micros = start.elapsed().as_micros() as u64,
-                        );
+                        if let Some((start, method, path)) = logged {
+                            tracing::info!(
+                                target: "agora::access",
+                                %method,
+                                %path,
+                                status = response.status().as_u16(),
+                                micros = start.elapsed().as_micros() as u64,
+                            );
+                        }
                         Ok(response)
                     }
                 })
@@ -103,16 +101,7 @@ impl Application {
         if !settings.handle_signals {
             server = server.disable_signals();
         }
-        Ok(Application {
-            server: server.run(),
-            port,
-            registry,
-            directory,
-            arbiters,
-            bootstrapped,
-            admin_socket,
-            _lock: lock,
-        })
+        Ok(Application { server: server.run(), port, realms, arbiters, bootstrapped, admin_socket, _lock: lock })
     }
 
     /// The port the server listens on.
@@ -130,9 +119,9 @@ impl Application {
         self.bootstrapped.as_ref()
     }
 
-    /// Runs administrative commands in this server, as its socket does.
-    pub fn admin(&self) -> AdminHandle {
-        AdminHandle { registry: self.registry.clone(), directory: self.directory.clone() }
+    /// The organizations of this server (for administrative commands, as its socket runs them).
+    pub fn realms(&self) -> Realms {
+        self.realms.clone()
     }
 
     /// The admin socket's path, if it could be bound.
@@ -143,7 +132,7 @@ impl Application {
     /// Serves until the server is stopped (by a signal or a handle), then stops the actors.
     pub async fn run(self) -> std::io::Result<()> {
         let result = self.server.await;
-        let _ = self.registry.send(StopAll).await;
+        let _ = self.realms.registry.send(StopAll).await;
         for arbiter in &self.arbiters {
             arbiter.stop();
         }

@@ -160,11 +160,6 @@ impl ApiError {
     pub fn internal() -> Self {
         ApiError { code: None, status: 500, msg: "Internal server error".to_owned(), data: Map::new() }
     }
-
-    /// Whether this is the generic 500.
-    pub fn is_internal(&self) -> bool {
-        self.status >= 500
-    }
 }
 
 /// The result type of every domain operation.

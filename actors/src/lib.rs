@@ -26,3 +26,11 @@ pub mod store;
 pub mod validate;
 
 pub use error::{ApiError, ApiResult, ErrorCode};
+
+/// The map of a JSON object value (built with `json!({...})`); anything else is empty.
+pub fn json_object(value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}

@@ -37,6 +37,7 @@ pub struct Logins {
 /// A login whose password is still to be checked.
 #[derive(Debug)]
 pub struct PendingLogin {
+    username: String,
     limiter_key: String,
     /// The account and its hash; `None` when there is nothing to match.
     target: Option<(UserId, Arc<str>)>,
@@ -106,7 +107,12 @@ impl Logins {
                 entry.password_hash.clone().map(|hash| (entry.user_id, hash))
             }
         };
-        Ok(PendingLogin { limiter_key, target, decoy_hash: Arc::clone(&self.decoy_hash) })
+        Ok(PendingLogin {
+            username: username.to_owned(),
+            limiter_key,
+            target,
+            decoy_hash: Arc::clone(&self.decoy_hash),
+        })
     }
 
     /// The outcome of a checked password, judged against `realm` as it is now: an account
@@ -116,7 +122,7 @@ impl Logins {
         let Some((user_id, _)) = pending.target.filter(|_| verified) else {
             return Err(failed());
         };
-        let entry = realm.by_user_id(user_id).ok_or_else(failed)?;
+        let entry = realm.by_delivery_email(&pending.username).filter(|e| e.user_id == user_id).ok_or_else(failed)?;
         refuse_unusable(realm, entry.is_active)?;
         self.limiter().clear(&pending.limiter_key);
         Ok(Credentials { api_key: entry.api_key.clone(), email: entry.delivery_email.clone(), user_id })

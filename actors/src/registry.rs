@@ -12,7 +12,7 @@ use actix::prelude::*;
 use arc_swap::ArcSwap;
 
 use crate::config::ServerConfig;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::ids::RealmId;
 use crate::realm::actor::MAILBOX_CAPACITY;
 use crate::realm::messages::StopRealm;
@@ -25,7 +25,6 @@ use crate::store::Store;
 #[derive(Clone)]
 pub struct RealmHandle {
     pub id: RealmId,
-    pub subdomain: String,
     pub addr: Addr<RealmActor>,
     auth: Arc<ArcSwap<AuthSnapshot>>,
 }
@@ -80,14 +79,39 @@ impl Directory {
         self.missing.write().unwrap_or_else(PoisonError::into_inner).remove(subdomain);
     }
 
-    fn insert(&self, handle: RealmHandle) {
+    fn insert(&self, subdomain: &str, handle: RealmHandle) {
         let mut map = self.realms.write().unwrap_or_else(PoisonError::into_inner);
-        map.insert(handle.subdomain.clone(), handle);
+        map.insert(subdomain.to_owned(), handle);
     }
 
     fn drain(&self) -> Vec<RealmHandle> {
         let mut map = self.realms.write().unwrap_or_else(PoisonError::into_inner);
         map.drain().map(|(_, h)| h).collect()
+    }
+}
+
+/// How everything outside the actors reaches an organization: the shared directory when
+/// its actor is running (no round trip), the registry otherwise (which loads or restarts
+/// it).
+#[derive(Clone)]
+pub struct Realms {
+    pub registry: Addr<RealmRegistry>,
+    pub directory: Directory,
+}
+
+impl Realms {
+    /// The running realm of a subdomain; `None` if there is no such realm.
+    pub async fn find(&self, subdomain: &str) -> ApiResult<Option<RealmHandle>> {
+        if let Some(handle) = self.directory.get(subdomain) {
+            return Ok(Some(handle));
+        }
+        if self.directory.is_missing(subdomain) {
+            return Ok(None);
+        }
+        self.registry.send(Resolve { subdomain: subdomain.to_owned() }).await.map_err(|e| {
+            tracing::error!(error = %e, "realm registry unavailable");
+            ApiError::internal()
+        })?
     }
 }
 
@@ -131,8 +155,8 @@ impl RealmRegistry {
             arbiter.spawn_fn(run);
         }
         let addr = Addr::new(tx);
-        let handle = RealmHandle { id, subdomain, addr, auth };
-        self.directory.insert(handle.clone());
+        let handle = RealmHandle { id, addr, auth };
+        self.directory.insert(&subdomain, handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
         handle
     }

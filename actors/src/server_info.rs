@@ -4,8 +4,8 @@ use md5::{Digest, Md5};
 use serde_json::{json, Map, Value};
 
 use crate::config::ServerConfig;
-use crate::markdown;
 use crate::realm::RealmState;
+use crate::{json_object, markdown};
 
 /// The Zulip API feature level Agora follows.
 pub const FEATURE_LEVEL: i64 = 419;
@@ -26,7 +26,7 @@ pub fn is_incompatible_client(user_agent: &str) -> bool {
 
 /// `GET /server_settings` for the server as a whole.
 pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
-    let value = json!({
+    json_object(json!({
         "authentication_methods": {
             "password": true, "dev": false, "email": true, "ldap": false, "remoteuser": false,
             "github": false, "azuread": false, "gitlab": false, "google": false, "apple": false,
@@ -37,11 +37,7 @@ pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
         "zulip_feature_level": FEATURE_LEVEL,
         "push_notifications_enabled": false,
         "is_incompatible": is_incompatible,
-    });
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
+    }))
 }
 
 /// The default icon of an organization: an identicon of its subdomain, as Zulip's.

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use actix_web::dev::ServerHandle;
-use agora::admin::{AdminHandle, AdminRequest};
+use agora::admin::AdminRequest;
 use agora::settings::Settings;
 use agora::startup::Application;
-use agora_actors::registry::RealmHandle;
+use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::{hash_password, HashCost};
 use reqwest::{Method, RequestBuilder, Response};
 use serde_json::Value;
@@ -30,7 +30,7 @@ pub struct TestApp {
     pub data_dir: PathBuf,
     /// The owner of the root organization created on first start.
     pub owner: Creds,
-    pub admin: AdminHandle,
+    pub realms: Realms,
     pub client: reqwest::Client,
     handle: ServerHandle,
     join: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
@@ -71,11 +71,11 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let data_dir = settings.data_dir.clone();
     let app = Application::build(settings).await.expect("server starts");
     let address = format!("http://127.0.0.1:{}", app.port());
-    let admin = app.admin();
+    let realms = app.realms();
     let handle = app.handle();
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
-    TestApp { address, data_dir, owner, admin, client: reqwest::Client::new(), handle, join, _tmp: None }
+    TestApp { address, data_dir, owner, realms, client: reqwest::Client::new(), handle, join, _tmp: None }
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the
@@ -118,7 +118,7 @@ impl TestApp {
 
     /// The running actor of an organization.
     pub fn realm(&self, subdomain: &str) -> RealmHandle {
-        self.admin.directory.get(subdomain).expect("realm running")
+        self.realms.directory.get(subdomain).expect("realm running")
     }
 
     /// Creates an organization with an owner through the server's actors.
@@ -131,7 +131,7 @@ impl TestApp {
             owner_name: "Org Owner".into(),
             owner_password_hash: Some(hash_password(&password, HashCost::cheapest()).unwrap()),
         };
-        let out = self.admin.run(request).await.unwrap();
+        let out = request.run_in_server(&self.realms).await.unwrap();
         creds(&out, owner_email, &password, subdomain)
     }
 
@@ -146,7 +146,7 @@ impl TestApp {
             password_hash: Some(hash_password(&password, HashCost::cheapest()).unwrap()),
             can_create_users: false,
         };
-        let out = self.admin.run(request).await.unwrap();
+        let out = request.run_in_server(&self.realms).await.unwrap();
         creds(&out, email, &password, subdomain)
     }
 

@@ -40,9 +40,9 @@ pub struct RealmActor {
 }
 
 impl RealmActor {
-    /// An actor for a loaded state; `auth` is the slot HTTP workers read.
+    /// An actor for a loaded state; `auth` is the slot HTTP workers read, already holding
+    /// the snapshot of `state`.
     pub fn new(state: RealmState, store: Store, config: Arc<ServerConfig>, auth: Arc<ArcSwap<AuthSnapshot>>) -> Self {
-        auth.store(Arc::new(AuthSnapshot::of(&state)));
         RealmActor { state, store, config, auth, listeners: HashMap::new(), next_listener: 0 }
     }
 

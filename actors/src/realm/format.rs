@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::model::{EmailVisibility, Role, User};
 use super::state::RealmState;
+use crate::json_object;
 
 /// Options of a user listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +57,7 @@ impl RealmState {
             && target.avatar_source == "G"
             && target.email_address_visibility == EmailVisibility::Everyone;
         let avatar = if gravatar_computable { Value::Null } else { Value::from(avatar_url(target)) };
-        let mut dict = match json!({
+        let mut dict = json_object(json!({
             "email": target.email,
             "user_id": target.id,
             "avatar_version": target.avatar_version,
@@ -71,10 +72,7 @@ impl RealmState {
             "date_joined": format_date_joined(target.date_joined),
             "delivery_email": delivery_email,
             "avatar_url": avatar,
-        }) {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
+        }));
         if target.is_bot {
             dict.insert("bot_type".into(), json!(target.bot_type));
             dict.insert("bot_owner_id".into(), json!(target.bot_owner_id));

@@ -32,8 +32,6 @@ pub struct AuthSnapshot {
     pub realm_deactivated: bool,
     /// Lower-cased delivery email -> entry.
     by_email: HashMap<String, Arc<AuthEntry>>,
-    /// User id -> entry (the same entries).
-    by_id: HashMap<UserId, Arc<AuthEntry>>,
 }
 
 /// Why HTTP Basic credentials were refused.
@@ -48,7 +46,7 @@ pub enum KeyRejection {
 impl AuthSnapshot {
     /// The index of a realm's current state.
     pub fn of(state: &RealmState) -> Self {
-        let by_email: HashMap<String, Arc<AuthEntry>> = state
+        let by_email = state
             .users()
             .map(|u| {
                 let entry = AuthEntry {
@@ -64,13 +62,7 @@ impl AuthSnapshot {
                 (u.delivery_email.to_lowercase(), Arc::new(entry))
             })
             .collect();
-        let by_id = by_email.values().map(|e: &Arc<AuthEntry>| (e.user_id, Arc::clone(e))).collect();
-        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email, by_id }
-    }
-
-    /// The account with this id.
-    pub fn by_user_id(&self, id: UserId) -> Option<&Arc<AuthEntry>> {
-        self.by_id.get(&id)
+        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email }
     }
 
     /// The account with this delivery email, compared case-insensitively.

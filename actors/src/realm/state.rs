@@ -97,11 +97,6 @@ impl RealmState {
         self.by_api_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
     }
 
-    /// Owners that are still active.
-    pub fn active_owner_ids(&self) -> Vec<UserId> {
-        self.users.values().filter(|u| u.is_active && u.role == Role::Owner).map(|u| u.id).collect()
-    }
-
     /// A group of this realm.
     pub fn group(&self, id: GroupId) -> Option<&UserGroup> {
         self.groups.get(&id)

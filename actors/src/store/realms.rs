@@ -52,12 +52,9 @@ pub fn by_id(conn: &Connection, id: RealmId) -> StoreResult<Option<Realm>> {
     conn.query_row(&sql, [id], from_row).optional()?.map(finish).transpose()
 }
 
-/// Every realm, by id.
-pub fn all(conn: &Connection) -> StoreResult<Vec<Realm>> {
-    let sql = format!("SELECT {COLUMNS} FROM realms ORDER BY id");
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter().map(finish).collect()
+/// Whether any realm exists.
+pub fn any(conn: &Connection) -> StoreResult<bool> {
+    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM realms)", [], |r| r.get(0))?)
 }
 
 /// Deactivates or reactivates a realm.

@@ -5,11 +5,11 @@ use std::time::Instant;
 use actix_web::web;
 use serde_json::json;
 
-use super::object;
 use crate::http::auth::Site;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
+use agora_actors::json_object;
 
 pub async fn fetch_api_key(site: Site, state: web::Data<AppState>, params: Params) -> Result<Success, HttpError> {
     let username = params.required_str("username")?;
@@ -24,7 +24,7 @@ pub async fn fetch_api_key(site: Site, state: web::Data<AppState>, params: Param
     })
     .await?;
     let creds = state.logins.finish(&realm.auth(), pending, verified)?;
-    Ok(params.success(object(json!({
+    Ok(params.success(json_object(json!({
         "api_key": creds.api_key,
         "email": creds.email,
         "user_id": creds.user_id,

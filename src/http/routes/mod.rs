@@ -9,7 +9,6 @@ mod users;
 use actix_web::http::{header, Method};
 use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Resource, Responder};
 use agora_actors::ApiError;
-use serde_json::{Map, Value};
 
 use super::response::error_response;
 
@@ -17,11 +16,13 @@ use super::response::error_response;
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/api/v1")
-            .service(Endpoint::new("/server_settings").get(server::server_settings).build())
-            .service(Endpoint::new("/fetch_api_key").post(auth::fetch_api_key).build())
-            .service(Endpoint::new("/users/me").get(users::get_own_profile).build())
-            .service(Endpoint::new("/users/me/api_key/regenerate").post(users::regenerate_api_key).build())
-            .service(Endpoint::new("/users/{user}").get(users::get_user).build()),
+            .service(Endpoint::new("/server_settings").route(Method::GET, server::server_settings).build())
+            .service(Endpoint::new("/fetch_api_key").route(Method::POST, auth::fetch_api_key).build())
+            .service(Endpoint::new("/users/me").route(Method::GET, users::get_own_profile).build())
+            .service(
+                Endpoint::new("/users/me/api_key/regenerate").route(Method::POST, users::regenerate_api_key).build(),
+            )
+            .service(Endpoint::new("/users/{user}").route(Method::GET, users::get_user).build()),
     );
 }
 
@@ -33,7 +34,7 @@ pub async fn not_found() -> HttpResponse {
 /// A resource and the methods it serves.
 struct Endpoint {
     resource: Resource,
-    methods: Vec<&'static str>,
+    methods: Vec<Method>,
 }
 
 impl Endpoint {
@@ -41,6 +42,7 @@ impl Endpoint {
         Endpoint { resource: web::resource(path), methods: Vec::new() }
     }
 
+    /// Serves `method` with `handler` (and HEAD with it too, for GET).
     fn route<F, Args>(mut self, method: Method, handler: F) -> Self
     where
         F: Handler<Args> + Clone,
@@ -50,53 +52,23 @@ impl Endpoint {
         if method == Method::GET {
             self.resource = self.resource.route(web::head().to(handler.clone()));
         }
-        self.methods.push(match method {
-            Method::GET => "GET",
-            Method::POST => "POST",
-            Method::PATCH => "PATCH",
-            Method::PUT => "PUT",
-            _ => "DELETE",
-        });
-        self.resource = self.resource.route(web::method(method).to(handler));
+        self.resource = self.resource.route(web::method(method.clone()).to(handler));
+        self.methods.push(method);
         self
     }
 
-    fn get<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args> + Clone,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::GET, handler)
-    }
-
-    fn post<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args> + Clone,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.route(Method::POST, handler)
-    }
-
+    /// The resource, answering other methods with 405 (or 204 for OPTIONS).
     fn build(self) -> Resource {
-        let methods = self.methods;
+        let allowed: Vec<String> = self.methods.iter().map(|m| m.as_str().to_owned()).collect();
         self.resource.default_service(web::to(move |req: HttpRequest| {
-            let methods = methods.clone();
+            let allowed = allowed.clone();
             async move {
                 if req.method() == Method::OPTIONS {
-                    return HttpResponse::NoContent().insert_header((header::ALLOW, methods.join(", "))).finish();
+                    return HttpResponse::NoContent().insert_header((header::ALLOW, allowed.join(", "))).finish();
                 }
-                error_response(&ApiError::method_not_allowed(&methods))
+                let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+                error_response(&ApiError::method_not_allowed(&names))
             }
         }))
-    }
-}
-
-/// The object inside a `json!({...})` literal.
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
     }
 }

@@ -6,10 +6,10 @@ use agora_actors::realm::format::UserDictOptions;
 use agora_actors::realm::messages::{GetOwnProfile, GetUser, RegenerateOwnApiKey, UserRef};
 use serde_json::json;
 
-use super::object;
 use crate::http::auth::Authed;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
+use agora_actors::json_object;
 
 /// `GET /users/me`.
 pub async fn get_own_profile(auth: Authed, params: Params) -> Result<Success, HttpError> {
@@ -31,11 +31,11 @@ pub async fn get_user(auth: Authed, path: web::Path<String>, params: Params) -> 
         UserRef::Email(key)
     };
     let user = auth.realm.addr.send(GetUser { viewer: auth.user.user_id, target, options }).await??;
-    Ok(params.success(object(json!({ "user": user }))))
+    Ok(params.success(json_object(json!({ "user": user }))))
 }
 
 /// `POST /users/me/api_key/regenerate`.
 pub async fn regenerate_api_key(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let api_key = auth.realm.addr.send(RegenerateOwnApiKey { user_id: auth.user.user_id }).await??;
-    Ok(params.success(object(json!({ "api_key": api_key }))))
+    Ok(params.success(json_object(json!({ "api_key": api_key }))))
 }
