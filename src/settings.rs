@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::ServerConfig;
+use agora_actors::config::{QueueConfig, ServerConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::secrets::HashCost;
 use serde::Deserialize;
@@ -35,6 +35,8 @@ pub struct Settings {
     pub shutdown_timeout: Duration,
     /// Whether the server stops on SIGINT/SIGTERM itself (tests turn this off).
     pub handle_signals: bool,
+    /// Event queue heartbeat, lifetime and expiry checks.
+    pub queues: QueueConfig,
 }
 
 impl Default for Settings {
@@ -51,6 +53,7 @@ impl Default for Settings {
             login_rate_limit: Rule { max: 5, window: Duration::from_secs(1800) },
             shutdown_timeout: Duration::from_secs(10),
             handle_signals: true,
+            queues: QueueConfig::default(),
         }
     }
 }
@@ -58,7 +61,12 @@ impl Default for Settings {
 impl Settings {
     /// What the domain needs of these settings.
     pub fn server_config(&self) -> ServerConfig {
-        ServerConfig { external_host: self.external_host.clone(), external_scheme: self.external_scheme.clone() }
+        ServerConfig {
+            external_host: self.external_host.clone(),
+            external_scheme: self.external_scheme.clone(),
+            queues: self.queues,
+            ..ServerConfig::default()
+        }
     }
 
     /// Applies a TOML settings file over these settings.
@@ -88,6 +96,12 @@ impl Settings {
             set(&mut self.login_rate_limit.window, limit.window_secs.map(Duration::from_secs));
         }
         set(&mut self.shutdown_timeout, f.shutdown_timeout_secs.map(Duration::from_secs));
+        if let Some(q) = f.event_queues {
+            set(&mut self.queues.heartbeat_min, q.heartbeat_secs.map(Duration::from_secs));
+            set(&mut self.queues.heartbeat_jitter, q.heartbeat_jitter_secs.map(Duration::from_secs));
+            set(&mut self.queues.default_timeout, q.idle_timeout_secs.map(Duration::from_secs));
+            set(&mut self.queues.gc_interval, q.gc_interval_secs.map(Duration::from_secs));
+        }
     }
 
     /// Checks values that would otherwise fail late.
@@ -97,6 +111,10 @@ impl Settings {
                 "external_scheme must be http or https, not {:?}",
                 self.external_scheme
             )));
+        }
+        let q = &self.queues;
+        if q.heartbeat_min.is_zero() || q.gc_interval.is_zero() || q.default_timeout.is_zero() {
+            return Err(SettingsError("event queue heartbeat, idle timeout and gc interval must be positive".into()));
         }
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
@@ -138,6 +156,16 @@ struct FileSettings {
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
     shutdown_timeout_secs: Option<u64>,
+    event_queues: Option<FileQueues>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileQueues {
+    heartbeat_secs: Option<u64>,
+    heartbeat_jitter_secs: Option<u64>,
+    idle_timeout_secs: Option<u64>,
+    gc_interval_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -165,7 +193,8 @@ mod tests {
         let path = dir.path().join("agora.toml");
         std::fs::write(
             &path,
-            "external_host = \"chat.example.org\"\nexternal_scheme = \"https\"\n[login_rate_limit]\nattempts = 3\n",
+            "external_host = \"chat.example.org\"\nexternal_scheme = \"https\"\n[login_rate_limit]\nattempts = 3\n\
+             [event_queues]\nidle_timeout_secs = 120\n",
         )
         .unwrap();
         let mut s = Settings::default();
@@ -175,6 +204,8 @@ mod tests {
         assert_eq!(s.login_rate_limit.max, 3);
         assert_eq!(s.login_rate_limit.window, Duration::from_secs(1800));
         assert_eq!(s.bind, "127.0.0.1:9991");
+        assert_eq!(s.queues.default_timeout, Duration::from_secs(120));
+        assert_eq!(s.queues.heartbeat_min, Duration::from_secs(45));
         s.validate().unwrap();
     }
 

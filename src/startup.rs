@@ -32,8 +32,30 @@ pub struct Application {
     arbiters: Vec<Arbiter>,
     bootstrapped: Option<Bootstrapped>,
     admin_socket: Option<PathBuf>,
+    handle_signals: bool,
     /// Held for the process lifetime: one server per data directory.
     _lock: File,
+}
+
+/// Stops a running server.
+#[derive(Clone)]
+pub struct ShutdownHandle {
+    realms: Realms,
+    server: ServerHandle,
+}
+
+impl ShutdownHandle {
+    /// Stops the server. Gracefully: the event queues are saved (their waiting polls are
+    /// released) and the realm actors stopped, then in-flight requests are finished.
+    /// Otherwise everything stops at once and the queues are lost.
+    pub async fn stop(&self, graceful: bool) {
+        if graceful {
+            if let Err(e) = self.realms.registry.send(StopAll).await {
+                tracing::error!(error = %e, "could not stop the organizations cleanly");
+            }
+        }
+        self.server.stop(graceful).await;
+    }
 }
 
 impl Application {
@@ -67,7 +89,7 @@ impl Application {
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = web::block(move || Logins::new(rule, cost)).await?;
 
-        let state = web::Data::new(AppState { realms: realms.clone(), store, config, logins });
+        let state = web::Data::new(AppState { realms: realms.clone(), store, config, logins, password_cost: cost });
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -98,10 +120,20 @@ impl Application {
         if settings.http_workers > 0 {
             server = server.workers(settings.http_workers);
         }
-        if !settings.handle_signals {
-            server = server.disable_signals();
-        }
-        Ok(Application { server: server.run(), port, realms, arbiters, bootstrapped, admin_socket, _lock: lock })
+        // Signals are ours: event queues must be saved before the HTTP server waits for the
+        // requests in flight, long-polls included.
+        server = server.disable_signals();
+        let handle_signals = settings.handle_signals;
+        Ok(Application {
+            server: server.run(),
+            port,
+            realms,
+            arbiters,
+            bootstrapped,
+            admin_socket,
+            handle_signals,
+            _lock: lock,
+        })
     }
 
     /// The port the server listens on.
@@ -110,8 +142,8 @@ impl Application {
     }
 
     /// A handle that stops the server (gracefully or not).
-    pub fn handle(&self) -> ServerHandle {
-        self.server.handle()
+    pub fn handle(&self) -> ShutdownHandle {
+        ShutdownHandle { realms: self.realms.clone(), server: self.server.handle() }
     }
 
     /// What was created on an empty data directory, if anything.
@@ -131,6 +163,14 @@ impl Application {
 
     /// Serves until the server is stopped (by a signal or a handle), then stops the actors.
     pub async fn run(self) -> std::io::Result<()> {
+        if self.handle_signals {
+            let handle = self.handle();
+            actix_web::rt::spawn(async move {
+                wait_for_signal().await;
+                tracing::info!("stopping: saving event queues, then finishing requests");
+                handle.stop(true).await;
+            });
+        }
         let result = self.server.await;
         let _ = self.realms.registry.send(StopAll).await;
         for arbiter in &self.arbiters {
@@ -141,5 +181,21 @@ impl Application {
         }
         tracing::info!("server stopped");
         result
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

@@ -1,4 +1,7 @@
-//! What the domain needs to know about the deployment: how organizations are reached.
+//! What the domain needs to know about the deployment: how organizations are reached and
+//! how long event queues live.
+
+use std::time::Duration;
 
 /// Deployment facts shared by every realm (built from the server settings).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -8,11 +11,61 @@ pub struct ServerConfig {
     pub external_host: String,
     /// `http` or `https`: the scheme clients use to reach `external_host`.
     pub external_scheme: String,
+    /// Event queue timings.
+    pub queues: QueueConfig,
+    /// When this server process started (Unix seconds): `server_generation` in
+    /// `/register` and `restart` events.
+    pub server_generation: i64,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        ServerConfig { external_host: "localhost:9991".to_owned(), external_scheme: "http".to_owned() }
+        ServerConfig {
+            external_host: "localhost:9991".to_owned(),
+            external_scheme: "http".to_owned(),
+            queues: QueueConfig::default(),
+            server_generation: chrono::Utc::now().timestamp(),
+        }
+    }
+}
+
+/// How long event queues and their polls live (Zulip's values by default; tests shorten
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueConfig {
+    /// A waiting poll is answered with a `heartbeat` event after this long plus a random
+    /// part of `heartbeat_jitter` (Zulip: 45 s + up to 10 s).
+    pub heartbeat_min: Duration,
+    pub heartbeat_jitter: Duration,
+    /// Idle time after which a queue registered without `queue_lifespan_secs` is removed
+    /// (Zulip: 10 minutes).
+    pub default_timeout: Duration,
+    /// The longest lifespan a client may ask for (Zulip: 7 days).
+    pub max_timeout: Duration,
+    /// How often queues check whether they have expired (Zulip: every minute).
+    pub gc_interval: Duration,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig {
+            heartbeat_min: Duration::from_secs(45),
+            heartbeat_jitter: Duration::from_secs(10),
+            default_timeout: Duration::from_secs(600),
+            max_timeout: Duration::from_secs(7 * 24 * 3600),
+            gc_interval: Duration::from_secs(60),
+        }
+    }
+}
+
+impl QueueConfig {
+    /// The idle timeout of a queue registered with `queue_lifespan_secs` (0: the default).
+    pub fn timeout_for(&self, lifespan_secs: i64) -> Duration {
+        if lifespan_secs <= 0 {
+            self.default_timeout
+        } else {
+            Duration::from_secs(lifespan_secs as u64).min(self.max_timeout)
+        }
     }
 }
 
@@ -72,7 +125,7 @@ mod tests {
     use super::*;
 
     fn config(host: &str) -> ServerConfig {
-        ServerConfig { external_host: host.to_owned(), external_scheme: "http".to_owned() }
+        ServerConfig { external_host: host.to_owned(), ..ServerConfig::default() }
     }
 
     #[test]

@@ -160,6 +160,22 @@ impl ApiError {
     pub fn internal() -> Self {
         ApiError { code: None, status: 500, msg: "Internal server error".to_owned(), data: Map::new() }
     }
+
+    /// The server is stopping (for a restart): 503, which Zulip clients retry.
+    pub fn unavailable() -> Self {
+        ApiError {
+            code: None,
+            status: 503,
+            msg: "The server is restarting; please try again.".to_owned(),
+            data: Map::new(),
+        }
+    }
+
+    /// `BAD_EVENT_QUEUE_ID`: the queue is unknown, gone or someone else's.
+    pub fn bad_event_queue_id(queue_id: &str) -> Self {
+        ApiError::new(ErrorCode::BadEventQueueId, 400, format!("Bad event queue ID: {queue_id}"))
+            .with("queue_id", queue_id)
+    }
 }
 
 /// The result type of every domain operation.

@@ -17,6 +17,7 @@ pub mod events;
 pub mod ids;
 pub mod login;
 pub mod markdown;
+pub mod queue;
 pub mod ratelimit;
 pub mod realm;
 pub mod registry;

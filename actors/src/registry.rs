@@ -13,13 +13,16 @@ use arc_swap::ArcSwap;
 
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
+use crate::events::Event;
 use crate::ids::RealmId;
+use crate::queue::{QueueActor, QueueIndex};
 use crate::realm::actor::MAILBOX_CAPACITY;
-use crate::realm::messages::StopRealm;
+use crate::realm::messages::{SaveQueues, StopRealm};
 use crate::realm::ops::{self, CreatedRealm, NewRealm};
 use crate::realm::snapshot::AuthSnapshot;
 use crate::realm::{RealmActor, RealmState};
-use crate::store::Store;
+use crate::server_info;
+use crate::store::{self, Store};
 
 /// A running organization: its actor and the authentication index it publishes.
 #[derive(Clone)]
@@ -27,6 +30,8 @@ pub struct RealmHandle {
     pub id: RealmId,
     pub addr: Addr<RealmActor>,
     auth: Arc<ArcSwap<AuthSnapshot>>,
+    /// The realm's live event queues (read by pollers without a hop through the actor).
+    pub queues: Arc<QueueIndex>,
 }
 
 impl RealmHandle {
@@ -84,6 +89,10 @@ impl Directory {
         map.insert(subdomain.to_owned(), handle);
     }
 
+    fn all(&self) -> Vec<RealmHandle> {
+        self.realms.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect()
+    }
+
     fn drain(&self) -> Vec<RealmHandle> {
         let mut map = self.realms.write().unwrap_or_else(PoisonError::into_inner);
         map.drain().map(|(_, h)| h).collect()
@@ -123,28 +132,41 @@ pub struct RealmRegistry {
     /// Threads realm actors run on, assigned round-robin; empty means the registry's own.
     arbiters: Vec<ArbiterHandle>,
     next_arbiter: usize,
+    /// Set once the server has begun to stop.
+    stopping: bool,
 }
 
 impl RealmRegistry {
     /// A registry over `store`. Realm actors run on `arbiters` (round-robin), or on the
     /// registry's own thread when none are given.
     pub fn new(store: Store, config: Arc<ServerConfig>, directory: Directory, arbiters: Vec<ArbiterHandle>) -> Self {
-        RealmRegistry { store, config, directory, arbiters, next_arbiter: 0 }
+        RealmRegistry { store, config, directory, arbiters, next_arbiter: 0, stopping: false }
     }
 
-    /// Starts an actor for a loaded state and records it.
+    /// Starts an actor for a loaded state, with the event queues saved at the last
+    /// shutdown, and records it.
     fn spawn(&mut self, state: RealmState) -> RealmHandle {
         let id = state.realm().id;
         let subdomain = state.realm().subdomain.clone();
         let auth = Arc::new(ArcSwap::from_pointee(AuthSnapshot::of(&state)));
-        // The mailbox is made here, with its final capacity, so that no message sent
-        // before the actor runs sees a smaller bound.
+        let queues = Arc::new(QueueIndex::default());
+        // The mailboxes are made here, with their final capacity, so that no message sent
+        // before the actors run sees a smaller bound, and restored queues are in the index
+        // before anyone can look for them.
         let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
-        let run = {
-            let (store, config, auth) = (self.store.clone(), Arc::clone(&self.config), Arc::clone(&auth));
-            move || {
-                let ctx = Context::with_receiver(rx);
-                actix::spawn(ctx.into_future(RealmActor::new(state, store, config, auth)));
+        let addr = Addr::new(tx);
+        let mut actor = RealmActor::new(
+            state,
+            self.store.clone(),
+            Arc::clone(&self.config),
+            Arc::clone(&auth),
+            Arc::clone(&queues),
+        );
+        let restored = self.restore_queues(id, &mut actor, &addr);
+        let run = move || {
+            actix::spawn(Context::with_receiver(rx).into_future(actor));
+            for (queue, rx) in restored {
+                actix::spawn(Context::with_receiver(rx).into_future(queue));
             }
         };
         if self.arbiters.is_empty() {
@@ -154,11 +176,57 @@ impl RealmRegistry {
             self.next_arbiter = self.next_arbiter.wrapping_add(1);
             arbiter.spawn_fn(run);
         }
-        let addr = Addr::new(tx);
-        let handle = RealmHandle { id, addr, auth };
+        let handle = RealmHandle { id, addr, auth, queues };
         self.directory.insert(&subdomain, handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
         handle
+    }
+
+    /// The realm's saved queues, taken out of the database, as actors still to be started
+    /// (already adopted by the realm actor). Queues that expired meanwhile are dropped, and
+    /// each restored queue gets a `restart` event, as Zulip's do.
+    fn restore_queues(
+        &self,
+        realm_id: RealmId,
+        actor: &mut RealmActor,
+        realm: &Addr<RealmActor>,
+    ) -> Vec<(QueueActor, actix::dev::channel::AddressReceiver<QueueActor>)> {
+        let now = ops::now();
+        let saved = match self.store.write(|tx| store::queues::take(tx, realm_id, now)) {
+            Ok(saved) => saved,
+            Err(e) => {
+                tracing::error!(realm.id = %realm_id, error = %e, "could not restore event queues");
+                return Vec::new();
+            }
+        };
+        let config = self.config.queues;
+        let mut restored = Vec::with_capacity(saved.len());
+        for (mut queue, downtime_secs) in saved {
+            queue.idle_ms = queue.idle_ms.saturating_add(downtime_secs.saturating_mul(1000));
+            if queue.idle_ms >= queue.spec.timeout_ms {
+                continue;
+            }
+            let user_id = queue.user_id;
+            let mut queue =
+                QueueActor::restore(queue, config, Arc::clone(actor.queue_index()), Some(realm.clone().recipient()));
+            queue.push_local(Event::new(
+                "restart",
+                serde_json::json!({
+                    "zulip_version": server_info::zulip_version(),
+                    "zulip_merge_base": server_info::ZULIP_MERGE_BASE,
+                    "zulip_feature_level": server_info::FEATURE_LEVEL,
+                    "server_generation": self.config.server_generation,
+                }),
+            ));
+            let (tx, rx) = actix::dev::channel::channel(16);
+            let queue_id = queue.id().to_owned();
+            actor.adopt_queue(&queue_id, user_id, Addr::new(tx));
+            restored.push((queue, rx));
+        }
+        if !restored.is_empty() {
+            tracing::info!(realm.id = %realm_id, queues = restored.len(), "restored event queues");
+        }
+        restored
     }
 }
 
@@ -179,6 +247,9 @@ impl Handler<Resolve> for RealmRegistry {
     fn handle(&mut self, msg: Resolve, _: &mut Self::Context) -> Self::Result {
         if let Some(handle) = self.directory.get(&msg.subdomain) {
             return Ok(Some(handle));
+        }
+        if self.stopping {
+            return Err(ApiError::unavailable());
         }
         let conn = self.store.conn()?;
         match RealmState::load_by_subdomain(&conn, &msg.subdomain)? {
@@ -207,17 +278,29 @@ impl Handler<CreateRealm> for RealmRegistry {
     }
 }
 
-/// Stops every realm actor (at shutdown).
+/// Stops every realm actor (at shutdown), saving their event queues first.
 #[derive(Message, Debug)]
 #[rtype(result = "()")]
 pub struct StopAll;
 
 impl Handler<StopAll> for RealmRegistry {
-    type Result = ();
+    type Result = ResponseFuture<()>;
 
-    fn handle(&mut self, _: StopAll, _: &mut Self::Context) {
-        for handle in self.directory.drain() {
-            handle.addr.do_send(StopRealm);
-        }
+    fn handle(&mut self, _: StopAll, _: &mut Self::Context) -> Self::Result {
+        // From now on no realm starts, so none can take saved queues out again.
+        self.stopping = true;
+        let directory = self.directory.clone();
+        Box::pin(async move {
+            let mut saved = 0;
+            for handle in directory.all() {
+                saved += handle.addr.send(SaveQueues).await.unwrap_or(0);
+            }
+            for handle in directory.drain() {
+                handle.addr.do_send(StopRealm);
+            }
+            if saved > 0 {
+                tracing::info!(queues = saved, "saved event queues");
+            }
+        })
     }
 }

@@ -126,6 +126,11 @@ impl Params {
         Success::new(data, self.ignored())
     }
 
+    /// A success reply whose data members are already written as JSON (`"a":1,...`).
+    pub fn success_fields(&self, fields: &str) -> Success {
+        Success::from_fields(fields, self.ignored())
+    }
+
     /// A success reply with no data.
     pub fn ok(&self) -> Success {
         self.success(Map::new())
@@ -238,10 +243,15 @@ mod tests {
         let p = Params::from_parts("zeta=1&alpha=2&alpha=3", form(&[("used", "x"), ("mid", "y")]));
         assert_eq!(p.str("used").as_deref(), Some("x"));
         assert_eq!(p.ignored(), vec!["alpha", "mid", "zeta"]);
-        let body = p.success(Map::new()).body;
+        let super::super::response::Body::Object(body) = p.success(Map::new()).body else { panic!("an object") };
         assert_eq!(
             serde_json::to_string(&body).unwrap(),
             r#"{"result":"success","msg":"","ignored_parameters_unsupported":["alpha","mid","zeta"]}"#
+        );
+        let super::super::response::Body::Text(text) = p.success_fields(r#""events":[]"#).body else { panic!("text") };
+        assert_eq!(
+            text,
+            "{\"result\":\"success\",\"msg\":\"\",\"events\":[],\"ignored_parameters_unsupported\":[\"alpha\",\"mid\",\"zeta\"]}\n"
         );
     }
 

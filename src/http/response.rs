@@ -19,7 +19,15 @@ use super::auth::Authenticated;
 /// parameters the endpoint did not use.
 #[derive(Debug)]
 pub struct Success {
-    pub(super) body: Map<String, Value>,
+    pub(super) body: Body,
+}
+
+/// A success body: a JSON object, or one already written (the events of a poll, whose
+/// parts are serialized once and shared between queues).
+#[derive(Debug)]
+pub(super) enum Body {
+    Object(Map<String, Value>),
+    Text(String),
 }
 
 impl Success {
@@ -32,7 +40,24 @@ impl Success {
         if !ignored.is_empty() {
             body.insert("ignored_parameters_unsupported".into(), ignored.into());
         }
-        Success { body }
+        Success { body: Body::Object(body) }
+    }
+
+    /// The envelope around `fields`: JSON object members (`"a":1,"b":[...]`) already
+    /// written.
+    pub(super) fn from_fields(fields: &str, ignored: Vec<String>) -> Self {
+        let mut text = String::with_capacity(fields.len() + 40);
+        text.push_str(r#"{"result":"success","msg":"""#);
+        if !fields.is_empty() {
+            text.push(',');
+            text.push_str(fields);
+        }
+        if !ignored.is_empty() {
+            text.push_str(r#","ignored_parameters_unsupported":"#);
+            text.push_str(&Value::from(ignored).to_string());
+        }
+        text.push_str("}\n");
+        Success { body: Body::Text(text) }
     }
 }
 
@@ -40,7 +65,10 @@ impl Responder for Success {
     type Body = BoxBody;
 
     fn respond_to(self, req: &HttpRequest) -> HttpResponse {
-        let mut response = json_response(StatusCode::OK, &Value::Object(self.body));
+        let mut response = match self.body {
+            Body::Object(map) => json_response(StatusCode::OK, &Value::Object(map)),
+            Body::Text(text) => HttpResponse::Ok().content_type("application/json").body(text),
+        };
         // Like Django's `add_never_cache_headers` on Zulip's authenticated replies.
         if req.extensions().contains::<Authenticated>() {
             let headers = response.headers_mut();

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use agora_actors::config::ServerConfig;
 use agora_actors::login::Logins;
 use agora_actors::registry::{RealmHandle, Realms};
+use agora_actors::secrets::HashCost;
 use agora_actors::store::Store;
 
 use super::response::HttpError;
@@ -15,6 +16,8 @@ pub struct AppState {
     pub store: Store,
     pub config: Arc<ServerConfig>,
     pub logins: Logins,
+    /// Cost of the password hashes of accounts created through the API.
+    pub password_cost: HashCost,
 }
 
 impl AppState {

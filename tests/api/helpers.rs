@@ -2,10 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use actix_web::dev::ServerHandle;
 use agora::admin::AdminRequest;
 use agora::settings::Settings;
-use agora::startup::Application;
+use agora::startup::{Application, ShutdownHandle};
 use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::{hash_password, HashCost};
 use reqwest::{Method, RequestBuilder, Response};
@@ -32,7 +31,7 @@ pub struct TestApp {
     pub owner: Creds,
     pub realms: Realms,
     pub client: reqwest::Client,
-    handle: ServerHandle,
+    handle: ShutdownHandle,
     join: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
     _tmp: Option<tempfile::TempDir>,
 }
@@ -57,6 +56,16 @@ pub async fn spawn_app() -> TestApp {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().to_owned();
     let mut app = spawn_app_at(&path).await;
+    app._tmp = Some(tmp);
+    app
+}
+
+/// A server on a fresh temporary data directory, with settings changed by `tweak`.
+pub async fn spawn_app_with(tweak: impl FnOnce(&mut Settings)) -> TestApp {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut settings = test_settings(tmp.path());
+    tweak(&mut settings);
+    let mut app = spawn_with(settings).await;
     app._tmp = Some(tmp);
     app
 }

@@ -4,6 +4,7 @@
 mod auth;
 mod cli;
 mod errors;
+mod events;
 mod fetch_api_key;
 mod helpers;
 mod params;

@@ -104,3 +104,25 @@ async fn unknown_users_are_bad_requests() {
     }
     app.stop().await;
 }
+
+/// An administrator allowed to create users (as `agora create-user --can-create-users`).
+pub async fn create_user_admin(app: &crate::helpers::TestApp) -> crate::helpers::Creds {
+    use agora::admin::AdminRequest;
+    use agora_actors::secrets::{hash_password, HashCost};
+    let request = AdminRequest::CreateUser {
+        subdomain: String::new(),
+        email: "admin@agora.test".into(),
+        full_name: "Admin".into(),
+        role: 200,
+        password_hash: Some(hash_password("pw-admin", HashCost::cheapest()).unwrap()),
+        can_create_users: true,
+    };
+    let out = request.run_in_server(&app.realms).await.unwrap();
+    crate::helpers::Creds {
+        email: "admin@agora.test".into(),
+        password: "pw-admin".into(),
+        api_key: out["api_key"].as_str().unwrap().into(),
+        user_id: out["user_id"].as_i64().unwrap(),
+        host: crate::helpers::HOST.into(),
+    }
+}

@@ -14,14 +14,19 @@ use serde_json::{Map, Value};
 
 use super::format::can_access_delivery_email;
 use super::messages::*;
+use super::model::Role;
 use super::ops::{self, CreatedUser};
+use super::register::{self, initial_state};
 use super::snapshot::AuthSnapshot;
 use super::state::RealmState;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
 use crate::ids::UserId;
-use crate::store::Store;
+use crate::queue::actor::{CloseQueue, QueueGone, SaveQueue};
+use crate::queue::spec::check_narrow_for_events;
+use crate::queue::{new_queue_id, QueueActor, QueueEntry, QueueIndex, QueueSpec};
+use crate::store::{self, Store};
 
 /// Messages a realm actor queues before senders have to wait (the registry creates its
 /// mailbox with this bound). Within it a message is queued the moment it is sent, so
@@ -35,15 +40,85 @@ pub struct RealmActor {
     config: Arc<ServerConfig>,
     /// Published after every committed change that affects authentication.
     auth: Arc<ArcSwap<AuthSnapshot>>,
-    listeners: HashMap<UserId, Vec<(ListenerId, Recipient<PushEvent>)>>,
+    listeners: HashMap<UserId, Vec<Listener>>,
     next_listener: u64,
+    /// Live event queues by id, shared with the HTTP workers.
+    queues: Arc<QueueIndex>,
+}
+
+/// Where a user's events go: a client queue, or any other recipient (tests).
+struct Listener {
+    id: ListenerId,
+    recipient: Recipient<PushEvent>,
+    /// Set for event queues.
+    queue: Option<(Arc<str>, Addr<QueueActor>)>,
 }
 
 impl RealmActor {
     /// An actor for a loaded state; `auth` is the slot HTTP workers read, already holding
     /// the snapshot of `state`.
-    pub fn new(state: RealmState, store: Store, config: Arc<ServerConfig>, auth: Arc<ArcSwap<AuthSnapshot>>) -> Self {
-        RealmActor { state, store, config, auth, listeners: HashMap::new(), next_listener: 0 }
+    pub fn new(
+        state: RealmState,
+        store: Store,
+        config: Arc<ServerConfig>,
+        auth: Arc<ArcSwap<AuthSnapshot>>,
+        queues: Arc<QueueIndex>,
+    ) -> Self {
+        RealmActor { state, store, config, auth, listeners: HashMap::new(), next_listener: 0, queues }
+    }
+
+    /// The realm's queue index.
+    pub fn queue_index(&self) -> &Arc<QueueIndex> {
+        &self.queues
+    }
+
+    fn add_listener(
+        &mut self,
+        user_id: UserId,
+        recipient: Recipient<PushEvent>,
+        queue: Option<(Arc<str>, Addr<QueueActor>)>,
+    ) -> ListenerId {
+        self.next_listener += 1;
+        let id = ListenerId(self.next_listener);
+        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue });
+        id
+    }
+
+    /// Takes a queue actor (new or restored) into the index and the fan-out.
+    pub fn adopt_queue(&mut self, queue_id: &str, user_id: UserId, addr: Addr<QueueActor>) {
+        self.queues.insert(queue_id, QueueEntry { user_id, addr: addr.clone() });
+        self.add_listener(user_id, addr.clone().recipient(), Some((Arc::from(queue_id), addr)));
+    }
+
+    /// Starts a queue actor for `user_id` on this actor's thread.
+    fn create_queue(&mut self, user_id: UserId, spec: QueueSpec, ctx: &mut Context<Self>) -> ApiResult<String> {
+        let user = self.viewer(user_id)?;
+        if spec.all_public_streams && user.role == Role::Guest {
+            return Err(ApiError::bad_request("User not authorized for this query"));
+        }
+        check_narrow_for_events(&spec.narrow)?;
+        let queue_id = new_queue_id();
+        let queue = QueueActor::new(
+            &queue_id,
+            user_id,
+            spec,
+            self.config.queues,
+            Arc::clone(&self.queues),
+            Some(ctx.address().recipient()),
+        );
+        let addr = queue.start();
+        self.adopt_queue(&queue_id, user_id, addr);
+        Ok(queue_id)
+    }
+
+    /// Closes every queue of a user (deactivated).
+    fn close_queues_of(&mut self, user_id: UserId) {
+        for listener in self.listeners.remove(&user_id).unwrap_or_default() {
+            if let Some((queue_id, addr)) = listener.queue {
+                self.queues.remove(&queue_id);
+                addr.do_send(CloseQueue);
+            }
+        }
     }
 
     fn publish_auth(&self) {
@@ -57,9 +132,9 @@ impl RealmActor {
             let event = Arc::new(out.event);
             for user_id in out.users {
                 if let Some(list) = self.listeners.get_mut(&user_id) {
-                    list.retain(|(_, r)| r.connected());
-                    for (_, recipient) in list.iter() {
-                        recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) });
+                    list.retain(|l| l.recipient.connected());
+                    for listener in list.iter() {
+                        listener.recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) });
                     }
                 }
             }
@@ -124,6 +199,19 @@ impl Handler<CreateUser> for RealmActor {
     }
 }
 
+impl Handler<CreateUserAs> for RealmActor {
+    type Result = ApiResult<CreatedUser>;
+
+    fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
+        let acting = self.viewer(msg.acting)?;
+        ops::authorize_user_creation(acting.role, acting.can_create_users)?;
+        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, msg.new, ops::now())?;
+        self.publish_auth();
+        self.fan_out(events);
+        Ok(created)
+    }
+}
+
 impl Handler<RegenerateApiKey> for RealmActor {
     type Result = ApiResult<String>;
 
@@ -159,6 +247,9 @@ impl Handler<SetUserActive> for RealmActor {
         let events = ops::set_user_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
         self.publish_auth();
         self.fan_out(events);
+        if !msg.active {
+            self.close_queues_of(msg.user_id);
+        }
         Ok(())
     }
 }
@@ -178,10 +269,7 @@ impl Handler<AddListener> for RealmActor {
     type Result = MessageResult<AddListener>;
 
     fn handle(&mut self, msg: AddListener, _: &mut Self::Context) -> Self::Result {
-        self.next_listener += 1;
-        let id = ListenerId(self.next_listener);
-        self.listeners.entry(msg.user_id).or_default().push((id, msg.recipient));
-        MessageResult(id)
+        MessageResult(self.add_listener(msg.user_id, msg.recipient, None))
     }
 }
 
@@ -190,7 +278,7 @@ impl Handler<RemoveListener> for RealmActor {
 
     fn handle(&mut self, msg: RemoveListener, _: &mut Self::Context) {
         for list in self.listeners.values_mut() {
-            list.retain(|(id, _)| *id != msg.0);
+            list.retain(|l| l.id != msg.0);
         }
         self.listeners.retain(|_, list| !list.is_empty());
     }
@@ -201,5 +289,71 @@ impl Handler<StopRealm> for RealmActor {
 
     fn handle(&mut self, _: StopRealm, ctx: &mut Self::Context) {
         ctx.stop();
+    }
+}
+
+impl Handler<Register> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
+        let spec = msg.spec.clone();
+        let queue_id = self.create_queue(msg.user_id, msg.spec, ctx)?;
+        // Built in the same handler that created the queue, so no event can fall between
+        // the snapshot and the queue: `last_event_id` is always -1.
+        let user = self.viewer(msg.user_id)?;
+        let context =
+            register::Context { state: &self.state, config: &self.config, user, spec: &spec, fetch: &msg.fetch };
+        Ok(initial_state(&context, &queue_id))
+    }
+}
+
+impl Handler<AllocateQueue> for RealmActor {
+    type Result = ApiResult<String>;
+
+    fn handle(&mut self, msg: AllocateQueue, ctx: &mut Self::Context) -> Self::Result {
+        self.create_queue(msg.user_id, msg.spec, ctx)
+    }
+}
+
+impl Handler<QueueGone> for RealmActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: QueueGone, _: &mut Self::Context) {
+        if let Some(list) = self.listeners.get_mut(&msg.user_id) {
+            list.retain(|l| l.queue.as_ref().is_none_or(|(id, _)| *id != msg.queue_id));
+            if list.is_empty() {
+                self.listeners.remove(&msg.user_id);
+            }
+        }
+    }
+}
+
+impl Handler<SaveQueues> for RealmActor {
+    type Result = ResponseActFuture<Self, usize>;
+
+    fn handle(&mut self, _: SaveQueues, _: &mut Self::Context) -> Self::Result {
+        self.queues.set_closing();
+        let queues: Vec<Addr<QueueActor>> =
+            self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|(_, addr)| addr.clone())).collect();
+        let (store, realm_id) = (self.store.clone(), self.state.realm().id);
+        Box::pin(
+            async move {
+                let mut saved = Vec::with_capacity(queues.len());
+                for queue in queues {
+                    if let Ok(Some(q)) = queue.send(SaveQueue).await {
+                        saved.push(q);
+                    }
+                }
+                let now = ops::now();
+                match store.write(|tx| store::queues::save(tx, realm_id, &saved, now)) {
+                    Ok(()) => saved.len(),
+                    Err(e) => {
+                        tracing::error!(realm.id = %realm_id, error = %e, "could not save event queues");
+                        0
+                    }
+                }
+            }
+            .into_actor(self),
+        )
     }
 }

@@ -7,9 +7,11 @@ use serde_json::{Map, Value};
 
 use super::format::UserDictOptions;
 use super::ops::{CreatedUser, NewUser};
+use super::register::FetchOptions;
 use crate::error::ApiResult;
 use crate::events::PushEvent;
 use crate::ids::UserId;
+use crate::queue::QueueSpec;
 
 /// A user as named in a request path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +41,14 @@ pub struct GetUser {
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<CreatedUser>")]
 pub struct CreateUser(pub NewUser);
+
+/// `POST /users`: `acting` creates an account (its password already hashed).
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<CreatedUser>")]
+pub struct CreateUserAs {
+    pub acting: UserId,
+    pub new: NewUser,
+}
 
 /// Replaces a user's API key and returns the new one.
 #[derive(Message, Debug)]
@@ -95,3 +105,27 @@ pub struct RemoveListener(pub ListenerId);
 #[derive(Message, Debug)]
 #[rtype(result = "()")]
 pub struct StopRealm;
+
+/// `POST /register`: creates an event queue for the user and returns the initial state
+/// (with `queue_id` and `last_event_id`), both as of the same moment.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct Register {
+    pub user_id: UserId,
+    pub spec: QueueSpec,
+    pub fetch: FetchOptions,
+}
+
+/// `GET /events` without a `queue_id` (and with `dont_block`): creates a queue without an
+/// initial state and returns its id.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<String>")]
+pub struct AllocateQueue {
+    pub user_id: UserId,
+    pub spec: QueueSpec,
+}
+
+/// Saves every queue of the realm for a restart and stops them; replies with how many.
+#[derive(Message, Debug)]
+#[rtype(result = "usize")]
+pub struct SaveQueues;

@@ -1,10 +1,12 @@
 //! One organization: its state, the operations that change it, and the actor that owns it.
 
 pub mod actor;
+pub mod catalog;
 pub mod format;
 pub mod messages;
 pub mod model;
 pub mod ops;
+pub mod register;
 pub mod snapshot;
 pub mod state;
 

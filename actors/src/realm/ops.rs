@@ -333,3 +333,15 @@ pub fn set_user_active(
     let event = Event::new("realm_user", json!({"op": "update", "person": {"user_id": user_id, "is_active": active}}));
     Ok(vec![Outgoing::to(state.active_user_ids(), event)])
 }
+
+/// Whether a user may create accounts through the API: administrators holding
+/// `can_create_users` (Zulip's `require_realm_admin` plus its own check).
+pub fn authorize_user_creation(role: Role, can_create_users: bool) -> ApiResult<()> {
+    if !role.is_admin() {
+        return Err(ApiError::must_be_admin());
+    }
+    if !can_create_users {
+        return Err(ApiError::bad_request("User not authorized to create users"));
+    }
+    Ok(())
+}

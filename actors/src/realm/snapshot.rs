@@ -21,6 +21,8 @@ pub struct AuthEntry {
     pub is_active: bool,
     pub is_bot: bool,
     pub bot_type: Option<i64>,
+    /// May create users through the API (`POST /users`).
+    pub can_create_users: bool,
     /// For `fetch_api_key`; never logged.
     pub password_hash: Option<Arc<str>>,
 }
@@ -57,6 +59,7 @@ impl AuthSnapshot {
                     is_active: u.is_active,
                     is_bot: u.is_bot,
                     bot_type: u.bot_type,
+                    can_create_users: u.can_create_users,
                     password_hash: u.password_hash.as_deref().map(Arc::from),
                 };
                 (u.delivery_email.to_lowercase(), Arc::new(entry))

@@ -142,6 +142,23 @@ impl RealmState {
         false
     }
 
+    /// Whether `user` is in a group-setting value (spec 2.1): a group id, or an anonymous
+    /// group `{"direct_members": [...], "direct_subgroups": [...]}`.
+    pub fn group_setting_contains(&self, value: &serde_json::Value, user: UserId) -> bool {
+        if let Some(id) = value.as_i64() {
+            return self.is_member_recursive(GroupId(id), user);
+        }
+        let ids = |key: &str| -> Vec<i64> {
+            value
+                .get(key)
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|v| v.as_i64()).collect())
+                .unwrap_or_default()
+        };
+        ids("direct_members").contains(&user.0)
+            || ids("direct_subgroups").into_iter().any(|g| self.is_member_recursive(GroupId(g), user))
+    }
+
     // --- Changes. Only `ops` calls these, after the database has committed. ---
 
     /// Marks the realm deactivated or active.

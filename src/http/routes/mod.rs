@@ -3,6 +3,7 @@
 //! unknown paths get a JSON 404.
 
 mod auth;
+mod events;
 mod server;
 mod users;
 
@@ -18,11 +19,19 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         web::scope("/api/v1")
             .service(Endpoint::new("/server_settings").route(Method::GET, server::server_settings).build())
             .service(Endpoint::new("/fetch_api_key").route(Method::POST, auth::fetch_api_key).build())
+            .service(Endpoint::new("/users").route(Method::POST, users::create_user).build())
             .service(Endpoint::new("/users/me").route(Method::GET, users::get_own_profile).build())
             .service(
                 Endpoint::new("/users/me/api_key/regenerate").route(Method::POST, users::regenerate_api_key).build(),
             )
-            .service(Endpoint::new("/users/{user}").route(Method::GET, users::get_user).build()),
+            .service(Endpoint::new("/users/{user}").route(Method::GET, users::get_user).build())
+            .service(Endpoint::new("/register").route(Method::POST, events::register).build())
+            .service(
+                Endpoint::new("/events")
+                    .route(Method::GET, events::get_events)
+                    .route(Method::DELETE, events::delete_queue)
+                    .build(),
+            ),
     );
 }
 

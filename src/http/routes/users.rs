@@ -3,12 +3,17 @@
 use actix_web::web;
 use agora_actors::ids::UserId;
 use agora_actors::realm::format::UserDictOptions;
-use agora_actors::realm::messages::{GetOwnProfile, GetUser, RegenerateOwnApiKey, UserRef};
+use agora_actors::realm::messages::{CreateUserAs, GetOwnProfile, GetUser, RegenerateOwnApiKey, UserRef};
+use agora_actors::realm::model::Role;
+use agora_actors::realm::ops::{authorize_user_creation, NewUser};
+use agora_actors::secrets::hash_password;
+use agora_actors::ApiError;
 use serde_json::json;
 
 use crate::http::auth::Authed;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
+use crate::http::state::AppState;
 use agora_actors::json_object;
 
 /// `GET /users/me`.
@@ -38,4 +43,21 @@ pub async fn get_user(auth: Authed, path: web::Path<String>, params: Params) -> 
 pub async fn regenerate_api_key(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let api_key = auth.realm.addr.send(RegenerateOwnApiKey { user_id: auth.user.user_id }).await??;
     Ok(params.success(json_object(json!({ "api_key": api_key }))))
+}
+
+/// `POST /users`: an administrator with `can_create_users` creates a member account.
+pub async fn create_user(auth: Authed, params: Params, state: web::Data<AppState>) -> Result<Success, HttpError> {
+    let email = params.required_str("email")?;
+    let password = params.required_str("password")?;
+    let full_name = params.required_str("full_name")?;
+    // Refuse before spending a password hash; the realm actor checks again.
+    authorize_user_creation(auth.user.role, auth.user.can_create_users)?;
+    let cost = state.password_cost;
+    let hash = web::block(move || hash_password(&password, cost)).await?.map_err(|e| {
+        tracing::error!(error = %e, "password hashing failed");
+        ApiError::internal()
+    })?;
+    let new = NewUser::human(&email, &full_name, Role::Member, Some(hash));
+    let created = auth.realm.addr.send(CreateUserAs { acting: auth.user.user_id, new }).await??;
+    Ok(params.success(json_object(json!({ "user_id": created.user_id }))))
 }

@@ -1,0 +1,407 @@
+//! What a client asked of its queue at registration (Zulip's `ClientDescriptor`): which
+//! events it wants, its narrow, its rendering choices and its capabilities; and how an
+//! event is filtered and reshaped for it.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::events::Event;
+
+/// The name clients see for the empty topic unless they declare `empty_topic_name`.
+pub const EMPTY_TOPIC_DISPLAY_NAME: &str = "general chat";
+
+/// Prefix Zulip puts before resolved topics.
+pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
+
+/// `client_capabilities` of `POST /register` (spec 4.22); all default to false.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientCapabilities {
+    pub notification_settings_null: bool,
+    pub bulk_message_deletion: bool,
+    pub user_avatar_url_field_optional: bool,
+    pub stream_typing_notifications: bool,
+    pub user_settings_object: bool,
+    pub linkifier_url_template: bool,
+    pub user_list_incomplete: bool,
+    pub include_deactivated_groups: bool,
+    pub archived_channels: bool,
+    pub empty_topic_name: bool,
+    pub simplified_presence_events: bool,
+}
+
+impl ClientCapabilities {
+    /// Decodes the `client_capabilities` object with Zulip's rules: every value must be a
+    /// boolean, `notification_settings_null` is required, unknown keys are ignored.
+    pub fn from_object(obj: &Map<String, Value>) -> ApiResult<Self> {
+        let mut caps = ClientCapabilities::default();
+        if !obj.contains_key("notification_settings_null") {
+            return Err(ApiError::bad_request("notification_settings_null key is missing from client_capabilities"));
+        }
+        for (key, value) in obj {
+            let Some(flag) = value.as_bool() else {
+                return Err(ApiError::bad_request(format!("client_capabilities[\"{key}\"] is not a boolean")));
+            };
+            let slot = match key.as_str() {
+                "notification_settings_null" => &mut caps.notification_settings_null,
+                "bulk_message_deletion" => &mut caps.bulk_message_deletion,
+                "user_avatar_url_field_optional" => &mut caps.user_avatar_url_field_optional,
+                "stream_typing_notifications" => &mut caps.stream_typing_notifications,
+                "user_settings_object" => &mut caps.user_settings_object,
+                "linkifier_url_template" => &mut caps.linkifier_url_template,
+                "user_list_incomplete" => &mut caps.user_list_incomplete,
+                "include_deactivated_groups" => &mut caps.include_deactivated_groups,
+                "archived_channels" => &mut caps.archived_channels,
+                "empty_topic_name" => &mut caps.empty_topic_name,
+                "simplified_presence_events" => &mut caps.simplified_presence_events,
+                _ => continue,
+            };
+            *slot = flag;
+        }
+        Ok(caps)
+    }
+}
+
+/// One `[operator, operand]` term of a queue's narrow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NarrowTerm {
+    pub operator: String,
+    pub operand: String,
+}
+
+/// Checks a register narrow as Zulip's `check_narrow_for_events` does.
+pub fn check_narrow_for_events(narrow: &[NarrowTerm]) -> ApiResult<()> {
+    const SUPPORTED: [&str; 6] = ["channel", "stream", "topic", "exact-topic", "sender", "is"];
+    for term in narrow {
+        if !SUPPORTED.contains(&term.operator.as_str()) {
+            return Err(ApiError::bad_request(format!("Operator {} not supported.", term.operator)));
+        }
+        if term.operator == "is" && term.operand == "followed" {
+            return Err(ApiError::bad_request(format!("Operand {} not supported.", term.operand)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a message (the `message` object of a `message` event) with the user's `flags`
+/// matches every term of `narrow` (Zulip's `build_narrow_predicate`).
+pub fn narrow_matches(narrow: &[NarrowTerm], message: &Map<String, Value>, flags: &[Value]) -> bool {
+    let text = |key: &str| message.get(key).and_then(Value::as_str).unwrap_or("");
+    let is_stream = text("type") == "stream";
+    let has_flag = |flag: &str| flags.iter().any(|f| f.as_str() == Some(flag));
+    narrow.iter().all(|term| {
+        let operand = term.operand.as_str();
+        match (term.operator.as_str(), operand) {
+            ("channel" | "stream", _) => {
+                is_stream && operand.to_lowercase() == text("display_recipient").to_lowercase()
+            }
+            ("topic", _) => {
+                let topic = text("subject").to_lowercase();
+                let operand = operand.to_lowercase();
+                is_stream && (operand == topic || topic.split_whitespace().any(|word| word == operand))
+            }
+            ("exact-topic", _) => is_stream && operand == text("subject"),
+            ("sender", _) => operand.to_lowercase() == text("sender_email").to_lowercase(),
+            ("is", "dm" | "private") => text("type") == "private",
+            ("is", "starred") => has_flag("starred"),
+            ("is", "unread") => !has_flag("read"),
+            ("is", "alerted" | "mentioned") => has_flag("mentioned"),
+            ("is", "resolved") => is_stream && text("subject").starts_with(RESOLVED_TOPIC_PREFIX),
+            _ => true,
+        }
+    })
+}
+
+/// A queue's registration: everything that decides which events it gets and how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueueSpec {
+    /// Event types the queue receives; `None` means all.
+    pub event_types: Option<BTreeSet<String>>,
+    pub apply_markdown: bool,
+    pub client_gravatar: bool,
+    pub slim_presence: bool,
+    pub all_public_streams: bool,
+    pub narrow: Vec<NarrowTerm>,
+    pub capabilities: ClientCapabilities,
+    /// Milliseconds without a poll after which the queue is removed.
+    pub timeout_ms: u64,
+    /// The client's name (from its `User-Agent`), for logs.
+    pub client_name: String,
+}
+
+impl QueueSpec {
+    /// A spec with every default: all events, no narrow, no capabilities.
+    pub fn new(timeout: std::time::Duration) -> Self {
+        QueueSpec {
+            event_types: None,
+            apply_markdown: false,
+            client_gravatar: false,
+            slim_presence: false,
+            all_public_streams: false,
+            narrow: Vec::new(),
+            capabilities: ClientCapabilities::default(),
+            timeout_ms: timeout.as_millis() as u64,
+            client_name: String::new(),
+        }
+    }
+
+    fn wants_type(&self, kind: &str) -> bool {
+        self.event_types.as_ref().is_none_or(|types| types.contains(kind))
+    }
+
+    /// Whether the queue takes the event at all (Zulip's `accepts_event`).
+    pub fn accepts(&self, event: &Event) -> bool {
+        let kind = event.kind();
+        if !self.wants_type(kind) {
+            return false;
+        }
+        if kind == "muted_topics" && self.event_types.as_ref().is_some_and(|t| t.contains("user_topic")) {
+            return false;
+        }
+        let caps = &self.capabilities;
+        match kind {
+            "message" => {
+                let empty = Map::new();
+                let message = event.get("message").and_then(Value::as_object).unwrap_or(&empty);
+                let flags = event.get("flags").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+                narrow_matches(&self.narrow, message, flags)
+            }
+            "typing" if event.get("stream_id").is_some() => caps.stream_typing_notifications,
+            "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
+            "user_group" => match event.op() {
+                Some("remove") => !caps.include_deactivated_groups,
+                Some("update") => {
+                    let touches_deactivated = event.get("data").and_then(|d| d.get("deactivated")).is_some();
+                    !touches_deactivated || caps.include_deactivated_groups
+                }
+                _ => true,
+            },
+            _ => true,
+        }
+    }
+
+    /// The forms in which the queue stores an accepted event: usually the shared event
+    /// itself, sometimes a copy reshaped for this client, sometimes several events.
+    pub fn shape(&self, event: &Arc<Event>, own_queue_id: &str) -> Vec<Arc<Event>> {
+        let caps = &self.capabilities;
+        match event.kind() {
+            "message" => vec![self.shape_message(event, own_queue_id)],
+            "delete_message" if !caps.bulk_message_deletion => {
+                let ids = event.get("message_ids").and_then(Value::as_array).cloned().unwrap_or_default();
+                if ids.is_empty() {
+                    return vec![Arc::clone(event)];
+                }
+                ids.into_iter()
+                    .map(|id| {
+                        Arc::new(rebuild(event, |body| {
+                            body.remove("message_ids");
+                            body.insert("message_id".into(), id);
+                        }))
+                    })
+                    .collect()
+            }
+            "presence" if self.slim_presence && event.get("email").is_some() => {
+                vec![Arc::new(rebuild(event, |body| {
+                    body.remove("email");
+                }))]
+            }
+            "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
+            "typing" if !caps.empty_topic_name => rename_empty_topic(event, &["topic"]),
+            "update_message" if !caps.empty_topic_name => rename_empty_topic(event, &["subject", "orig_subject"]),
+            _ => vec![Arc::clone(event)],
+        }
+    }
+
+    /// A `message` event for this client: rendered or raw content, the avatar it can
+    /// compute itself left out, `local_message_id` on the sender's queue, and the empty
+    /// topic named. The shared event carries `content` (Markdown), `rendered_content`
+    /// (HTML), `avatar_computable` and `sender_queue_id`/`local_id` for this step.
+    fn shape_message(&self, event: &Arc<Event>, own_queue_id: &str) -> Arc<Event> {
+        let (apply_markdown, client_gravatar, empty_topic) =
+            (self.apply_markdown, self.client_gravatar, self.capabilities.empty_topic_name);
+        Arc::new(rebuild(event, |body| {
+            let sender_queue = body.remove("sender_queue_id");
+            let local_id = body.remove("local_id");
+            if let Some(Value::Object(message)) = body.get_mut("message") {
+                let rendered = message.remove("rendered_content");
+                if apply_markdown {
+                    if let Some(html) = rendered {
+                        message.insert("content".into(), html);
+                    }
+                    message.insert("content_type".into(), Value::from("text/html"));
+                } else {
+                    message.insert("content_type".into(), Value::from("text/x-markdown"));
+                }
+                let computable = message.remove("avatar_computable").and_then(|v| v.as_bool()).unwrap_or(false);
+                if client_gravatar && computable {
+                    message.insert("avatar_url".into(), Value::Null);
+                }
+                let empty_stream_topic = message.get("type").and_then(Value::as_str) == Some("stream")
+                    && message.get("subject").and_then(Value::as_str) == Some("");
+                if empty_stream_topic && !empty_topic {
+                    message.insert("subject".into(), Value::from(EMPTY_TOPIC_DISPLAY_NAME));
+                }
+            }
+            if sender_queue.as_ref().and_then(Value::as_str) == Some(own_queue_id) {
+                if let Some(local_id) = local_id {
+                    body.insert("local_message_id".into(), local_id);
+                }
+            }
+        }))
+    }
+}
+
+/// A copy of `event` changed by `f`.
+fn rebuild(event: &Event, f: impl FnOnce(&mut Map<String, Value>)) -> Event {
+    let mut body = event.body().clone();
+    f(&mut body);
+    Event::from_body(body).unwrap_or_else(|| event.clone())
+}
+
+/// The event with each of `keys` that holds `""` renamed to the display name.
+fn rename_empty_topic(event: &Arc<Event>, keys: &[&str]) -> Vec<Arc<Event>> {
+    if !keys.iter().any(|k| event.get(k).and_then(Value::as_str) == Some("")) {
+        return vec![Arc::clone(event)];
+    }
+    vec![Arc::new(rebuild(event, |body| {
+        for key in keys {
+            if body.get(*key).and_then(Value::as_str) == Some("") {
+                body.insert((*key).to_owned(), Value::from(EMPTY_TOPIC_DISPLAY_NAME));
+            }
+        }
+    }))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(kind: &str, fields: Value) -> Arc<Event> {
+        Arc::new(Event::new(kind, fields))
+    }
+
+    fn term(operator: &str, operand: &str) -> NarrowTerm {
+        NarrowTerm { operator: operator.into(), operand: operand.into() }
+    }
+
+    #[test]
+    fn event_types_filter_and_user_topic_replaces_muted_topics() {
+        let mut spec = QueueSpec::new(std::time::Duration::from_secs(600));
+        assert!(spec.accepts(&ev("muted_topics", json!({}))));
+        spec.event_types = Some(["muted_topics".to_owned(), "user_topic".to_owned()].into());
+        assert!(!spec.accepts(&ev("muted_topics", json!({}))));
+        assert!(spec.accepts(&ev("user_topic", json!({}))));
+        assert!(!spec.accepts(&ev("realm_user", json!({}))));
+    }
+
+    #[test]
+    fn capabilities_gate_typing_legacy_settings_and_group_events() {
+        let mut spec = QueueSpec::new(std::time::Duration::from_secs(600));
+        let stream_typing = ev("typing", json!({"op": "start", "stream_id": 3, "topic": "t"}));
+        let remove = ev("user_group", json!({"op": "remove", "group_id": 9}));
+        let deactivate = ev("user_group", json!({"op": "update", "group_id": 9, "data": {"deactivated": true}}));
+        let rename = ev("user_group", json!({"op": "update", "group_id": 9, "data": {"name": "x"}}));
+        let legacy = ev("update_display_settings", json!({"setting_name": "emojiset"}));
+        assert!(!spec.accepts(&stream_typing));
+        assert!(spec.accepts(&ev("typing", json!({"op": "start", "recipients": []}))));
+        assert!(spec.accepts(&remove) && !spec.accepts(&deactivate) && spec.accepts(&rename));
+        assert!(spec.accepts(&legacy));
+        spec.capabilities = ClientCapabilities {
+            stream_typing_notifications: true,
+            include_deactivated_groups: true,
+            user_settings_object: true,
+            ..Default::default()
+        };
+        assert!(spec.accepts(&stream_typing));
+        assert!(!spec.accepts(&remove) && spec.accepts(&deactivate) && spec.accepts(&rename));
+        assert!(!spec.accepts(&legacy));
+    }
+
+    #[test]
+    fn narrows_match_as_zulip_does() {
+        let message = json_map(json!({
+            "type": "stream", "display_recipient": "Denmark", "subject": "✔ castle tour",
+            "sender_email": "Hamlet@zulip.com",
+        }));
+        let flags = [json!("mentioned")];
+        assert!(narrow_matches(&[term("stream", "denmark")], &message, &flags));
+        assert!(narrow_matches(&[term("channel", "Denmark"), term("topic", "castle")], &message, &flags));
+        assert!(!narrow_matches(&[term("exact-topic", "castle")], &message, &flags));
+        assert!(narrow_matches(&[term("sender", "hamlet@zulip.com"), term("is", "resolved")], &message, &flags));
+        assert!(narrow_matches(&[term("is", "mentioned"), term("is", "unread")], &message, &flags));
+        assert!(!narrow_matches(&[term("is", "dm")], &message, &flags));
+        assert!(!narrow_matches(&[term("is", "starred")], &message, &flags));
+        assert!(check_narrow_for_events(&[term("search", "x")]).unwrap_err().msg == "Operator search not supported.");
+        assert!(
+            check_narrow_for_events(&[term("is", "followed")]).unwrap_err().msg == "Operand followed not supported."
+        );
+    }
+
+    #[test]
+    fn deletions_are_split_for_clients_without_bulk_deletion() {
+        let mut spec = QueueSpec::new(std::time::Duration::from_secs(600));
+        let event = ev("delete_message", json!({"message_type": "private", "message_ids": [4, 5]}));
+        let shaped = spec.shape(&event, "q");
+        let bodies: Vec<&Map<String, Value>> = shaped.iter().map(|e| e.body()).collect();
+        assert_eq!(
+            Value::Object(bodies[0].clone()),
+            json!({"type": "delete_message", "message_type": "private", "message_id": 4})
+        );
+        assert_eq!(bodies[1]["message_id"], json!(5));
+        spec.capabilities.bulk_message_deletion = true;
+        let shaped = spec.shape(&event, "q");
+        assert!(Arc::ptr_eq(&shaped[0], &event), "capable clients share the event");
+    }
+
+    #[test]
+    fn messages_are_shaped_per_queue() {
+        let event = ev(
+            "message",
+            json!({
+                "message": {"id": 1, "type": "stream", "subject": "", "content": "**hi**",
+                    "rendered_content": "<p><strong>hi</strong></p>", "avatar_url": "https://x", "avatar_computable": true},
+                "flags": [], "sender_queue_id": "q1", "local_id": "7.01",
+            }),
+        );
+        let mut spec = QueueSpec::new(std::time::Duration::from_secs(600));
+        let raw = spec.shape(&event, "q1");
+        assert_eq!(
+            Value::Object(raw[0].body().clone()),
+            json!({"type": "message", "message": {"id": 1, "type": "stream", "subject": "general chat",
+                "content": "**hi**", "avatar_url": "https://x", "content_type": "text/x-markdown"},
+                "flags": [], "local_message_id": "7.01"})
+        );
+        spec.apply_markdown = true;
+        spec.client_gravatar = true;
+        spec.capabilities.empty_topic_name = true;
+        let html = spec.shape(&event, "other");
+        assert_eq!(
+            Value::Object(html[0].body().clone()),
+            json!({"type": "message", "message": {"id": 1, "type": "stream", "subject": "",
+                "content": "<p><strong>hi</strong></p>", "avatar_url": null, "content_type": "text/html"},
+                "flags": []})
+        );
+    }
+
+    #[test]
+    fn capabilities_decode_strictly() {
+        let caps = ClientCapabilities::from_object(&json_map(
+            json!({"notification_settings_null": false, "empty_topic_name": true, "future_thing": true}),
+        ))
+        .unwrap();
+        assert!(caps.empty_topic_name && !caps.bulk_message_deletion);
+        let missing = ClientCapabilities::from_object(&json_map(json!({"bulk_message_deletion": true}))).unwrap_err();
+        assert_eq!(missing.msg, "notification_settings_null key is missing from client_capabilities");
+        let bad = ClientCapabilities::from_object(&json_map(json!({"notification_settings_null": 1}))).unwrap_err();
+        assert_eq!(bad.msg, "client_capabilities[\"notification_settings_null\"] is not a boolean");
+    }
+
+    fn json_map(v: Value) -> Map<String, Value> {
+        crate::json_object(v)
+    }
+}

@@ -1,0 +1,222 @@
+//! The initial state of `POST /register` (Zulip's `fetch_initial_state_data` and
+//! `post_process_state`): the data sets a client asked for, as of the moment its queue was
+//! created.
+//!
+//! Each data set is one entry of [`DATA_SETS`], in Zulip's order: a feature adds its data
+//! by adding a function there (and its events where it changes state).
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
+
+use super::catalog;
+use super::format::UserDictOptions;
+use super::model::{Role, User, UserGroup};
+use super::state::RealmState;
+use crate::config::ServerConfig;
+use crate::queue::QueueSpec;
+use crate::server_info;
+
+/// `include_subscribers` of `POST /register`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IncludeSubscribers {
+    #[default]
+    No,
+    Yes,
+    Partial,
+}
+
+/// What a register request asks for beyond its queue's spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchOptions {
+    /// Data sets to fetch; `None` means all.
+    pub fetch_event_types: Option<BTreeSet<String>>,
+    pub include_subscribers: IncludeSubscribers,
+    /// Days of presence history (the presence data set's default is 14).
+    pub presence_history_limit_days: Option<i64>,
+}
+
+/// Everything a data set may look at.
+pub struct Context<'a> {
+    pub state: &'a RealmState,
+    pub config: &'a ServerConfig,
+    pub user: &'a User,
+    pub spec: &'a QueueSpec,
+    pub fetch: &'a FetchOptions,
+}
+
+impl Context<'_> {
+    /// Whether the client fetches the data set `name`.
+    pub fn want(&self, name: &str) -> bool {
+        self.fetch.fetch_event_types.as_ref().is_none_or(|types| types.contains(name))
+    }
+}
+
+/// A data set: adds its keys to the state when the client wants them.
+type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
+
+/// The data sets, in the order Zulip adds their keys.
+const DATA_SETS: &[DataSet] =
+    &[custom_profile_fields, realm_user_groups, realm, realm_user_settings_defaults, realm_user, user_settings];
+
+/// The initial state for a client of `user` whose queue is `queue_id`.
+pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("queue_id".into(), Value::from(queue_id));
+    out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
+    out.insert("zulip_feature_level".into(), Value::from(server_info::FEATURE_LEVEL));
+    out.insert("zulip_merge_base".into(), Value::from(server_info::ZULIP_MERGE_BASE));
+    for data_set in DATA_SETS {
+        data_set(ctx, &mut out);
+    }
+    post_process(ctx, &mut out);
+    // Agora always sends the limits, fetched with `realm` or not.
+    for (key, value) in catalog::always_present_limits() {
+        out.entry(key).or_insert(value);
+    }
+    // Every event since the snapshot is still in the queue: the realm actor built this
+    // state and created the queue in one step.
+    out.insert("last_event_id".into(), Value::from(-1));
+    out
+}
+
+fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("custom_profile_fields") {
+        out.insert("custom_profile_fields".into(), json!([]));
+        out.insert("custom_profile_field_types".into(), Value::Object(catalog::custom_profile_field_types()));
+    }
+}
+
+fn realm_user_groups(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("realm_user_groups") {
+        let with_deactivated = ctx.spec.capabilities.include_deactivated_groups;
+        let groups: Vec<Value> = ctx
+            .state
+            .groups()
+            .filter(|g| with_deactivated || !g.deactivated)
+            .map(|g| Value::Object(group_dict(ctx.state, g)))
+            .collect();
+        out.insert("realm_user_groups".into(), Value::Array(groups));
+    }
+}
+
+/// A user group as `realm_user_groups` and `user_group` events show it.
+pub fn group_dict(state: &RealmState, group: &UserGroup) -> Map<String, Value> {
+    let nobody = state.system_group_id(super::model::SystemGroup::NOBODY).map(|g| g.0);
+    let setting = |name: &str| group.settings.get(name).cloned().unwrap_or_else(|| json!(nobody));
+    crate::json_object(json!({
+        "id": group.id,
+        "name": group.name,
+        "creator_id": group.creator_id,
+        "date_created": group.date_created,
+        "description": group.description,
+        "members": group.members,
+        "direct_subgroup_ids": group.subgroups,
+        "is_system_group": group.is_system_group,
+        "can_add_members_group": setting("can_add_members_group"),
+        "can_join_group": setting("can_join_group"),
+        "can_leave_group": setting("can_leave_group"),
+        "can_manage_group": setting("can_manage_group"),
+        "can_mention_group": setting("can_mention_group"),
+        "can_remove_members_group": setting("can_remove_members_group"),
+        "deactivated": group.deactivated,
+    }))
+}
+
+fn realm(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("realm") {
+        out.extend(catalog::realm_data(ctx.state, ctx.config, ctx.config.server_generation));
+    }
+}
+
+fn realm_user_settings_defaults(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("realm_user_settings_defaults") {
+        let defaults = catalog::realm_user_settings_defaults(ctx.state.realm());
+        out.insert("realm_user_settings_defaults".into(), Value::Object(defaults));
+    }
+}
+
+fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if !ctx.want("realm_user") {
+        return;
+    }
+    let (state, user) = (ctx.state, ctx.user);
+    let realm_settings = &state.realm().settings;
+    let member_of = |setting: &str| {
+        catalog::realm_setting(setting)
+            .is_some_and(|s| state.group_setting_contains(&s.value(realm_settings, Some(state)), user.id))
+    };
+    let can_create_public = member_of("can_create_public_channel_group");
+    let can_create_private = member_of("can_create_private_channel_group");
+    let avatar = super::format::avatar_url(user);
+    out.insert("cross_realm_bots".into(), json!([]));
+    out.extend(crate::json_object(json!({
+        "avatar_source": user.avatar_source,
+        "avatar_url_medium": avatar_with_size(&avatar),
+        "avatar_url": avatar,
+        "can_create_private_streams": can_create_private,
+        "can_create_public_streams": can_create_public,
+        // Web-public channels need spectator access, which Agora does not offer yet.
+        "can_create_web_public_streams": false,
+        "can_create_streams": can_create_public || can_create_private,
+        "can_subscribe_other_users": member_of("can_add_subscribers_group"),
+        "can_invite_others_to_realm": member_of("can_invite_users_group"),
+        "is_admin": user.role.is_admin(),
+        "is_owner": user.role == Role::Owner,
+        "is_moderator": user.role == Role::Moderator,
+        "is_guest": user.role == Role::Guest,
+        "user_id": user.id,
+        "email": user.email,
+        "delivery_email": user.delivery_email,
+        "full_name": user.full_name,
+    })));
+}
+
+/// Zulip's medium avatar: the same image at 500 pixels.
+fn avatar_with_size(url: &str) -> String {
+    match url.split_once("?d=identicon") {
+        Some((base, rest)) => format!("{base}?d=identicon&s=500{rest}"),
+        None => url.to_owned(),
+    }
+}
+
+fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if !ctx.spec.capabilities.user_settings_object {
+        let display = ctx.want("update_display_settings");
+        let notifications = ctx.want("update_global_notifications");
+        for (key, value) in catalog::legacy_user_settings(ctx.user) {
+            let wanted = match catalog::legacy_kind(&key) {
+                catalog::Legacy::Display => display,
+                catalog::Legacy::Notification => notifications,
+                catalog::Legacy::None => display || notifications,
+            };
+            if wanted {
+                out.insert(key, value);
+            }
+        }
+    }
+    if ctx.want("user_settings") {
+        out.insert("user_settings".into(), Value::Object(catalog::user_settings(ctx.user)));
+    }
+}
+
+/// Zulip's `post_process_state`: the user list split into active and deactivated users,
+/// sorted by id, without `is_active`.
+fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if !ctx.want("realm_user") {
+        return;
+    }
+    let options = UserDictOptions { client_gravatar: ctx.spec.client_gravatar, include_custom_profile_fields: true };
+    let (mut active, mut inactive) = (Vec::new(), Vec::new());
+    for target in ctx.state.users() {
+        let mut dict = ctx.state.user_dict(ctx.user, target, options);
+        dict.remove("is_active");
+        if target.is_active {
+            active.push(Value::Object(dict));
+        } else {
+            inactive.push(Value::Object(dict));
+        }
+    }
+    out.insert("realm_users".into(), Value::Array(active));
+    out.insert("realm_non_active_users".into(), Value::Array(inactive));
+}
