@@ -1,0 +1,199 @@
+//! The queue actor on its own, driven by messages, with paused time: events delivered to
+//! a waiting poll, heartbeats, expiry, deletion and saving. A recording mailbox stands in
+//! for the realm actor that is told when a queue goes.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::prelude::*;
+use agora_actors::config::QueueConfig;
+use agora_actors::events::{Event, PushEvent};
+use agora_actors::ids::UserId;
+use agora_actors::queue::actor::{CloseQueue, QueueGone, SaveQueue};
+use agora_actors::queue::{Poll, PollOutcome, PollReply, QueueActor, QueueEntry, QueueIndex, QueueSpec};
+use serde_json::{json, Value};
+
+/// Records which queues told the realm they have gone.
+#[derive(Default)]
+struct RealmStandIn {
+    gone: Arc<Mutex<Vec<String>>>,
+}
+
+impl Actor for RealmStandIn {
+    type Context = Context<Self>;
+}
+
+impl Handler<QueueGone> for RealmStandIn {
+    type Result = ();
+
+    fn handle(&mut self, msg: QueueGone, _: &mut Self::Context) {
+        self.gone.lock().unwrap().push(msg.queue_id.to_string());
+    }
+}
+
+struct Harness {
+    queue: Addr<QueueActor>,
+    index: Arc<QueueIndex>,
+    gone: Arc<Mutex<Vec<String>>>,
+}
+
+fn start(spec: QueueSpec) -> Harness {
+    let index = Arc::new(QueueIndex::default());
+    let stand_in = RealmStandIn::default();
+    let gone = Arc::clone(&stand_in.gone);
+    let realm = stand_in.start().recipient();
+    let actor = QueueActor::new("q1", UserId(7), spec, QueueConfig::default(), Arc::clone(&index), Some(realm));
+    let queue = actor.start();
+    index.insert("q1", QueueEntry { user_id: UserId(7), addr: queue.clone() });
+    Harness { queue, index, gone }
+}
+
+fn spec() -> QueueSpec {
+    QueueSpec::new(Duration::from_secs(600))
+}
+
+fn push(h: &Harness, kind: &str, fields: Value) {
+    h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::new(Event::new(kind, fields)) });
+}
+
+async fn poll(h: &Harness, last_event_id: i64, dont_block: bool) -> PollOutcome {
+    h.queue.send(Poll { last_event_id, dont_block, new_queue: false }).await.unwrap().unwrap()
+}
+
+fn bodies(reply: &PollReply) -> Vec<Value> {
+    reply
+        .events
+        .iter()
+        .map(|q| {
+            let mut out = String::new();
+            q.event.write_with_id(q.id, &mut out);
+            serde_json::from_str(&out).unwrap()
+        })
+        .collect()
+}
+
+fn ready(outcome: PollOutcome) -> PollReply {
+    match outcome {
+        PollOutcome::Ready(reply) => reply,
+        PollOutcome::Waiting(_) => panic!("expected an immediate answer"),
+    }
+}
+
+#[actix_rt::test]
+async fn a_waiting_poll_gets_the_next_event() {
+    let h = start(spec());
+    let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    push(&h, "realm_user", json!({"op": "update", "person": {"user_id": 3, "full_name": "X"}}));
+    let reply = waiting.await.unwrap();
+    assert_eq!(reply.queue_id.as_deref(), Some("q1"));
+    assert_eq!(
+        bodies(&reply),
+        vec![json!({"type": "realm_user", "op": "update", "person": {"user_id": 3, "full_name": "X"}, "id": 0})]
+    );
+}
+
+#[actix_rt::test]
+async fn events_the_queue_did_not_ask_for_are_dropped() {
+    let mut s = spec();
+    s.event_types = Some(["user_group".to_owned()].into());
+    let h = start(s);
+    push(&h, "realm_user", json!({"op": "add"}));
+    push(&h, "user_group", json!({"op": "add_members", "group_id": 1, "user_ids": [2]}));
+    let reply = ready(poll(&h, -1, true).await);
+    let got = bodies(&reply);
+    assert_eq!(got.len(), 1);
+    assert_eq!((got[0]["type"].clone(), got[0]["id"].clone()), (json!("user_group"), json!(0)));
+}
+
+#[actix_rt::test]
+async fn flag_events_collapse_while_queued() {
+    let h = start(spec());
+    for messages in [json!([1]), json!([2, 3])] {
+        push(
+            &h,
+            "update_message_flags",
+            json!({"op": "add", "operation": "add", "flag": "read", "messages": messages, "all": false}),
+        );
+    }
+    let got = bodies(&ready(poll(&h, -1, true).await));
+    assert_eq!(
+        got,
+        vec![json!({"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
+            "messages": [1, 2, 3], "all": false, "id": 1})]
+    );
+}
+
+#[actix_rt::test]
+async fn heartbeat_after_45_to_55_seconds() {
+    tokio::time::pause();
+    let h = start(spec());
+    let PollOutcome::Waiting(mut waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    tokio::time::sleep(Duration::from_secs(44)).await;
+    assert!(waiting.try_recv().is_err(), "no heartbeat before 45 s");
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let reply = waiting.await.unwrap();
+    assert_eq!(bodies(&reply), vec![json!({"type": "heartbeat", "id": 0})]);
+}
+
+#[actix_rt::test]
+async fn an_idle_queue_expires_after_ten_minutes_checked_every_minute() {
+    tokio::time::pause();
+    let h = start(spec());
+    ready(poll(&h, -1, true).await);
+    tokio::time::sleep(Duration::from_secs(590)).await;
+    assert!(h.index.get("q1").is_some(), "still alive at 590 s");
+    tokio::time::sleep(Duration::from_secs(75)).await;
+    assert!(h.index.get("q1").is_none(), "gone by 665 s");
+    assert_eq!(*h.gone.lock().unwrap(), vec!["q1".to_owned()]);
+    assert!(h.queue.send(Poll { last_event_id: -1, dont_block: true, new_queue: false }).await.is_err());
+}
+
+#[actix_rt::test]
+async fn a_waiting_poll_keeps_the_queue_alive() {
+    tokio::time::pause();
+    let mut s = spec();
+    s.timeout_ms = 30_000;
+    let h = start(s);
+    let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    // The heartbeat comes at 45-55 s; the queue may not expire under a connected poll.
+    let reply = waiting.await.unwrap();
+    assert_eq!(bodies(&reply)[0]["type"], json!("heartbeat"));
+    assert!(h.index.get("q1").is_some());
+}
+
+#[actix_rt::test]
+async fn closing_answers_the_poll_and_removes_the_queue() {
+    let h = start(spec());
+    let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    h.queue.send(CloseQueue).await.unwrap();
+    let reply = waiting.await.unwrap();
+    assert!(reply.events.is_empty());
+    assert!(h.index.get("q1").is_none());
+    actix_rt::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(*h.gone.lock().unwrap(), vec!["q1".to_owned()]);
+}
+
+#[actix_rt::test]
+async fn saving_hands_back_what_a_restart_needs() {
+    let h = start(spec());
+    push(&h, "realm_user", json!({"op": "add"}));
+    push(&h, "realm_user", json!({"op": "update"}));
+    ready(poll(&h, 0, true).await);
+    let PollOutcome::Waiting(waiting) = poll(&h, 1, false).await else { panic!("should wait") };
+    let saved = h.queue.send(SaveQueue).await.unwrap().unwrap();
+    assert!(waiting.await.is_err(), "the waiting poll is released unanswered");
+    assert_eq!((saved.next_event_id, saved.newest_pruned_id, saved.events.len()), (2, 1, 0));
+    assert_eq!(saved.queue_id, "q1");
+
+    // Restored, it numbers on and keeps its registration.
+    let index = Arc::new(QueueIndex::default());
+    let restored = QueueActor::restore(saved, QueueConfig::default(), Arc::clone(&index), None).start();
+    restored.do_send(PushEvent { user_id: UserId(7), event: Arc::new(Event::new("heartbeat", json!({}))) });
+    let PollOutcome::Ready(reply) =
+        restored.send(Poll { last_event_id: 1, dont_block: true, new_queue: false }).await.unwrap().unwrap()
+    else {
+        panic!("ready")
+    };
+    assert_eq!(reply.events.iter().map(|q| q.id).collect::<Vec<_>>(), vec![2]);
+}
