@@ -50,7 +50,7 @@ impl ShutdownHandle {
     /// Otherwise everything stops at once and the queues are lost.
     pub async fn stop(&self, graceful: bool) {
         if graceful {
-            if let Err(e) = self.realms.registry.send(StopAll).await {
+            if let Err(e) = self.realms.registry.send(StopAll { save_queues: true }).await {
                 tracing::error!(error = %e, "could not stop the organizations cleanly");
             }
         }
@@ -172,7 +172,8 @@ impl Application {
             });
         }
         let result = self.server.await;
-        let _ = self.realms.registry.send(StopAll).await;
+        // After a graceful stop the realms are already stopped; otherwise queues are lost.
+        let _ = self.realms.registry.send(StopAll { save_queues: false }).await;
         for arbiter in &self.arbiters {
             arbiter.stop();
         }

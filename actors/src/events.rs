@@ -59,6 +59,12 @@ impl Event {
         &self.body
     }
 
+    /// The event object for changing; its cached JSON is dropped.
+    pub fn body_mut(&mut self) -> &mut Map<String, Value> {
+        self.json = OnceLock::new();
+        &mut self.body
+    }
+
     /// A field of the event.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.body.get(key)

@@ -278,22 +278,27 @@ impl Handler<CreateRealm> for RealmRegistry {
     }
 }
 
-/// Stops every realm actor (at shutdown), saving their event queues first.
+/// Stops every realm actor (at shutdown); with `save_queues`, each first saves its event
+/// queues (and stops itself once they are saved).
 #[derive(Message, Debug)]
 #[rtype(result = "()")]
-pub struct StopAll;
+pub struct StopAll {
+    pub save_queues: bool,
+}
 
 impl Handler<StopAll> for RealmRegistry {
     type Result = ResponseFuture<()>;
 
-    fn handle(&mut self, _: StopAll, _: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, msg: StopAll, _: &mut Self::Context) -> Self::Result {
         // From now on no realm starts, so none can take saved queues out again.
         self.stopping = true;
         let directory = self.directory.clone();
         Box::pin(async move {
             let mut saved = 0;
-            for handle in directory.all() {
-                saved += handle.addr.send(SaveQueues).await.unwrap_or(0);
+            if msg.save_queues {
+                for handle in directory.all() {
+                    saved += handle.addr.send(SaveQueues).await.unwrap_or(0);
+                }
             }
             for handle in directory.drain() {
                 handle.addr.do_send(StopRealm);

@@ -39,11 +39,15 @@ struct Harness {
 }
 
 fn start(spec: QueueSpec) -> Harness {
+    start_with(spec, QueueConfig::default())
+}
+
+fn start_with(spec: QueueSpec, config: QueueConfig) -> Harness {
     let index = Arc::new(QueueIndex::default());
     let stand_in = RealmStandIn::default();
     let gone = Arc::clone(&stand_in.gone);
     let realm = stand_in.start().recipient();
-    let actor = QueueActor::new("q1", UserId(7), spec, QueueConfig::default(), Arc::clone(&index), Some(realm));
+    let actor = QueueActor::new("q1", UserId(7), spec, config, Arc::clone(&index), Some(realm));
     let queue = actor.start();
     index.insert("q1", QueueEntry { user_id: UserId(7), addr: queue.clone() });
     Harness { queue, index, gone }
@@ -116,11 +120,13 @@ async fn flag_events_collapse_while_queued() {
             json!({"op": "add", "operation": "add", "flag": "read", "messages": messages, "all": false}),
         );
     }
-    let got = bodies(&ready(poll(&h, -1, true).await));
+    let reply = ready(poll(&h, -1, true).await);
+    let mut written = String::new();
+    reply.events[0].event.write_with_id(reply.events[0].id, &mut written);
+    assert_eq!(reply.events.len(), 1);
     assert_eq!(
-        got,
-        vec![json!({"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
-            "messages": [1, 2, 3], "all": false, "id": 1})]
+        written,
+        r#"{"type":"update_message_flags","op":"add","operation":"add","flag":"read","messages":[1,2,3],"all":false,"id":1}"#
     );
 }
 
@@ -153,13 +159,19 @@ async fn an_idle_queue_expires_after_ten_minutes_checked_every_minute() {
 async fn a_waiting_poll_keeps_the_queue_alive() {
     tokio::time::pause();
     let mut s = spec();
-    s.timeout_ms = 30_000;
-    let h = start(s);
-    let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
-    // The heartbeat comes at 45-55 s; the queue may not expire under a connected poll.
+    s.timeout_ms = 10_000;
+    let config = QueueConfig { gc_interval: Duration::from_secs(1), ..QueueConfig::default() };
+    let h = start_with(s, config);
+    let PollOutcome::Waiting(mut waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    // Checked every second, 30 s past the 10 s timeout: the connected poll keeps it.
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    assert!(waiting.try_recv().is_err(), "still waiting for the heartbeat");
+    assert!(h.index.get("q1").is_some());
+    // Once the heartbeat has answered and no poll follows, the timeout applies.
     let reply = waiting.await.unwrap();
     assert_eq!(bodies(&reply)[0]["type"], json!("heartbeat"));
-    assert!(h.index.get("q1").is_some());
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    assert!(h.index.get("q1").is_none());
 }
 
 #[actix_rt::test]

@@ -103,8 +103,18 @@ impl From<ApiError> for HttpError {
 
 impl From<actix::MailboxError> for HttpError {
     fn from(e: actix::MailboxError) -> Self {
-        tracing::error!(error = %e, "actor unavailable");
-        HttpError(ApiError::internal())
+        match e {
+            // The actor stopped: the server is stopping, or the actor died and the next
+            // request starts a fresh one. Either way a retry is the right move.
+            actix::MailboxError::Closed => {
+                tracing::warn!("actor stopped while handling a request");
+                HttpError(ApiError::unavailable())
+            }
+            actix::MailboxError::Timeout => {
+                tracing::error!(error = %e, "actor unavailable");
+                HttpError(ApiError::internal())
+            }
+        }
     }
 }
 
@@ -176,9 +186,11 @@ mod tests {
 
     #[actix_web::test]
     async fn internal_errors_say_nothing_of_their_cause() {
-        let response = HttpError::from(actix::MailboxError::Closed).error_response();
+        let response = HttpError::from(actix::MailboxError::Timeout).error_response();
         assert_eq!(response.status(), 500);
         assert_eq!(body(response).await, "{\"result\":\"error\",\"msg\":\"Internal server error\"}\n");
+        let response = HttpError::from(actix::MailboxError::Closed).error_response();
+        assert_eq!(response.status(), 503);
     }
 
     #[actix_web::test]

@@ -83,8 +83,10 @@ pub struct SavedQueue {
     pub next_event_id: i64,
     pub newest_pruned_id: i64,
     /// Unacknowledged events as `(id, event)`.
+    #[serde(default)]
     pub events: Vec<(i64, Map<String, Value>)>,
     /// Milliseconds since the last poll started, when saved.
+    #[serde(default)]
     pub idle_ms: u64,
 }
 

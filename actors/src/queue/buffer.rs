@@ -76,16 +76,20 @@ impl EventBuffer {
                     self.virtual_events.insert(key, Queued { id, event });
                 }
                 Some(merged) => {
-                    let mut body = merged.event.body().clone();
-                    let mut messages = body.remove("messages").and_then(|m| m.as_array().cloned()).unwrap_or_default();
-                    messages.extend(event.get("messages").and_then(Value::as_array).cloned().unwrap_or_default());
-                    body.insert("messages".into(), Value::Array(messages));
+                    // Copied only the first time (the event is shared with other queues);
+                    // later merges append in place.
+                    let body = Arc::make_mut(&mut merged.event).body_mut();
+                    let extra = event.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+                    match body.get_mut("messages") {
+                        Some(Value::Array(messages)) => messages.extend(extra),
+                        _ => {
+                            body.insert("messages".into(), Value::Array(extra));
+                        }
+                    }
                     if let Some(ts) = event.get("timestamp") {
                         body.insert("timestamp".into(), ts.clone());
                     }
-                    if let Some(rebuilt) = Event::from_body(body) {
-                        *merged = Queued { id, event: Arc::new(rebuilt) };
-                    }
+                    merged.id = id;
                 }
             },
         }

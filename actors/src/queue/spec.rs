@@ -116,8 +116,10 @@ pub fn narrow_matches(narrow: &[NarrowTerm], message: &Map<String, Value>, flags
     })
 }
 
-/// A queue's registration: everything that decides which events it gets and how.
+/// A queue's registration: everything that decides which events it gets and how. Saved
+/// across restarts; fields added later take their defaults when older saves are read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct QueueSpec {
     /// Event types the queue receives; `None` means all.
     pub event_types: Option<BTreeSet<String>>,
@@ -131,6 +133,12 @@ pub struct QueueSpec {
     pub timeout_ms: u64,
     /// The client's name (from its `User-Agent`), for logs.
     pub client_name: String,
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::new(std::time::Duration::from_secs(600))
+    }
 }
 
 impl QueueSpec {
@@ -198,7 +206,7 @@ impl QueueSpec {
                 ids.into_iter()
                     .map(|id| {
                         Arc::new(rebuild(event, |body| {
-                            body.remove("message_ids");
+                            body.shift_remove("message_ids");
                             body.insert("message_id".into(), id);
                         }))
                     })
@@ -206,7 +214,7 @@ impl QueueSpec {
             }
             "presence" if self.slim_presence && event.get("email").is_some() => {
                 vec![Arc::new(rebuild(event, |body| {
-                    body.remove("email");
+                    body.shift_remove("email");
                 }))]
             }
             "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
@@ -224,10 +232,10 @@ impl QueueSpec {
         let (apply_markdown, client_gravatar, empty_topic) =
             (self.apply_markdown, self.client_gravatar, self.capabilities.empty_topic_name);
         Arc::new(rebuild(event, |body| {
-            let sender_queue = body.remove("sender_queue_id");
-            let local_id = body.remove("local_id");
+            let sender_queue = body.shift_remove("sender_queue_id");
+            let local_id = body.shift_remove("local_id");
             if let Some(Value::Object(message)) = body.get_mut("message") {
-                let rendered = message.remove("rendered_content");
+                let rendered = message.shift_remove("rendered_content");
                 if apply_markdown {
                     if let Some(html) = rendered {
                         message.insert("content".into(), html);
@@ -236,7 +244,7 @@ impl QueueSpec {
                 } else {
                     message.insert("content_type".into(), Value::from("text/x-markdown"));
                 }
-                let computable = message.remove("avatar_computable").and_then(|v| v.as_bool()).unwrap_or(false);
+                let computable = message.shift_remove("avatar_computable").and_then(|v| v.as_bool()).unwrap_or(false);
                 if client_gravatar && computable {
                     message.insert("avatar_url".into(), Value::Null);
                 }
@@ -371,20 +379,22 @@ mod tests {
         let mut spec = QueueSpec::new(std::time::Duration::from_secs(600));
         let raw = spec.shape(&event, "q1");
         assert_eq!(
-            Value::Object(raw[0].body().clone()),
+            raw[0].json(),
             json!({"type": "message", "message": {"id": 1, "type": "stream", "subject": "general chat",
                 "content": "**hi**", "avatar_url": "https://x", "content_type": "text/x-markdown"},
                 "flags": [], "local_message_id": "7.01"})
+            .to_string()
         );
         spec.apply_markdown = true;
         spec.client_gravatar = true;
         spec.capabilities.empty_topic_name = true;
         let html = spec.shape(&event, "other");
         assert_eq!(
-            Value::Object(html[0].body().clone()),
+            html[0].json(),
             json!({"type": "message", "message": {"id": 1, "type": "stream", "subject": "",
                 "content": "<p><strong>hi</strong></p>", "avatar_url": null, "content_type": "text/html"},
                 "flags": []})
+            .to_string()
         );
     }
 

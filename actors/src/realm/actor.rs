@@ -113,12 +113,15 @@ impl RealmActor {
 
     /// Closes every queue of a user (deactivated).
     fn close_queues_of(&mut self, user_id: UserId) {
-        for listener in self.listeners.remove(&user_id).unwrap_or_default() {
-            if let Some((queue_id, addr)) = listener.queue {
-                self.queues.remove(&queue_id);
+        let Some(list) = self.listeners.get_mut(&user_id) else { return };
+        list.retain(|listener| match &listener.queue {
+            Some((queue_id, addr)) => {
+                self.queues.remove(queue_id);
                 addr.do_send(CloseQueue);
+                false
             }
-        }
+            None => true,
+        });
     }
 
     fn publish_auth(&self) {
@@ -329,14 +332,16 @@ impl Handler<QueueGone> for RealmActor {
 }
 
 impl Handler<SaveQueues> for RealmActor {
-    type Result = ResponseActFuture<Self, usize>;
+    /// Atomic: no other message is handled until the queues are saved, and then the actor
+    /// stops, so no change can be committed that a saved queue would miss.
+    type Result = AtomicResponse<Self, usize>;
 
     fn handle(&mut self, _: SaveQueues, _: &mut Self::Context) -> Self::Result {
         self.queues.set_closing();
         let queues: Vec<Addr<QueueActor>> =
             self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|(_, addr)| addr.clone())).collect();
         let (store, realm_id) = (self.store.clone(), self.state.realm().id);
-        Box::pin(
+        AtomicResponse::new(Box::pin(
             async move {
                 let mut saved = Vec::with_capacity(queues.len());
                 for queue in queues {
@@ -353,7 +358,11 @@ impl Handler<SaveQueues> for RealmActor {
                     }
                 }
             }
-            .into_actor(self),
-        )
+            .into_actor(self)
+            .map(|saved, _, ctx| {
+                ctx.stop();
+                saved
+            }),
+        ))
     }
 }

@@ -210,7 +210,7 @@ fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     let (mut active, mut inactive) = (Vec::new(), Vec::new());
     for target in ctx.state.users() {
         let mut dict = ctx.state.user_dict(ctx.user, target, options);
-        dict.remove("is_active");
+        dict.shift_remove("is_active");
         if target.is_active {
             active.push(Value::Object(dict));
         } else {
