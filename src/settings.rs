@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use agora_actors::config::{QueueConfig, ServerConfig};
 use agora_actors::ratelimit::Rule;
+use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use serde::Deserialize;
 
@@ -116,9 +117,12 @@ impl Settings {
         if q.heartbeat_min.is_zero() || q.gc_interval.is_zero() || q.default_timeout.is_zero() {
             return Err(SettingsError("event queue heartbeat, idle timeout and gc interval must be positive".into()));
         }
-        // Clients give up on a poll after event_queue_longpoll_timeout_seconds (90).
-        if q.heartbeat_min + q.heartbeat_jitter >= Duration::from_secs(90) {
-            return Err(SettingsError("heartbeat_secs + heartbeat_jitter_secs must stay under 90".into()));
+        // Clients give up on a poll after `event_queue_longpoll_timeout_seconds`.
+        let client_timeout = EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS as u64;
+        if q.heartbeat_min + q.heartbeat_jitter >= Duration::from_secs(client_timeout) {
+            return Err(SettingsError(format!(
+                "heartbeat_secs + heartbeat_jitter_secs must stay under {client_timeout}"
+            )));
         }
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));

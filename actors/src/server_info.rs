@@ -20,8 +20,13 @@ pub fn zulip_version() -> String {
 /// Whether a client's `User-Agent` marks it as one the server cannot serve (Zulip's test
 /// hook: the client name `ZulipInvalid`).
 pub fn is_incompatible_client(user_agent: &str) -> bool {
-    let name = user_agent.split(['/', ' ']).next().unwrap_or("");
-    name == "ZulipInvalid"
+    client_name(user_agent) == "ZulipInvalid"
+}
+
+/// The client's name: the first word of its `User-Agent` (`ZulipPython/0.9.1 ...` is
+/// `ZulipPython`).
+pub fn client_name(user_agent: &str) -> &str {
+    user_agent.split(['/', ' ']).next().unwrap_or("")
 }
 
 /// `GET /server_settings` for the server as a whole.

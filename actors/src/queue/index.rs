@@ -42,16 +42,6 @@ impl QueueIndex {
         self.map.write().unwrap_or_else(PoisonError::into_inner).remove(queue_id);
     }
 
-    /// How many queues are live.
-    pub fn len(&self) -> usize {
-        self.map.read().unwrap_or_else(PoisonError::into_inner).len()
-    }
-
-    /// Whether no queue is live.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Marks the realm's queues as being saved for a restart.
     pub fn set_closing(&self) {
         self.closing.store(true, Ordering::SeqCst);

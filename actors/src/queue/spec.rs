@@ -11,8 +11,7 @@ use serde_json::{Map, Value};
 use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 
-/// The name clients see for the empty topic unless they declare `empty_topic_name`.
-pub const EMPTY_TOPIC_DISPLAY_NAME: &str = "general chat";
+pub use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 
 /// Prefix Zulip puts before resolved topics.
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
@@ -46,23 +45,29 @@ impl ClientCapabilities {
             let Some(flag) = value.as_bool() else {
                 return Err(ApiError::bad_request(format!("client_capabilities[\"{key}\"] is not a boolean")));
             };
-            let slot = match key.as_str() {
-                "notification_settings_null" => &mut caps.notification_settings_null,
-                "bulk_message_deletion" => &mut caps.bulk_message_deletion,
-                "user_avatar_url_field_optional" => &mut caps.user_avatar_url_field_optional,
-                "stream_typing_notifications" => &mut caps.stream_typing_notifications,
-                "user_settings_object" => &mut caps.user_settings_object,
-                "linkifier_url_template" => &mut caps.linkifier_url_template,
-                "user_list_incomplete" => &mut caps.user_list_incomplete,
-                "include_deactivated_groups" => &mut caps.include_deactivated_groups,
-                "archived_channels" => &mut caps.archived_channels,
-                "empty_topic_name" => &mut caps.empty_topic_name,
-                "simplified_presence_events" => &mut caps.simplified_presence_events,
-                _ => continue,
-            };
-            *slot = flag;
+            if let Some(slot) = caps.flag_mut(key) {
+                *slot = flag;
+            }
         }
         Ok(caps)
+    }
+
+    /// The capability called `name`, if there is one.
+    pub fn flag_mut(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "notification_settings_null" => &mut self.notification_settings_null,
+            "bulk_message_deletion" => &mut self.bulk_message_deletion,
+            "user_avatar_url_field_optional" => &mut self.user_avatar_url_field_optional,
+            "stream_typing_notifications" => &mut self.stream_typing_notifications,
+            "user_settings_object" => &mut self.user_settings_object,
+            "linkifier_url_template" => &mut self.linkifier_url_template,
+            "user_list_incomplete" => &mut self.user_list_incomplete,
+            "include_deactivated_groups" => &mut self.include_deactivated_groups,
+            "archived_channels" => &mut self.archived_channels,
+            "empty_topic_name" => &mut self.empty_topic_name,
+            "simplified_presence_events" => &mut self.simplified_presence_events,
+            _ => return None,
+        })
     }
 }
 

@@ -90,16 +90,20 @@ impl RealmActor {
         self.add_listener(user_id, addr.clone().recipient(), Some((Arc::from(queue_id), addr)));
     }
 
-    /// Starts a queue actor for `user_id` on this actor's thread.
-    fn create_queue(&mut self, user_id: UserId, spec: QueueSpec, ctx: &mut Context<Self>) -> ApiResult<String> {
+    /// Checks a registration against the user's rights; the user's record on success.
+    fn check_queue_spec(&self, user_id: UserId, spec: &QueueSpec) -> ApiResult<&super::model::User> {
         let user = self.viewer(user_id)?;
         if spec.all_public_streams && user.role == Role::Guest {
             return Err(ApiError::bad_request("User not authorized for this query"));
         }
         check_narrow_for_events(&spec.narrow)?;
-        let queue_id = new_queue_id();
+        Ok(user)
+    }
+
+    /// Starts a (checked) queue actor for `user_id` on this actor's thread.
+    fn start_queue(&mut self, queue_id: &str, user_id: UserId, spec: QueueSpec, ctx: &mut Context<Self>) {
         let queue = QueueActor::new(
-            &queue_id,
+            queue_id,
             user_id,
             spec,
             self.config.queues,
@@ -107,8 +111,7 @@ impl RealmActor {
             Some(ctx.address().recipient()),
         );
         let addr = queue.start();
-        self.adopt_queue(&queue_id, user_id, addr);
-        Ok(queue_id)
+        self.adopt_queue(queue_id, user_id, addr);
     }
 
     /// Closes every queue of a user (deactivated).
@@ -126,6 +129,19 @@ impl RealmActor {
 
     fn publish_auth(&self) {
         self.auth.store(Arc::new(AuthSnapshot::of(&self.state)));
+    }
+
+    /// After a commit that may change who can authenticate: publish the new auth index,
+    /// then send the events.
+    fn committed(&mut self, events: Vec<Outgoing>) {
+        self.publish_auth();
+        self.fan_out(events);
+    }
+
+    fn create_user(&mut self, new: ops::NewUser) -> ApiResult<CreatedUser> {
+        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, new, ops::now())?;
+        self.committed(events);
+        Ok(created)
     }
 
     /// Hands each event to every live listener of its users. The event is shared, not
@@ -195,10 +211,7 @@ impl Handler<CreateUser> for RealmActor {
     type Result = ApiResult<CreatedUser>;
 
     fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, msg.0, ops::now())?;
-        self.publish_auth();
-        self.fan_out(events);
-        Ok(created)
+        self.create_user(msg.0)
     }
 }
 
@@ -208,10 +221,7 @@ impl Handler<CreateUserAs> for RealmActor {
     fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
         let acting = self.viewer(msg.acting)?;
         ops::authorize_user_creation(acting.role, acting.can_create_users)?;
-        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, msg.new, ops::now())?;
-        self.publish_auth();
-        self.fan_out(events);
-        Ok(created)
+        self.create_user(msg.new)
     }
 }
 
@@ -248,8 +258,7 @@ impl Handler<SetUserActive> for RealmActor {
 
     fn handle(&mut self, msg: SetUserActive, _: &mut Self::Context) -> Self::Result {
         let events = ops::set_user_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
-        self.publish_auth();
-        self.fan_out(events);
+        self.committed(events);
         if !msg.active {
             self.close_queues_of(msg.user_id);
         }
@@ -262,8 +271,7 @@ impl Handler<SetRealmDeactivated> for RealmActor {
 
     fn handle(&mut self, msg: SetRealmDeactivated, _: &mut Self::Context) -> Self::Result {
         let events = ops::set_realm_deactivated(&mut self.state, &self.store, msg.0)?;
-        self.publish_auth();
-        self.fan_out(events);
+        self.committed(events);
         Ok(())
     }
 }
@@ -299,14 +307,15 @@ impl Handler<Register> for RealmActor {
     type Result = ApiResult<Map<String, Value>>;
 
     fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
-        let spec = msg.spec.clone();
-        let queue_id = self.create_queue(msg.user_id, msg.spec, ctx)?;
-        // Built in the same handler that created the queue, so no event can fall between
-        // the snapshot and the queue: `last_event_id` is always -1.
-        let user = self.viewer(msg.user_id)?;
+        let user = self.check_queue_spec(msg.user_id, &msg.spec)?;
+        let queue_id = new_queue_id();
+        // The state and the queue are made in the same handler, so no event can fall
+        // between them: `last_event_id` is always -1.
         let context =
-            register::Context { state: &self.state, config: &self.config, user, spec: &spec, fetch: &msg.fetch };
-        Ok(initial_state(&context, &queue_id))
+            register::Context { state: &self.state, config: &self.config, user, spec: &msg.spec, fetch: &msg.fetch };
+        let snapshot = initial_state(&context, &queue_id);
+        self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);
+        Ok(snapshot)
     }
 }
 
@@ -314,7 +323,10 @@ impl Handler<AllocateQueue> for RealmActor {
     type Result = ApiResult<String>;
 
     fn handle(&mut self, msg: AllocateQueue, ctx: &mut Self::Context) -> Self::Result {
-        self.create_queue(msg.user_id, msg.spec, ctx)
+        self.check_queue_spec(msg.user_id, &msg.spec)?;
+        let queue_id = new_queue_id();
+        self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);
+        Ok(queue_id)
     }
 }
 

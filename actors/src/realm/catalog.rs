@@ -696,9 +696,7 @@ fn legacy_policy(state: &RealmState, setting: &str, policy: LegacyPolicy) -> i64
 }
 
 /// Every key of the `realm` fetch type, in Zulip's order, for this organization.
-///
-/// `server_generation` is the server's start time (clients reload when it changes).
-pub fn realm_data(state: &RealmState, config: &ServerConfig, server_generation: i64) -> Map<String, Value> {
+pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Value> {
     let realm = state.realm();
     let url = config.realm_url(&realm.subdomain);
     let logo_url = format!("{url}/static/images/logo/zulip-org-logo.svg?version=0");
@@ -753,7 +751,7 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig, server_generation: 
         "realm_password_auth_enabled": true,
     })));
     data.extend(json_object(json!({
-        "server_generation": server_generation,
+        "server_generation": config.server_generation,
         "realm_is_zephyr_mirror_realm": false,
         "development_environment": false,
         "realm_org_type": realm_value_of(state, "org_type"),
@@ -888,6 +886,10 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
+
+    fn config_at(server_generation: i64) -> ServerConfig {
+        ServerConfig { server_generation, ..ServerConfig::default() }
+    }
     use crate::ids::{RealmId, UserId};
     use crate::realm::model::{EmailVisibility, Role, UserGroup};
 
@@ -1236,14 +1238,14 @@ mod tests {
             &["max_channel_folder_name_length", "max_channel_folder_description_length", "max_reminder_note_length"],
         );
         expected.push("realm_mandatory_topics".to_owned());
-        let data = realm_data(&state_with(realm()), &ServerConfig::default(), 1_795_238_523);
+        let data = realm_data(&state_with(realm()), &config_at(1_795_238_523));
         assert_eq!(keys(&data), expected);
     }
 
     #[test]
     fn realm_data_values_for_a_new_organization() {
         let state = state_with(realm());
-        let data = realm_data(&state, &ServerConfig::default(), 1_795_238_523);
+        let data = realm_data(&state, &config_at(1_795_238_523));
         assert_eq!(data["realm_name"], json!("Acme"));
         assert_eq!(data["realm_description"], json!("We make **everything**."));
         assert_eq!(data["realm_date_created"], json!(1_795_238_495));
@@ -1286,7 +1288,7 @@ mod tests {
     #[test]
     fn group_settings_are_system_group_ids_unless_stored() {
         let state = state_with(realm());
-        let data = realm_data(&state, &ServerConfig::default(), 0);
+        let data = realm_data(&state, &config_at(0));
         assert_eq!(data["realm_can_create_groups"], group_id(&state, SystemGroup::MEMBERS));
         assert_eq!(data["realm_create_multiuse_invite_group"], group_id(&state, SystemGroup::ADMINISTRATORS));
         assert_eq!(data["realm_can_access_all_users_group"], group_id(&state, SystemGroup::EVERYONE));
@@ -1312,7 +1314,7 @@ mod tests {
             "new_stream_announcements_stream_id": 12,
         }));
         let state = state_with(r);
-        let data = realm_data(&state, &ServerConfig::default(), 0);
+        let data = realm_data(&state, &config_at(0));
         assert_eq!(data["realm_can_create_groups"], json!(moderators));
         assert_eq!(data["realm_can_create_private_channel_group"], anonymous);
         assert_eq!(data["realm_can_invite_users_group"], group_id(&state, SystemGroup::MEMBERS), "bad value ignored");

@@ -4,7 +4,7 @@ use chrono::DateTime;
 use md5::{Digest, Md5};
 use serde_json::{json, Map, Value};
 
-use super::model::{EmailVisibility, Role, User};
+use super::model::{EmailVisibility, Role, SystemGroup, User, UserGroup};
 use super::state::RealmState;
 use crate::json_object;
 
@@ -24,9 +24,18 @@ pub fn format_date_joined(unix_seconds: i64) -> String {
 
 /// The URL of a user's avatar, versioned so clients refetch after a change.
 pub fn avatar_url(user: &User) -> String {
+    gravatar_url(user, "")
+}
+
+/// The avatar at Zulip's medium size (500 pixels).
+pub fn avatar_url_medium(user: &User) -> String {
+    gravatar_url(user, "&s=500")
+}
+
+fn gravatar_url(user: &User, size: &str) -> String {
     let hash = Md5::digest(user.delivery_email.to_lowercase().as_bytes());
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-    format!("https://secure.gravatar.com/avatar/{hex}?d=identicon&version={}", user.avatar_version)
+    format!("https://secure.gravatar.com/avatar/{hex}?d=identicon{size}&version={}", user.avatar_version)
 }
 
 /// Whether `viewer` may see `target`'s real email address (Zulip's
@@ -45,6 +54,30 @@ pub fn can_access_delivery_email(viewer: &User, target: &User) -> bool {
 }
 
 impl RealmState {
+    /// A user group as `realm_user_groups` and `user_group` events show it. Settings a
+    /// group does not set are `role:nobody`.
+    pub fn group_dict(&self, group: &UserGroup) -> Map<String, Value> {
+        let nobody = self.system_group_id(SystemGroup::NOBODY).map(|g| g.0);
+        let setting = |name: &str| group.settings.get(name).cloned().unwrap_or_else(|| json!(nobody));
+        json_object(json!({
+            "id": group.id,
+            "name": group.name,
+            "creator_id": group.creator_id,
+            "date_created": group.date_created,
+            "description": group.description,
+            "members": group.members,
+            "direct_subgroup_ids": group.subgroups,
+            "is_system_group": group.is_system_group,
+            "can_add_members_group": setting("can_add_members_group"),
+            "can_join_group": setting("can_join_group"),
+            "can_leave_group": setting("can_leave_group"),
+            "can_manage_group": setting("can_manage_group"),
+            "can_mention_group": setting("can_mention_group"),
+            "can_remove_members_group": setting("can_remove_members_group"),
+            "deactivated": group.deactivated,
+        }))
+    }
+
     /// `target` as `viewer` may see it.
     pub fn user_dict(&self, viewer: &User, target: &User, opts: UserDictOptions) -> Map<String, Value> {
         let delivery_email = if target.is_bot || can_access_delivery_email(viewer, target) {

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use serde_json::{json, Map, Value};
 
 use super::catalog;
-use super::format::UserDictOptions;
-use super::model::{Role, User, UserGroup};
+use super::format::{self, UserDictOptions};
+use super::model::{Role, User};
 use super::state::RealmState;
 use crate::config::ServerConfig;
 use crate::queue::QueueSpec;
@@ -94,38 +94,15 @@ fn realm_user_groups(ctx: &Context<'_>, out: &mut Map<String, Value>) {
             .state
             .groups()
             .filter(|g| with_deactivated || !g.deactivated)
-            .map(|g| Value::Object(group_dict(ctx.state, g)))
+            .map(|g| Value::Object(ctx.state.group_dict(g)))
             .collect();
         out.insert("realm_user_groups".into(), Value::Array(groups));
     }
 }
 
-/// A user group as `realm_user_groups` and `user_group` events show it.
-pub fn group_dict(state: &RealmState, group: &UserGroup) -> Map<String, Value> {
-    let nobody = state.system_group_id(super::model::SystemGroup::NOBODY).map(|g| g.0);
-    let setting = |name: &str| group.settings.get(name).cloned().unwrap_or_else(|| json!(nobody));
-    crate::json_object(json!({
-        "id": group.id,
-        "name": group.name,
-        "creator_id": group.creator_id,
-        "date_created": group.date_created,
-        "description": group.description,
-        "members": group.members,
-        "direct_subgroup_ids": group.subgroups,
-        "is_system_group": group.is_system_group,
-        "can_add_members_group": setting("can_add_members_group"),
-        "can_join_group": setting("can_join_group"),
-        "can_leave_group": setting("can_leave_group"),
-        "can_manage_group": setting("can_manage_group"),
-        "can_mention_group": setting("can_mention_group"),
-        "can_remove_members_group": setting("can_remove_members_group"),
-        "deactivated": group.deactivated,
-    }))
-}
-
 fn realm(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("realm") {
-        out.extend(catalog::realm_data(ctx.state, ctx.config, ctx.config.server_generation));
+        out.extend(catalog::realm_data(ctx.state, ctx.config));
     }
 }
 
@@ -148,12 +125,12 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     };
     let can_create_public = member_of("can_create_public_channel_group");
     let can_create_private = member_of("can_create_private_channel_group");
-    let avatar = super::format::avatar_url(user);
+
     out.insert("cross_realm_bots".into(), json!([]));
     out.extend(crate::json_object(json!({
         "avatar_source": user.avatar_source,
-        "avatar_url_medium": avatar_with_size(&avatar),
-        "avatar_url": avatar,
+        "avatar_url_medium": format::avatar_url_medium(user),
+        "avatar_url": format::avatar_url(user),
         "can_create_private_streams": can_create_private,
         "can_create_public_streams": can_create_public,
         // Web-public channels need spectator access, which Agora does not offer yet.
@@ -170,14 +147,6 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         "delivery_email": user.delivery_email,
         "full_name": user.full_name,
     })));
-}
-
-/// Zulip's medium avatar: the same image at 500 pixels.
-fn avatar_with_size(url: &str) -> String {
-    match url.split_once("?d=identicon") {
-        Some((base, rest)) => format!("{base}?d=identicon&s=500{rest}"),
-        None => url.to_owned(),
-    }
 }
 
 fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {

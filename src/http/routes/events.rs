@@ -9,7 +9,7 @@ use agora_actors::queue::{ClientCapabilities, NarrowTerm, Poll, PollOutcome, Pol
 use agora_actors::realm::messages::{AllocateQueue, Register};
 use agora_actors::realm::register::{FetchOptions, IncludeSubscribers};
 use agora_actors::registry::RealmHandle;
-use agora_actors::ApiError;
+use agora_actors::{server_info, ApiError};
 use serde_json::Value;
 
 use crate::http::auth::Authed;
@@ -25,14 +25,11 @@ pub async fn register(
     req: HttpRequest,
     state: actix_web::web::Data<AppState>,
 ) -> Result<Success, HttpError> {
-    let mut spec = queue_spec(&params, &req, &state)?;
+    let mut spec = queue_spec(&params, &req, &state, "queue_lifespan_secs")?;
     spec.client_gravatar = params.bool_aliased("client_external_avatar", "client_gravatar", true)?;
-    spec.slim_presence = params.bool_or("slim_presence", false)?;
-    spec.all_public_streams = params.bool_or("all_public_streams", false)?;
     if let Some(obj) = params.decode("client_capabilities", decode::object)? {
         spec.capabilities = ClientCapabilities::from_object(&obj)?;
     }
-    spec.event_types = params.decode("event_types", decode::string_list)?.map(|v| v.into_iter().collect());
     let fetch_event_types: Option<BTreeSet<String>> =
         params.decode("fetch_event_types", decode::string_list)?.map(|v| v.into_iter().collect());
     let fetch = FetchOptions {
@@ -41,26 +38,41 @@ pub async fn register(
         include_subscribers: params.decode("include_subscribers", include_subscribers)?.unwrap_or_default(),
         presence_history_limit_days: params.int("presence_history_limit_days")?,
     };
-    let lifespan = params.int("queue_lifespan_secs")?.unwrap_or(0);
-    spec.timeout_ms = state.config.queues.timeout_for(lifespan).as_millis() as u64;
     let snapshot = auth.realm.addr.send(Register { user_id: auth.user.user_id, spec, fetch }).await??;
     Ok(params.success(snapshot))
 }
 
-/// What `POST /register` and a queue-creating `GET /events` share: markdown, narrow and
-/// the client's name.
-fn queue_spec(params: &Params, req: &HttpRequest, state: &AppState) -> Result<QueueSpec, ApiError> {
-    let mut spec = QueueSpec::new(state.config.queues.default_timeout);
-    spec.apply_markdown = params.bool_or("apply_markdown", false)?;
-    spec.narrow = params.decode("narrow", narrow)?.unwrap_or_default();
-    spec.client_name = client_name(req);
-    Ok(spec)
-}
+/// The capabilities `GET /events` takes as parameters of their own when it creates a queue.
+const EVENTS_CAPABILITIES: [&str; 9] = [
+    "bulk_message_deletion",
+    "stream_typing_notifications",
+    "user_settings_object",
+    "linkifier_url_template",
+    "user_list_incomplete",
+    "include_deactivated_groups",
+    "archived_channels",
+    "empty_topic_name",
+    "simplified_presence_events",
+];
 
-/// The client's name: the first word of its `User-Agent` (`ZulipPython/0.9.1 ...`).
-fn client_name(req: &HttpRequest) -> String {
+/// What `POST /register` and a queue-creating `GET /events` read alike. The queue's
+/// lifespan goes by `lifespan_param` (the two endpoints name it differently).
+fn queue_spec(
+    params: &Params,
+    req: &HttpRequest,
+    state: &AppState,
+    lifespan_param: &str,
+) -> Result<QueueSpec, ApiError> {
+    let lifespan = params.int(lifespan_param)?.unwrap_or(0);
+    let mut spec = QueueSpec::new(state.config.queues.timeout_for(lifespan));
+    spec.apply_markdown = params.bool_or("apply_markdown", false)?;
+    spec.slim_presence = params.bool_or("slim_presence", false)?;
+    spec.all_public_streams = params.bool_or("all_public_streams", false)?;
+    spec.event_types = params.decode("event_types", decode::string_list)?.map(|v| v.into_iter().collect());
+    spec.narrow = params.decode("narrow", narrow)?.unwrap_or_default();
     let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
-    agent.split(['/', ' ']).next().unwrap_or("").chars().take(64).collect()
+    spec.client_name = server_info::client_name(agent).chars().take(64).collect();
+    Ok(spec)
 }
 
 /// `narrow`: a JSON list of `[operator, operand]` string pairs.
@@ -131,26 +143,13 @@ pub async fn get_events(
     let last_event_id = params.int("last_event_id")?;
     let dont_block = params.bool_or("dont_block", false)?;
     // Zulip reads these to create a queue when no `queue_id` is given.
-    let mut spec = queue_spec(&params, &req, &state)?;
+    let mut spec = queue_spec(&params, &req, &state, "lifespan_secs")?;
     spec.client_gravatar = params.bool_or("client_gravatar", false)?;
-    spec.slim_presence = params.bool_or("slim_presence", false)?;
-    spec.all_public_streams = params.bool_or("all_public_streams", false)?;
-    spec.event_types = params.decode("event_types", decode::string_list)?.map(|v| v.into_iter().collect());
-    let lifespan = params.int("lifespan_secs")?.unwrap_or(0);
-    spec.timeout_ms = state.config.queues.timeout_for(lifespan).as_millis() as u64;
-    let caps = &mut spec.capabilities;
-    for (name, slot) in [
-        ("bulk_message_deletion", &mut caps.bulk_message_deletion),
-        ("stream_typing_notifications", &mut caps.stream_typing_notifications),
-        ("user_settings_object", &mut caps.user_settings_object),
-        ("linkifier_url_template", &mut caps.linkifier_url_template),
-        ("user_list_incomplete", &mut caps.user_list_incomplete),
-        ("include_deactivated_groups", &mut caps.include_deactivated_groups),
-        ("archived_channels", &mut caps.archived_channels),
-        ("empty_topic_name", &mut caps.empty_topic_name),
-        ("simplified_presence_events", &mut caps.simplified_presence_events),
-    ] {
-        *slot = params.bool_or(name, false)?;
+    for name in EVENTS_CAPABILITIES {
+        let flag = params.bool_or(name, false)?;
+        if let Some(slot) = spec.capabilities.flag_mut(name) {
+            *slot = flag;
+        }
     }
 
     let realm = &auth.realm;
