@@ -41,3 +41,7 @@ id_type!(
     /// A user group, system groups included.
     GroupId
 );
+id_type!(
+    /// A custom profile field.
+    FieldId
+);

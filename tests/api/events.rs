@@ -9,26 +9,7 @@ use agora_actors::realm::messages::SetUserActive;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, spawn_app, spawn_app_at, spawn_app_with, Creds, TestApp};
-
-async fn register(app: &TestApp, who: &Creds, form: &[(&str, &str)]) -> Value {
-    let response = app.as_user(who, Method::POST, "/register").form(form).send().await.unwrap();
-    let (status, body) = json(response).await;
-    assert_eq!(status, 200, "{body}");
-    body
-}
-
-fn poll(app: &TestApp, who: &Creds, queue_id: &str, last_event_id: i64) -> reqwest::RequestBuilder {
-    app.as_user(who, Method::GET, &format!("/events?queue_id={queue_id}&last_event_id={last_event_id}"))
-}
-
-fn poll_now(app: &TestApp, who: &Creds, queue_id: &str, last_event_id: i64) -> reqwest::RequestBuilder {
-    app.as_user(who, Method::GET, &format!("/events?queue_id={queue_id}&last_event_id={last_event_id}&dont_block=true"))
-}
-
-fn queue_id(body: &Value) -> String {
-    body["queue_id"].as_str().unwrap().to_owned()
-}
+use crate::helpers::{expect, json, poll, poll_now, queue_id, register, spawn_app, spawn_app_at, spawn_app_with};
 
 fn keys(body: &Value) -> Vec<&str> {
     body.as_object().unwrap().keys().map(String::as_str).collect()

@@ -35,19 +35,19 @@ pub const MAILBOX_CAPACITY: usize = 1024;
 
 /// The actor owning one organization's state.
 pub struct RealmActor {
-    state: RealmState,
-    store: Store,
-    config: Arc<ServerConfig>,
+    pub(super) state: RealmState,
+    pub(super) store: Store,
+    pub(super) config: Arc<ServerConfig>,
     /// Published after every committed change that affects authentication.
-    auth: Arc<ArcSwap<AuthSnapshot>>,
-    listeners: HashMap<UserId, Vec<Listener>>,
+    pub(super) auth: Arc<ArcSwap<AuthSnapshot>>,
+    pub(super) listeners: HashMap<UserId, Vec<Listener>>,
     next_listener: u64,
     /// Live event queues by id, shared with the HTTP workers.
-    queues: Arc<QueueIndex>,
+    pub(super) queues: Arc<QueueIndex>,
 }
 
 /// Where a user's events go: a client queue, or any other recipient (tests).
-struct Listener {
+pub(super) struct Listener {
     id: ListenerId,
     recipient: Recipient<PushEvent>,
     /// Set for event queues.
@@ -115,7 +115,7 @@ impl RealmActor {
     }
 
     /// Closes every queue of a user (deactivated).
-    fn close_queues_of(&mut self, user_id: UserId) {
+    pub(super) fn close_queues_of(&mut self, user_id: UserId) {
         let Some(list) = self.listeners.get_mut(&user_id) else { return };
         list.retain(|listener| match &listener.queue {
             Some((queue_id, addr)) => {
@@ -127,13 +127,13 @@ impl RealmActor {
         });
     }
 
-    fn publish_auth(&self) {
+    pub(super) fn publish_auth(&self) {
         self.auth.store(Arc::new(AuthSnapshot::of(&self.state)));
     }
 
     /// After a commit that may change who can authenticate: publish the new auth index,
     /// then send the events.
-    fn committed(&mut self, events: Vec<Outgoing>) {
+    pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
         self.publish_auth();
         self.fan_out(events);
     }
@@ -146,7 +146,7 @@ impl RealmActor {
 
     /// Hands each event to every live listener of its users. The event is shared, not
     /// copied, between listeners.
-    fn fan_out(&mut self, events: Vec<Outgoing>) {
+    pub(super) fn fan_out(&mut self, events: Vec<Outgoing>) {
         for out in events {
             let event = Arc::new(out.event);
             for user_id in out.users {
@@ -160,7 +160,7 @@ impl RealmActor {
         }
     }
 
-    fn viewer(&self, id: UserId) -> ApiResult<&super::model::User> {
+    pub(super) fn viewer(&self, id: UserId) -> ApiResult<&super::model::User> {
         self.state.user(id).ok_or_else(|| {
             tracing::warn!(realm.id = %self.state.realm().id, user.id = %id, "request for a user this realm does not have");
             ApiError::internal()

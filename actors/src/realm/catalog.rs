@@ -1076,6 +1076,7 @@ mod tests {
             can_change_user_emails: false,
             email_address_visibility: EmailVisibility::Everyone,
             settings: Map::new(),
+            profile_data: Default::default(),
         }
     }
 

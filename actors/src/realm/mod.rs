@@ -3,12 +3,16 @@
 pub mod actor;
 pub mod catalog;
 pub mod format;
+pub mod groups;
 pub mod messages;
 pub mod model;
 pub mod ops;
+pub mod profile_fields;
 pub mod register;
+pub mod settings;
 pub mod snapshot;
 pub mod state;
+pub mod users;
 
 pub use actor::RealmActor;
 pub use state::RealmState;

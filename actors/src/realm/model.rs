@@ -1,10 +1,10 @@
 //! The plain data of an organization: the realm row, users, roles and user groups.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::ids::{GroupId, RealmId, UserId};
+use crate::ids::{FieldId, GroupId, RealmId, UserId};
 
 /// An organization role (spec 2.2). Lower numbers carry more power.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -157,6 +157,35 @@ pub struct User {
     pub email_address_visibility: EmailVisibility,
     /// Personal preferences; absent keys take their defaults.
     pub settings: Map<String, Value>,
+    /// Values of custom profile fields, by field id.
+    pub profile_data: BTreeMap<FieldId, ProfileValue>,
+}
+
+/// A user's value of one custom profile field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileValue {
+    /// As the user gave it (a JSON list of user ids for person pickers).
+    pub value: String,
+    /// HTML, for the types whose values are Markdown.
+    pub rendered_value: Option<String>,
+}
+
+/// A custom profile field of an organization (spec 2.12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomProfileField {
+    pub id: FieldId,
+    pub name: String,
+    pub hint: String,
+    /// 1 short text, 2 long text, 3 list of options, 4 date, 5 link, 6 person picker,
+    /// 7 external account, 8 pronouns.
+    pub field_type: i64,
+    /// JSON text as the API shows it; `""` when the type has none.
+    pub field_data: String,
+    /// 1-based position in the organization's list.
+    pub order: i64,
+    pub display_in_profile_summary: bool,
+    pub required: bool,
+    pub editable_by_user: bool,
 }
 
 /// Bot type of incoming-webhook bots, which may not use the general API.

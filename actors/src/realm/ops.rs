@@ -208,6 +208,7 @@ fn insert_user(
         can_change_user_emails: new.can_change_user_emails,
         email_address_visibility: visibility,
         settings: Map::new(),
+        profile_data: Default::default(),
     };
     user.id = store::users::insert(tx, &user)?;
     user.email = match visibility {

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::Connection;
 
-use super::model::{Realm, Role, SystemGroup, User, UserGroup};
+use super::model::{CustomProfileField, Realm, Role, SystemGroup, User, UserGroup};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{GroupId, RealmId, UserId};
 use crate::store::{self, StoreResult};
@@ -25,6 +25,8 @@ pub struct RealmState {
     groups: BTreeMap<GroupId, UserGroup>,
     /// System group name -> id.
     system_groups: HashMap<String, GroupId>,
+    /// Custom profile fields, in their `order`.
+    profile_fields: Vec<CustomProfileField>,
 }
 
 impl RealmState {
@@ -37,6 +39,7 @@ impl RealmState {
             by_api_email: HashMap::new(),
             system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
             groups,
+            profile_fields: Vec::new(),
         };
         for user in users {
             state.put_user(user);
@@ -49,9 +52,18 @@ impl RealmState {
         let Some(realm) = store::realms::by_id(conn, realm_id)? else {
             return Ok(None);
         };
-        let users = store::users::in_realm(conn, realm_id)?;
+        let mut users = store::users::in_realm(conn, realm_id)?;
         let groups = store::groups::in_realm(conn, realm_id)?;
-        Ok(Some(RealmState::new(realm, users, groups)))
+        let fields = store::profile_fields::in_realm(conn, realm_id)?;
+        let mut values = store::profile_fields::values_in_realm(conn, realm_id)?;
+        for user in &mut users {
+            if let Some(data) = values.remove(&user.id) {
+                user.profile_data = data;
+            }
+        }
+        let mut state = RealmState::new(realm, users, groups);
+        state.set_profile_fields(fields);
+        Ok(Some(state))
     }
 
     /// Loads the realm with this subdomain.
@@ -105,6 +117,11 @@ impl RealmState {
     /// Every group, by id.
     pub fn groups(&self) -> impl Iterator<Item = &UserGroup> {
         self.groups.values()
+    }
+
+    /// The custom profile fields, in their `order`.
+    pub fn profile_fields(&self) -> &[CustomProfileField] {
+        &self.profile_fields
     }
 
     /// The id of a system group (`role:members`, ...).
@@ -182,10 +199,41 @@ impl RealmState {
         self.users.get_mut(&id)
     }
 
+    /// Replaces the custom profile fields (sorted here by `order`).
+    pub(crate) fn set_profile_fields(&mut self, mut fields: Vec<CustomProfileField>) {
+        fields.sort_by_key(|f| (f.order, f.id));
+        self.profile_fields = fields;
+    }
+
     /// Adds direct members to a group.
     pub(crate) fn add_group_members(&mut self, group: GroupId, users: &[UserId]) {
         if let Some(g) = self.groups.get_mut(&group) {
             g.members.extend(users.iter().copied());
         }
+    }
+
+    /// Removes direct members from a group.
+    #[allow(dead_code)] // Until the group operations use it.
+    pub(crate) fn remove_group_members(&mut self, group: GroupId, users: &[UserId]) {
+        if let Some(g) = self.groups.get_mut(&group) {
+            for user in users {
+                g.members.remove(user);
+            }
+        }
+    }
+
+    /// Adds or replaces a group (system groups keep their name index).
+    #[allow(dead_code)] // Until the group operations use it.
+    pub(crate) fn put_group(&mut self, group: UserGroup) {
+        if group.is_system_group {
+            self.system_groups.insert(group.name.clone(), group.id);
+        }
+        self.groups.insert(group.id, group);
+    }
+
+    /// Mutable access to a group, for changes that touch no index.
+    #[allow(dead_code)] // Until the group operations use it.
+    pub(crate) fn group_mut(&mut self, id: GroupId) -> Option<&mut UserGroup> {
+        self.groups.get_mut(&id)
     }
 }

@@ -112,3 +112,28 @@ pub fn add_subgroups(conn: &Connection, group: GroupId, subgroups: &[GroupId]) -
     }
     Ok(())
 }
+
+/// Removes direct subgroups from a group.
+pub fn remove_subgroups(conn: &Connection, group: GroupId, subgroups: &[GroupId]) -> StoreResult<()> {
+    let mut stmt =
+        conn.prepare_cached("DELETE FROM user_group_subgroups WHERE supergroup_id = ?1 AND subgroup_id = ?2")?;
+    for sub in subgroups {
+        stmt.execute(params![group, sub])?;
+    }
+    Ok(())
+}
+
+/// Writes a group's own columns (name, description, deactivated, settings).
+pub fn update(conn: &Connection, group: &UserGroup) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE user_groups SET name = ?2, description = ?3, deactivated = ?4, settings = ?5 WHERE id = ?1",
+        params![
+            group.id,
+            group.name,
+            group.description,
+            group.deactivated,
+            Value::Object(group.settings.clone()).to_string()
+        ],
+    )?;
+    Ok(())
+}

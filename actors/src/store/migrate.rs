@@ -6,8 +6,11 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreResult;
 
 /// Migration `i` (0-based) brings the schema from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] =
-    &[include_str!("../../../sql/0001_initial.sql"), include_str!("../../../sql/0002_event_queues.sql")];
+pub(crate) const MIGRATIONS: &[&str] = &[
+    include_str!("../../../sql/0001_initial.sql"),
+    include_str!("../../../sql/0002_event_queues.sql"),
+    include_str!("../../../sql/0003_custom_profile_fields.sql"),
+];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
 /// transaction together with the version bump.

@@ -6,6 +6,7 @@
 
 pub mod groups;
 mod migrate;
+pub mod profile_fields;
 pub mod queues;
 pub mod realms;
 pub mod users;

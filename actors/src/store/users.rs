@@ -35,6 +35,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(User, i64, i64, String)> {
             can_change_user_emails: flag(row.get(17)?),
             email_address_visibility: EmailVisibility::Everyone,
             settings: Map::new(),
+            profile_data: Default::default(),
         },
         row.get(5)?,
         row.get(18)?,

@@ -4,7 +4,10 @@
 
 mod auth;
 mod events;
+mod groups;
+mod profile_fields;
 mod server;
+mod settings;
 mod users;
 
 use actix_web::http::{header, Method};
@@ -15,24 +18,23 @@ use super::response::error_response;
 
 /// Registers every API route under `/api/v1`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::scope("/api/v1")
-            .service(Endpoint::new("/server_settings").route(Method::GET, server::server_settings).build())
-            .service(Endpoint::new("/fetch_api_key").route(Method::POST, auth::fetch_api_key).build())
-            .service(Endpoint::new("/users").route(Method::POST, users::create_user).build())
-            .service(Endpoint::new("/users/me").route(Method::GET, users::get_own_profile).build())
-            .service(
-                Endpoint::new("/users/me/api_key/regenerate").route(Method::POST, users::regenerate_api_key).build(),
-            )
-            .service(Endpoint::new("/users/{user}").route(Method::GET, users::get_user).build())
-            .service(Endpoint::new("/register").route(Method::POST, events::register).build())
-            .service(
-                Endpoint::new("/events")
-                    .route(Method::GET, events::get_events)
-                    .route(Method::DELETE, events::delete_queue)
-                    .build(),
-            ),
-    );
+    let scope = web::scope("/api/v1")
+        .service(Endpoint::new("/server_settings").route(Method::GET, server::server_settings).build())
+        .service(Endpoint::new("/fetch_api_key").route(Method::POST, auth::fetch_api_key).build())
+        .service(Endpoint::new("/register").route(Method::POST, events::register).build())
+        .service(
+            Endpoint::new("/events")
+                .route(Method::GET, events::get_events)
+                .route(Method::DELETE, events::delete_queue)
+                .build(),
+        );
+    // Each area adds its own resources. Order matters only where a literal path and a
+    // `{param}` path could both match: literal ones are registered first within an area.
+    let scope = profile_fields::routes(scope);
+    let scope = settings::routes(scope);
+    let scope = groups::routes(scope);
+    let scope = users::routes(scope);
+    cfg.service(scope);
 }
 
 /// The JSON 404 for any path no route serves.

@@ -10,11 +10,24 @@ use agora_actors::secrets::hash_password;
 use agora_actors::ApiError;
 use serde_json::json;
 
+use actix_web::http::Method;
+use actix_web::Scope;
+
+use super::Endpoint;
 use crate::http::auth::Authed;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
 use agora_actors::json_object;
+
+/// The user endpoints (`/users...`).
+pub(super) fn routes(scope: Scope) -> Scope {
+    scope
+        .service(Endpoint::new("/users").route(Method::POST, create_user).build())
+        .service(Endpoint::new("/users/me").route(Method::GET, get_own_profile).build())
+        .service(Endpoint::new("/users/me/api_key/regenerate").route(Method::POST, regenerate_api_key).build())
+        .service(Endpoint::new("/users/{user}").route(Method::GET, get_user).build())
+}
 
 /// `GET /users/me`.
 pub async fn get_own_profile(auth: Authed, params: Params) -> Result<Success, HttpError> {

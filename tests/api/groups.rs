@@ -1,0 +1,1 @@
+//! User groups over HTTP.

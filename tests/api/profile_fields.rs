@@ -1,0 +1,1 @@
+//! Custom profile fields over HTTP.

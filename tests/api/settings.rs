@@ -1,0 +1,1 @@
+//! Personal settings and organization defaults over HTTP.
