@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(creds, Credentials { api_key: new_key, email: "boss@acme.test".into(), user_id: owner });
 
         let pending = logins.begin(&AuthSnapshot::of(&state), "boss@acme.test", Instant::now()).unwrap();
-        ops::set_user_active(&mut state, &store, owner, false).unwrap();
+        crate::realm::users::set_active(&mut state, &store, owner, false).unwrap();
         let err = logins.finish(&AuthSnapshot::of(&state), pending, true).unwrap_err();
         assert_eq!((err.code, err.status), (Some(ErrorCode::UserDeactivated), 401));
     }

@@ -257,7 +257,7 @@ impl Handler<SetUserActive> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: SetUserActive, _: &mut Self::Context) -> Self::Result {
-        let events = ops::set_user_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
+        let events = super::users::set_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
         self.committed(events);
         if !msg.active {
             self.close_queues_of(msg.user_id);

@@ -128,6 +128,56 @@ impl RealmState {
 mod tests {
     use super::*;
 
+    fn user(id: i64, role: Role, visibility: EmailVisibility) -> User {
+        User {
+            id: crate::ids::UserId(id),
+            realm_id: crate::ids::RealmId(1),
+            delivery_email: format!("u{id}@acme.test"),
+            email: format!("user{id}@acme.test"),
+            full_name: format!("User {id}"),
+            role,
+            is_active: true,
+            is_bot: false,
+            bot_type: None,
+            bot_owner_id: None,
+            timezone: String::new(),
+            date_joined: 0,
+            avatar_source: "G".into(),
+            avatar_version: 1,
+            api_key: String::new(),
+            password_hash: None,
+            can_create_users: false,
+            can_change_user_emails: false,
+            email_address_visibility: visibility,
+            settings: Map::new(),
+            profile_data: Default::default(),
+        }
+    }
+
+    /// Each visibility against each viewer role: who sees the real address.
+    #[test]
+    fn email_visibility_matrix() {
+        use EmailVisibility::*;
+        // Viewer roles in the order of `Role::ALL`: owner, administrator, moderator,
+        // member, guest.
+        let matrix = [
+            (Everyone, [true, true, true, true, true]),
+            (Members, [true, true, true, true, false]),
+            (Moderators, [true, true, true, false, false]),
+            (Administrators, [true, true, false, false, false]),
+            (Nobody, [false, false, false, false, false]),
+        ];
+        for (visibility, expected) in matrix {
+            let target = user(1, Role::Member, visibility);
+            for (role, sees) in Role::ALL.into_iter().zip(expected) {
+                let viewer = user(2, role, Everyone);
+                assert_eq!(can_access_delivery_email(&viewer, &target), sees, "{visibility:?} seen by {role:?}");
+            }
+            // Everyone sees their own address.
+            assert!(can_access_delivery_email(&target, &target));
+        }
+    }
+
     #[test]
     fn dates_are_printed_to_the_minute() {
         assert_eq!(format_date_joined(1_795_238_460), "2026-11-21T05:21+00:00");

@@ -311,30 +311,6 @@ pub fn regenerate_own_api_key(state: &mut RealmState, store: &Store, user_id: Us
     regenerate_api_key(state, store, user_id)
 }
 
-/// Deactivates or reactivates an account. A deactivated account's API key stops working
-/// as soon as this returns.
-pub fn set_user_active(
-    state: &mut RealmState,
-    store: &Store,
-    user_id: UserId,
-    active: bool,
-) -> ApiResult<Vec<Outgoing>> {
-    let user = state.user_or_err(user_id)?;
-    if user.is_active == active {
-        return Err(ApiError::bad_request(if active {
-            "User is already active"
-        } else {
-            "User is already deactivated"
-        }));
-    }
-    store.write(|tx| store::users::set_active(tx, user_id, active))?;
-    if let Some(user) = state.user_mut(user_id) {
-        user.is_active = active;
-    }
-    let event = Event::new("realm_user", json!({"op": "update", "person": {"user_id": user_id, "is_active": active}}));
-    Ok(vec![Outgoing::to(state.active_user_ids(), event)])
-}
-
 /// Whether a user may create accounts through the API: administrators holding
 /// `can_create_users` (Zulip's `require_realm_admin` plus its own check).
 pub fn authorize_user_creation(role: Role, can_create_users: bool) -> ApiResult<()> {

@@ -190,7 +190,7 @@ fn deactivated_accounts_are_refused_and_announced() {
     let (_dir, store, config, mut state) = setup();
     let user = add(&mut state, &store, &config, "m@acme.test", Role::Member);
     let key = state.user(user).unwrap().api_key.clone();
-    let events = ops::set_user_active(&mut state, &store, user, false).unwrap();
+    let events = super::users::set_active(&mut state, &store, user, false).unwrap();
     assert_eq!(events[0].event.body()["person"], json!({"user_id": user, "is_active": false}));
     assert!(!events[0].users.contains(&user));
     match AuthSnapshot::of(&state).check_api_key("m@acme.test", &key) {
@@ -199,8 +199,11 @@ fn deactivated_accounts_are_refused_and_announced() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(ops::set_user_active(&mut state, &store, user, false).unwrap_err().msg, "User is already deactivated");
-    ops::set_user_active(&mut state, &store, user, true).unwrap();
+    assert_eq!(
+        super::users::set_active(&mut state, &store, user, false).unwrap_err().msg,
+        "User is already deactivated"
+    );
+    super::users::set_active(&mut state, &store, user, true).unwrap();
     assert!(AuthSnapshot::of(&state).check_api_key("m@acme.test", &key).is_ok());
 }
 

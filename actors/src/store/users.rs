@@ -115,3 +115,30 @@ pub fn set_active(conn: &Connection, id: UserId, active: bool) -> StoreResult<()
     conn.execute("UPDATE users SET is_active = ?2 WHERE id = ?1", params![id, active])?;
     Ok(())
 }
+
+/// Sets a user's role.
+pub fn set_role(conn: &Connection, id: UserId, role: Role) -> StoreResult<()> {
+    conn.execute("UPDATE users SET role = ?2 WHERE id = ?1", params![id, role.as_i64()])?;
+    Ok(())
+}
+
+/// Sets a user's full name.
+pub fn set_full_name(conn: &Connection, id: UserId, full_name: &str) -> StoreResult<()> {
+    conn.execute("UPDATE users SET full_name = ?2 WHERE id = ?1", params![id, full_name])?;
+    Ok(())
+}
+
+/// Sets a user's real and API emails and the avatar version that depends on them.
+pub fn set_emails(
+    conn: &Connection,
+    id: UserId,
+    delivery_email: &str,
+    email: &str,
+    avatar_version: i64,
+) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE users SET delivery_email = ?2, email = ?3, avatar_version = ?4 WHERE id = ?1",
+        params![id, delivery_email, email, avatar_version],
+    )?;
+    Ok(())
+}

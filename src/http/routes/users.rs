@@ -6,6 +6,9 @@ use agora_actors::realm::format::UserDictOptions;
 use agora_actors::realm::messages::{CreateUserAs, GetOwnProfile, GetUser, RegenerateOwnApiKey, UserRef};
 use agora_actors::realm::model::Role;
 use agora_actors::realm::ops::{authorize_user_creation, NewUser};
+use agora_actors::realm::users::{
+    DeactivateOwnUser, DeactivateUser, ListUsers, ReactivateUser, UpdateUser, UserUpdate,
+};
 use agora_actors::secrets::hash_password;
 use agora_actors::ApiError;
 use serde_json::json;
@@ -15,6 +18,7 @@ use actix_web::Scope;
 
 use super::Endpoint;
 use crate::http::auth::Authed;
+use crate::http::decode;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
@@ -23,10 +27,22 @@ use agora_actors::json_object;
 /// The user endpoints (`/users...`).
 pub(super) fn routes(scope: Scope) -> Scope {
     scope
-        .service(Endpoint::new("/users").route(Method::POST, create_user).build())
-        .service(Endpoint::new("/users/me").route(Method::GET, get_own_profile).build())
+        .service(Endpoint::new("/users").route(Method::GET, list_users).route(Method::POST, create_user).build())
+        .service(
+            Endpoint::new("/users/me")
+                .route(Method::GET, get_own_profile)
+                .route(Method::DELETE, deactivate_own_user)
+                .build(),
+        )
         .service(Endpoint::new("/users/me/api_key/regenerate").route(Method::POST, regenerate_api_key).build())
-        .service(Endpoint::new("/users/{user}").route(Method::GET, get_user).build())
+        .service(
+            Endpoint::new("/users/{user}")
+                .route(Method::GET, get_user)
+                .route(Method::PATCH, update_user)
+                .route(Method::DELETE, deactivate_user)
+                .build(),
+        )
+        .service(Endpoint::new("/users/{user}/reactivate").route(Method::POST, reactivate_user).build())
 }
 
 /// `GET /users/me`.
@@ -35,19 +51,36 @@ pub async fn get_own_profile(auth: Authed, params: Params) -> Result<Success, Ht
     Ok(params.success(profile))
 }
 
-/// `GET /users/{user_id}` and `GET /users/{email}`.
-pub async fn get_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    let options = UserDictOptions {
+/// The options of a user listing (`GET /users`, `GET /users/{user_id}`).
+fn dict_options(params: &Params) -> Result<UserDictOptions, ApiError> {
+    Ok(UserDictOptions {
         client_gravatar: params.bool_aliased("client_external_avatar", "client_gravatar", true)?,
         include_custom_profile_fields: params.bool_or("include_custom_profile_fields", false)?,
-    };
-    let key = path.into_inner();
-    let target = if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
+    })
+}
+
+/// The user a path segment names: an id, or an email address.
+fn user_ref(key: String) -> UserRef {
+    if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
         // An id too large for any user still names no user.
         UserRef::Id(UserId(key.parse().unwrap_or(-1)))
     } else {
         UserRef::Email(key)
-    };
+    }
+}
+
+/// `GET /users`.
+pub async fn list_users(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let options = dict_options(&params)?;
+    let user_ids = params.decode("user_ids", decode::integer_list)?;
+    let members = auth.realm.addr.send(ListUsers { viewer: auth.user.user_id, options, user_ids }).await??;
+    Ok(params.success(members))
+}
+
+/// `GET /users/{user_id}` and `GET /users/{email}`.
+pub async fn get_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let options = dict_options(&params)?;
+    let target = user_ref(path.into_inner());
     let user = auth.realm.addr.send(GetUser { viewer: auth.user.user_id, target, options }).await??;
     Ok(params.success(json_object(json!({ "user": user }))))
 }
@@ -73,4 +106,49 @@ pub async fn create_user(auth: Authed, params: Params, state: web::Data<AppState
     let new = NewUser::human(&email, &full_name, Role::Member, Some(hash));
     let created = auth.realm.addr.send(CreateUserAs { acting: auth.user.user_id, new }).await??;
     Ok(params.success(json_object(json!({ "user_id": created.user_id }))))
+}
+
+/// `PATCH /users/{user_id}` and `PATCH /users/{email}`.
+pub async fn update_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let update = UserUpdate {
+        full_name: params.str("full_name"),
+        role: params.int("role")?,
+        profile_data: params.decode("profile_data", decode::list)?,
+        new_email: params.str("new_email"),
+    };
+    let msg = UpdateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()), update };
+    auth.realm.addr.send(msg).await??;
+    Ok(params.ok())
+}
+
+/// `DELETE /users/me`.
+pub async fn deactivate_own_user(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    auth.realm.addr.send(DeactivateOwnUser { user_id: auth.user.user_id }).await??;
+    Ok(params.ok())
+}
+
+/// Longest `deactivation_notification_comment`.
+const MAX_DEACTIVATION_COMMENT: usize = 2000;
+
+/// `DELETE /users/{user_id}`. Agora sends no email, so the notification comment is checked
+/// as Zulip checks it and otherwise has no effect.
+pub async fn deactivate_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    if let Some(comment) = params.str("deactivation_notification_comment") {
+        if comment.chars().count() > MAX_DEACTIVATION_COMMENT {
+            return Err(ApiError::bad_request(format!(
+                "deactivation_notification_comment is too long (limit: {MAX_DEACTIVATION_COMMENT} characters)"
+            ))
+            .into());
+        }
+    }
+    let msg = DeactivateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()) };
+    auth.realm.addr.send(msg).await??;
+    Ok(params.ok())
+}
+
+/// `POST /users/{user_id}/reactivate`.
+pub async fn reactivate_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let msg = ReactivateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()) };
+    auth.realm.addr.send(msg).await??;
+    Ok(params.ok())
 }
