@@ -454,12 +454,12 @@ async fn administrators_deactivate_and_reactivate_accounts() {
         .await
         .unwrap();
     expect(response, 200, success()).await;
+    // The member's bot goes with them.
     let deactivated =
-        json!({"type": "realm_user", "op": "update", "person": {"user_id": member.user_id, "is_active": false}});
-    assert_eq!(watch.events(&app).await, [deactivated]);
+        |id: i64| json!({"type": "realm_user", "op": "update", "person": {"user_id": id, "is_active": false}});
+    assert_eq!(watch.events(&app).await, [deactivated(member.user_id), deactivated(bot)]);
     assert_eq!(app.as_user(&member, Method::GET, "/users/me").send().await.unwrap().status(), 401);
-    let (status, _) = json(poll_now(&app, &o, &member_queue, -1).send().await.unwrap()).await;
-    assert_eq!(status, 400);
+    assert!(app.realm("").queues.get(&member_queue).is_none());
     expect(delete(&admin, member.user_id).await.unwrap(), 400, error("User is deactivated")).await;
 
     // Reactivation: administrators only; the account works again.
@@ -472,6 +472,12 @@ async fn administrators_deactivate_and_reactivate_accounts() {
     assert_eq!(watch.events(&app).await, [reactivated]);
     assert_eq!(app.as_user(&member, Method::GET, "/users/me").send().await.unwrap().status(), 200);
     expect(reactivate(&admin, member.user_id).await.unwrap(), 400, error("User is already active")).await;
+    // The old queue stays gone; bots come back one by one.
+    let response = poll_now(&app, &member, &member_queue, -1).send().await.unwrap();
+    let (status, body) = json(response).await;
+    assert_eq!((status, body["code"].as_str()), (400, Some("BAD_EVENT_QUEUE_ID")));
+    let (_, body) = json(app.as_user(&o, Method::GET, &format!("/users/{bot}")).send().await.unwrap()).await;
+    assert_eq!(body["user"]["is_active"], json!(false));
     expect(reactivate(&admin, 999).await.unwrap(), 400, error("No such user")).await;
     app.stop().await;
 }

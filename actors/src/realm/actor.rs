@@ -257,10 +257,11 @@ impl Handler<SetUserActive> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: SetUserActive, _: &mut Self::Context) -> Self::Result {
+        let gone = if msg.active { Vec::new() } else { super::users::deactivated_with(&self.state, msg.user_id) };
         let events = super::users::set_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
         self.committed(events);
-        if !msg.active {
-            self.close_queues_of(msg.user_id);
+        for user in gone {
+            self.close_queues_of(user);
         }
         Ok(())
     }

@@ -345,13 +345,13 @@ fn last_user_error(is_last_owner: bool) -> ApiError {
 }
 
 /// `DELETE /users/{user_id}`: administrators deactivate active humans; only owners
-/// deactivate owners, and never the last one.
+/// deactivate owners, and never the last one. Returns the accounts deactivated.
 pub fn deactivate_user(
     state: &mut RealmState,
     store: &Store,
     acting: UserId,
     target: &UserRef,
-) -> ApiResult<(UserId, Vec<Outgoing>)> {
+) -> ApiResult<(Vec<UserId>, Vec<Outgoing>)> {
     let acting = state.user_or_err(acting)?;
     let access = Access { allow_deactivated: false, allow_bots: false, for_admin: true };
     let target = access_user(state, acting, target, access)?;
@@ -361,8 +361,8 @@ pub fn deactivate_user(
     if is_last_owner(state, target) {
         return Err(ApiError::bad_request("Cannot deactivate the only organization owner"));
     }
-    let id = target.id;
-    Ok((id, set_active(state, store, id, false)?))
+    let gone = deactivated_with(state, target.id);
+    Ok((gone, set_active(state, store, target.id, false)?))
 }
 
 /// `POST /users/{user_id}/reactivate`.
@@ -379,8 +379,10 @@ pub fn reactivate_user(
 }
 
 /// Deactivates or reactivates an account: `realm_user` `update` `is_active` to every
-/// active user (the reactivated one included). The caller closes a deactivated user's
-/// queues; its API key stops working once the actor publishes the new snapshot.
+/// active user (the reactivated one included). Deactivating a human also deactivates the
+/// bots they own, as Zulip does (reactivation brings back only the account itself). The
+/// caller closes the deactivated accounts' queues ([`deactivated_with`] names them);
+/// their API keys stop working once the actor publishes the new snapshot.
 pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active: bool) -> ApiResult<Vec<Outgoing>> {
     let user = state.user_or_err(user_id)?;
     if user.is_active == active {
@@ -390,12 +392,28 @@ pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active
             "User is already deactivated"
         }));
     }
-    store.write(|tx| store::users::set_active(tx, user_id, active))?;
-    if let Some(user) = state.user_mut(user_id) {
-        user.is_active = active;
+    let changed = if active { vec![user_id] } else { deactivated_with(state, user_id) };
+    store.write(|tx| -> ApiResult<()> {
+        for id in &changed {
+            store::users::set_active(tx, *id, active)?;
+        }
+        Ok(())
+    })?;
+    let mut events = Vec::with_capacity(changed.len());
+    for id in changed {
+        if let Some(user) = state.user_mut(id) {
+            user.is_active = active;
+        }
+        tracing::info!(realm.id = %state.realm().id, user.id = %id, active, "changed account status");
+        events.push(to_everyone(state, json!({"user_id": id, "is_active": active})));
     }
-    tracing::info!(realm.id = %state.realm().id, user.id = %user_id, active, "changed account status");
-    Ok(vec![to_everyone(state, json!({"user_id": user_id, "is_active": active}))])
+    Ok(events)
+}
+
+/// The accounts deactivating `user_id` deactivates: itself, then its active bots.
+pub fn deactivated_with(state: &RealmState, user_id: UserId) -> Vec<UserId> {
+    let bots = state.users().filter(|u| u.is_bot && u.is_active && u.bot_owner_id == Some(user_id)).map(|u| u.id);
+    std::iter::once(user_id).chain(bots).collect()
 }
 
 // --- Messages and handlers ----------------------------------------------------------
@@ -469,9 +487,12 @@ impl Handler<DeactivateOwnUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateOwnUser, _: &mut Self::Context) -> Self::Result {
+        let gone = deactivated_with(&self.state, msg.user_id);
         let events = deactivate_own_user(&mut self.state, &self.store, msg.user_id)?;
         self.committed(events);
-        self.close_queues_of(msg.user_id);
+        for user in gone {
+            self.close_queues_of(user);
+        }
         Ok(())
     }
 }
@@ -480,9 +501,11 @@ impl Handler<DeactivateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateUser, _: &mut Self::Context) -> Self::Result {
-        let (target, events) = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
+        let (gone, events) = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
         self.committed(events);
-        self.close_queues_of(target);
+        for user in gone {
+            self.close_queues_of(user);
+        }
         Ok(())
     }
 }
