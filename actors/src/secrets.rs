@@ -61,6 +61,18 @@ pub fn verify_password(password: &str, stored: &str) -> bool {
     }
 }
 
+/// Zulip's `check_password_strength`: long enough, not too long, and withstanding
+/// enough guesses by zxcvbn's estimate.
+pub fn password_is_strong(password: &str) -> bool {
+    use crate::realm::catalog::{PASSWORD_MAX_LENGTH, PASSWORD_MIN_GUESSES, PASSWORD_MIN_LENGTH};
+    let len = password.chars().count();
+    if !(PASSWORD_MIN_LENGTH..=PASSWORD_MAX_LENGTH).contains(&len) {
+        return false;
+    }
+    let guesses = zxcvbn::zxcvbn(password, &[]).guesses();
+    guesses >= PASSWORD_MIN_GUESSES.unsigned_abs()
+}
+
 /// A fresh API key: 32 random alphanumerics from the OS generator.
 pub fn new_api_key() -> String {
     random_alphanumeric(API_KEY_LENGTH)
@@ -84,6 +96,16 @@ pub fn secrets_equal(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weak_passwords_are_refused() {
+        for weak in ["", "pw", "12345", "password", "123456789", "qwertyuiop", &"a".repeat(101)] {
+            assert!(!password_is_strong(weak), "{weak}");
+        }
+        for strong in ["correct horse battery", "vQ7#mz!p2", "Tr0ub4dor&3"] {
+            assert!(password_is_strong(strong), "{strong}");
+        }
+    }
 
     #[test]
     fn hash_then_verify() {

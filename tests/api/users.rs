@@ -8,7 +8,7 @@ use agora_actors::realm::ops::NewUser;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_same, expect, json, poll_now, spawn_app, Creds, TestApp, Watch};
+use crate::helpers::{assert_same, expect, json, poll_now, queue_id, register, spawn_app, Creds, TestApp, Watch};
 
 /// Checks `date_joined` is Zulip's minute-precision form, within a minute of now, and
 /// returns it.
@@ -479,5 +479,61 @@ async fn administrators_deactivate_and_reactivate_accounts() {
     let (_, body) = json(app.as_user(&o, Method::GET, &format!("/users/{bot}")).send().await.unwrap()).await;
     assert_eq!(body["user"]["is_active"], json!(false));
     expect(reactivate(&admin, 999).await.unwrap(), 400, error("No such user")).await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn creating_users_needs_an_administrator_allowed_to() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let form = [("email", "new@agora.test"), ("password", "pw-new-person"), ("full_name", "New Person")];
+    let response = app.as_user(&o, Method::POST, "/users").form(&form).send().await.unwrap();
+    expect(
+        response,
+        400,
+        json!({"result": "error", "msg": "User not authorized to create users", "code": "BAD_REQUEST"}),
+    )
+    .await;
+    let member = app.create_user("", "m@agora.test", "Member", 400).await;
+    let response = app.as_user(&member, Method::POST, "/users").form(&form).send().await.unwrap();
+    expect(
+        response,
+        400,
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"}),
+    )
+    .await;
+    let admin = create_user_admin(&app).await;
+    let qid = queue_id(&register(&app, &o, &[("event_types", r#"["realm_user"]"#)]).await);
+    for (form, msg) in [
+        ([("email", "new@agora.test"), ("password", "pw"), ("full_name", "New Person")], "The password is too weak."),
+        (
+            [("email", "new@agora.test"), ("password", "password"), ("full_name", "New Person")],
+            "The password is too weak.",
+        ),
+        ([("email", "not-an-email"), ("password", "pw"), ("full_name", "New Person")], "Bad name or username"),
+        ([("email", "not-an-email"), ("password", "pw"), ("full_name", "N")], "Name too short!"),
+        ([("email", "owner@agora.test"), ("password", "pw"), ("full_name", "New Person")], "Email is already in use."),
+    ] {
+        let response = app.as_user(&admin, Method::POST, "/users").form(&form).send().await.unwrap();
+        expect(response, 400, json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})).await;
+    }
+    let response = app.as_user(&admin, Method::POST, "/users").form(&[("email", "x@agora.test")]).send().await.unwrap();
+    expect(response, 400, json!({"result": "error", "msg": "Missing 'password' argument", "var_name": "password", "code": "REQUEST_VARIABLE_MISSING"})).await;
+    let (status, body) = json(app.as_user(&admin, Method::POST, "/users").form(&form).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    let new_id = body["user_id"].as_i64().unwrap();
+    assert_same(&body, &json!({"result": "success", "msg": "", "user_id": new_id}));
+    let (_, body) = json(poll_now(&app, &o, &qid, -1).send().await.unwrap()).await;
+    assert_eq!(body["events"][0]["person"]["user_id"], json!(new_id));
+    let response = app.as_user(&admin, Method::POST, "/users").form(&form).send().await.unwrap();
+    expect(response, 400, json!({"result": "error", "msg": "Email is already in use.", "code": "BAD_REQUEST"})).await;
+    // The new account works with its password.
+    let response = app
+        .request(Method::POST, "/fetch_api_key")
+        .form(&[("username", "new@agora.test"), ("password", "pw-new-person")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
     app.stop().await;
 }

@@ -221,6 +221,10 @@ impl Handler<CreateUserAs> for RealmActor {
     fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
         let acting = self.viewer(msg.acting)?;
         ops::authorize_user_creation(acting.role, acting.can_create_users)?;
+        ops::check_new_user(&self.state, &msg.new)?;
+        if msg.password_too_weak {
+            return Err(ApiError::bad_request("The password is too weak."));
+        }
         self.create_user(msg.new)
     }
 }

@@ -48,6 +48,9 @@ pub struct CreateUser(pub NewUser);
 pub struct CreateUserAs {
     pub acting: UserId,
     pub new: NewUser,
+    /// The password failed the strength check (then it was not hashed): refused after
+    /// the other checks, as Zulip orders them.
+    pub password_too_weak: bool,
 }
 
 /// Replaces a user's API key and returns the new one.

@@ -166,10 +166,10 @@ fn insert_system_groups(
 
 /// Rules every new account follows, whoever creates it.
 fn validate_new_user(new: &NewUser) -> ApiResult<()> {
+    validate::full_name(&new.full_name)?;
     if !validate::is_valid_email(new.email.trim()) {
         return Err(ApiError::bad_request("Bad name or username"));
     }
-    validate::full_name(&new.full_name)?;
     Ok(())
 }
 
@@ -223,6 +223,19 @@ fn insert_user(
     Ok((user, groups))
 }
 
+/// The checks of an account to create in an existing organization, in Zulip's order:
+/// name, address, address in use.
+pub fn check_new_user(state: &RealmState, new: &NewUser) -> ApiResult<()> {
+    if state.realm().deactivated {
+        return Err(ApiError::bad_request("This organization has been deactivated"));
+    }
+    validate_new_user(new)?;
+    if state.user_by_delivery_email(new.email.trim()).is_some() {
+        return Err(ApiError::bad_request("Email is already in use."));
+    }
+    Ok(())
+}
+
 /// Creates an account in an existing organization.
 pub fn create_user(
     state: &mut RealmState,
@@ -231,13 +244,7 @@ pub fn create_user(
     new: NewUser,
     now: i64,
 ) -> ApiResult<(CreatedUser, Vec<Outgoing>)> {
-    if state.realm().deactivated {
-        return Err(ApiError::bad_request("This organization has been deactivated"));
-    }
-    validate_new_user(&new)?;
-    if state.user_by_delivery_email(new.email.trim()).is_some() {
-        return Err(ApiError::bad_request("Email is already in use."));
-    }
+    check_new_user(state, &new)?;
     let (user, groups) = match store.write(|tx| insert_user(tx, state, config, &new, now)) {
         Ok(inserted) => inserted,
         Err(e) if is_unique_violation(&e) => return Err(ApiError::bad_request("Email is already in use.")),

@@ -9,7 +9,7 @@ use agora_actors::realm::ops::{authorize_user_creation, NewUser};
 use agora_actors::realm::users::{
     DeactivateOwnUser, DeactivateUser, ListUsers, ReactivateUser, UpdateUser, UserUpdate,
 };
-use agora_actors::secrets::hash_password;
+use agora_actors::secrets::{hash_password, password_is_strong};
 use agora_actors::ApiError;
 use serde_json::json;
 
@@ -98,13 +98,20 @@ pub async fn create_user(auth: Authed, params: Params, state: web::Data<AppState
     let full_name = params.required_str("full_name")?;
     // Refuse before spending a password hash; the realm actor checks again.
     authorize_user_creation(auth.user.role, auth.user.can_create_users)?;
-    let cost = state.password_cost;
-    let hash = web::block(move || hash_password(&password, cost)).await?.map_err(|e| {
-        tracing::error!(error = %e, "password hashing failed");
-        ApiError::internal()
-    })?;
-    let new = NewUser::human(&email, &full_name, Role::Member, Some(hash));
-    let created = auth.realm.addr.send(CreateUserAs { acting: auth.user.user_id, new }).await??;
+    // A weak password is not worth hashing; the realm actor refuses it in Zulip's order.
+    let password_too_weak = !password_is_strong(&password);
+    let hash = if password_too_weak {
+        None
+    } else {
+        let cost = state.password_cost;
+        let hash = web::block(move || hash_password(&password, cost)).await?.map_err(|e| {
+            tracing::error!(error = %e, "password hashing failed");
+            ApiError::internal()
+        })?;
+        Some(hash)
+    };
+    let new = NewUser::human(&email, &full_name, Role::Member, hash);
+    let created = auth.realm.addr.send(CreateUserAs { acting: auth.user.user_id, new, password_too_weak }).await??;
     Ok(params.success(json_object(json!({ "user_id": created.user_id }))))
 }
 
