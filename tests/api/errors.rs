@@ -37,7 +37,7 @@ async fn options_and_head_are_answered() {
     let app = spawn_app().await;
     let response = app.request(Method::OPTIONS, "/users/me").send().await.unwrap();
     assert_eq!(response.status(), 204);
-    assert_eq!(response.headers()["allow"], "GET");
+    assert_eq!(response.headers()["allow"], "GET, DELETE");
     let response = app.request(Method::HEAD, "/server_settings").send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), "");
