@@ -12,7 +12,6 @@ use actix::prelude::*;
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 
-use super::format::can_access_delivery_email;
 use super::messages::*;
 use super::model::Role;
 use super::ops::{self, CreatedUser};
@@ -177,33 +176,6 @@ impl Actor for RealmActor {
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         tracing::debug!(realm.id = %self.state.realm().id, "realm actor stopped");
-    }
-}
-
-impl Handler<GetOwnProfile> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
-
-    fn handle(&mut self, msg: GetOwnProfile, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        // No messages exist yet; Zulip reports -1 for a user who has none.
-        Ok(self.state.own_profile(user, -1))
-    }
-}
-
-impl Handler<GetUser> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
-
-    fn handle(&mut self, msg: GetUser, _: &mut Self::Context) -> Self::Result {
-        let viewer = self.viewer(msg.viewer)?;
-        let target = match &msg.target {
-            UserRef::Id(id) => self.state.user(*id),
-            UserRef::Email(email) => self
-                .state
-                .user_by_api_email(email)
-                .or_else(|| self.state.user_by_delivery_email(email).filter(|t| can_access_delivery_email(viewer, t))),
-        }
-        .ok_or_else(|| ApiError::bad_request("No such user"))?;
-        Ok(self.state.user_dict(viewer, target, msg.options))
     }
 }
 

@@ -5,7 +5,6 @@
 use actix::prelude::*;
 use serde_json::{Map, Value};
 
-use super::format::UserDictOptions;
 use super::ops::{CreatedUser, NewUser};
 use super::register::FetchOptions;
 use crate::error::ApiResult;
@@ -19,22 +18,6 @@ pub enum UserRef {
     Id(UserId),
     /// An API email, or a real email the viewer may see.
     Email(String),
-}
-
-/// `GET /users/me`: the requester's own user object with `max_message_id`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
-pub struct GetOwnProfile {
-    pub user_id: UserId,
-}
-
-/// `GET /users/{id}` and `GET /users/{email}`: one user as `viewer` may see it.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
-pub struct GetUser {
-    pub viewer: UserId,
-    pub target: UserRef,
-    pub options: UserDictOptions,
 }
 
 /// Creates an account (its password already hashed by the caller).

@@ -418,6 +418,22 @@ pub fn deactivated_with(state: &RealmState, user_id: UserId) -> Vec<UserId> {
 
 // --- Messages and handlers ----------------------------------------------------------
 
+/// `GET /users/me`: the requester's own user object with `max_message_id`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct GetOwnProfile {
+    pub user_id: UserId,
+}
+
+/// `GET /users/{id}` and `GET /users/{email}`: one user as `viewer` may see it.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct GetUser {
+    pub viewer: UserId,
+    pub target: UserRef,
+    pub options: UserDictOptions,
+}
+
 /// `GET /users`.
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<Map<String, Value>>")]
@@ -457,6 +473,27 @@ pub struct DeactivateUser {
 pub struct ReactivateUser {
     pub acting: UserId,
     pub target: UserRef,
+}
+
+impl Handler<GetOwnProfile> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: GetOwnProfile, _: &mut Self::Context) -> Self::Result {
+        let user = self.viewer(msg.user_id)?;
+        // No messages exist yet; Zulip reports -1 for a user who has none.
+        Ok(self.state.own_profile(user, -1))
+    }
+}
+
+impl Handler<GetUser> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: GetUser, _: &mut Self::Context) -> Self::Result {
+        let viewer = self.viewer(msg.viewer)?;
+        let access = Access { allow_deactivated: true, allow_bots: true, for_admin: false };
+        let target = access_user(&self.state, viewer, &msg.target, access)?;
+        Ok(self.state.user_dict(viewer, target, msg.options))
+    }
 }
 
 impl Handler<ListUsers> for RealmActor {
