@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 pub use self::validate::field_type;
 use self::validate::field_type::USER;
 use super::actor::RealmActor;
-use super::model::{CustomProfileField, ProfileValue, User};
+use super::model::{CustomProfileField, ProfileValue, Role, User};
 use super::state::RealmState;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -65,8 +65,8 @@ pub fn profile_data_dict(user: &User) -> Map<String, Value> {
 
 /// The administrator check of every field-changing endpoint (Zulip's `require_realm_admin`,
 /// which runs before parameters are parsed).
-pub fn require_admin(acting: &User) -> ApiResult<()> {
-    if acting.role.is_admin() {
+pub fn require_admin(role: Role) -> ApiResult<()> {
+    if role.is_admin() {
         Ok(())
     } else {
         Err(ApiError::must_be_admin())
@@ -175,7 +175,7 @@ pub fn create_field(
     acting: UserId,
     new: NewField,
 ) -> ApiResult<(FieldId, Vec<Outgoing>)> {
-    require_admin(state.user_or_err(acting)?)?;
+    require_admin(state.user_or_err(acting)?.role)?;
     if new.display_in_profile_summary {
         check_summary_limit(state, None)?;
     }
@@ -227,7 +227,7 @@ pub fn update_field(
     id: i64,
     changes: FieldChanges,
 ) -> ApiResult<Vec<Outgoing>> {
-    require_admin(state.user_or_err(acting)?)?;
+    require_admin(state.user_or_err(acting)?.role)?;
     let current = field_by_id(state, id)?.clone();
     if changes.display_in_profile_summary == Some(true) {
         check_summary_limit(state, Some(current.id))?;
@@ -283,7 +283,7 @@ fn drop_values(state: &mut RealmState, field: FieldId, matches: impl Fn(&Profile
 
 /// Deletes a field and every user's value of it (administrators only).
 pub fn delete_field(state: &mut RealmState, store: &Store, acting: UserId, id: i64) -> ApiResult<Vec<Outgoing>> {
-    require_admin(state.user_or_err(acting)?)?;
+    require_admin(state.user_or_err(acting)?.role)?;
     let field_id = field_by_id(state, id)?.id;
     store.write(|tx| store::profile_fields::delete(tx, field_id))?;
     drop_values(state, field_id, |_| true);
@@ -296,7 +296,7 @@ pub fn delete_field(state: &mut RealmState, store: &Store, acting: UserId, id: i
 /// `order` becomes its index there. Every field must be listed; unknown ids are ignored
 /// and a repeated id takes its last position, as in Zulip.
 pub fn reorder_fields(state: &mut RealmState, store: &Store, acting: UserId, order: &[i64]) -> ApiResult<Vec<Outgoing>> {
-    require_admin(state.user_or_err(acting)?)?;
+    require_admin(state.user_or_err(acting)?.role)?;
     let position: BTreeMap<i64, i64> = order.iter().enumerate().map(|(i, id)| (*id, i as i64)).collect();
     let mut fields = state.profile_fields().to_vec();
     for field in &mut fields {
