@@ -41,6 +41,16 @@ async fn set_data(app: &TestApp, who: &Creds, data: Value) -> Response {
     send(app, who, Method::PATCH, "/users/me/profile_data", &[("data", &data.to_string())]).await
 }
 
+/// `PATCH /realm/profile_fields` as the owner with `order`.
+async fn reorder(app: &TestApp, order: &str) -> Response {
+    send(app, &app.owner, Method::PATCH, "/realm/profile_fields", &[("order", order)]).await
+}
+
+/// `DELETE /users/me/profile_data` as `who` with `data`.
+async fn delete_data(app: &TestApp, who: &Creds, data: &str) -> Response {
+    send(app, who, Method::DELETE, "/users/me/profile_data", &[("data", data)]).await
+}
+
 /// `profile_data` of `user_id` as the owner sees it through `GET /users/{id}`.
 async fn profile_data(app: &TestApp, user_id: i64) -> Value {
     let path = format!("/users/{user_id}?include_custom_profile_fields=true");
@@ -117,7 +127,7 @@ async fn field_definitions_are_validated_with_zulips_messages() {
     let long_name = "n".repeat(41);
     let long_hint = "h".repeat(81);
     let cases: Vec<(Vec<(&str, &str)>, Value)> = vec![
-        (vec![("name", "X")], json!({"result": "error", "msg": "Missing 'field_type' argument", "code": "REQUEST_VARIABLE_MISSING", "var_name": "field_type"})),
+        (vec![("name", "X")], json!({"result": "error", "msg": "Missing 'field_type' argument", "var_name": "field_type", "code": "REQUEST_VARIABLE_MISSING"})),
         (vec![("name", "X"), ("field_type", "one")], error("field_type is not valid JSON")),
         (vec![("name", "X"), ("field_type", "1"), ("field_data", "[]")], error("field_data is not a dict")),
         (vec![("name", "X"), ("field_type", "9")], error("Invalid field type.")),
@@ -268,16 +278,13 @@ async fn fields_are_reordered() {
     let a = create(&app, &[("name", "A"), ("field_type", "1")]).await;
     let b = create(&app, &[("name", "B"), ("field_type", "1")]).await;
     let c = create(&app, &[("name", "C"), ("field_type", "1")]).await;
-    let reorder = |order: String| async move {
-        app.as_user(&app.owner, Method::PATCH, "/realm/profile_fields").form(&[("order", order)]).send().await.unwrap()
-    };
-    let missing = json!({"result": "error", "msg": "Missing 'order' argument", "code": "REQUEST_VARIABLE_MISSING", "var_name": "order"});
+    let missing = json!({"result": "error", "msg": "Missing 'order' argument", "var_name": "order", "code": "REQUEST_VARIABLE_MISSING"});
     expect(send(&app, &app.owner, Method::PATCH, "/realm/profile_fields", &[]).await, 400, missing).await;
-    expect(reorder(format!("[{a},{b}]")).await, 400, error("Invalid order mapping.")).await;
-    expect(reorder(format!("[{a},{a},{b}]")).await, 400, error("Invalid order mapping.")).await;
-    expect(reorder("[1,\"x\"]".into()).await, 400, error("order[1] is not an integer")).await;
+    expect(reorder(&app, &format!("[{a},{b}]")).await, 400, error("Invalid order mapping.")).await;
+    expect(reorder(&app, &format!("[{a},{a},{b}]")).await, 400, error("Invalid order mapping.")).await;
+    expect(reorder(&app, "[1,\"x\"]").await, 400, error("order[1] is not an integer")).await;
     // Unknown ids are ignored; each field's order is its index.
-    expect(reorder(format!("[{c},{a},99,{b}]")).await, 200, success()).await;
+    expect(reorder(&app, &format!("[{c},{a},99,{b}]")).await, 200, success()).await;
     let list = fields(&app, &app.owner).await;
     let got: Vec<(i64, i64)> = list.as_array().unwrap().iter().map(|f| (f["id"].as_i64().unwrap(), f["order"].as_i64().unwrap())).collect();
     assert_eq!(got, vec![(c, 0), (a, 1), (b, 3)]);
@@ -366,11 +373,9 @@ async fn values_are_removed_with_null_empty_or_delete() {
     let data = json!([{"id": a, "value": null}, {"id": b, "value": []}]);
     expect(set_data(&app, &owner, data).await, 200, success()).await;
     assert_same(&profile_data(&app, owner.user_id).await, &json!({c.to_string(): {"value": "2000-01-01"}}));
-    let delete = |data: &'static str| send(&app, &owner, Method::DELETE, "/users/me/profile_data", &[("data", data)]);
-    expect(delete("[99]").await, 400, error("Field id 99 not found.")).await;
-    expect(delete("[\"a\"]").await, 400, error("data[0] is not an integer")).await;
-    let ids = format!("[{c},{a}]");
-    expect(send(&app, &owner, Method::DELETE, "/users/me/profile_data", &[("data", &ids)]).await, 200, success()).await;
+    expect(delete_data(&app, &owner, "[99]").await, 400, error("Field id 99 not found.")).await;
+    expect(delete_data(&app, &owner, "[\"a\"]").await, 400, error("data[0] is not an integer")).await;
+    expect(delete_data(&app, &owner, &format!("[{c},{a}]")).await, 200, success()).await;
     assert_same(&profile_data(&app, owner.user_id).await, &json!({}));
     app.stop().await;
 }
@@ -386,8 +391,7 @@ async fn fields_not_editable_by_users_are_changed_only_by_administrators() {
     let refused = error("You are not allowed to change this field. Contact an administrator to update it.");
     for who in [&member, &moderator] {
         expect(set_data(&app, who, data.clone()).await, 400, refused.clone()).await;
-        let ids = format!("[{locked}]");
-        expect(send(&app, who, Method::DELETE, "/users/me/profile_data", &[("data", &ids)]).await, 400, refused.clone()).await;
+        expect(delete_data(&app, who, &format!("[{locked}]")).await, 400, refused.clone()).await;
     }
     expect(set_data(&app, &admin, data.clone()).await, 200, success()).await;
     expect(set_data(&app, &app.owner, data).await, 200, success()).await;
@@ -415,8 +419,7 @@ async fn events_reach_every_active_user_of_the_organization_only() {
     expect(set_data(&app, &member, json!([{"id": id, "value": "Hello *there*"}])).await, 200, success()).await;
     // Saving the same value again changes nothing and sends nothing.
     expect(set_data(&app, &member, json!([{"id": id, "value": "Hello *there*"}])).await, 200, success()).await;
-    let ids = format!("[{id}]");
-    expect(send(&app, &member, Method::DELETE, "/users/me/profile_data", &[("data", &ids)]).await, 200, success()).await;
+    expect(delete_data(&app, &member, &format!("[{id}]")).await, 200, success()).await;
     let changed = json!([
         {"type": "realm_user", "op": "update", "person": {"user_id": member.user_id,
             "custom_profile_field": {"id": id, "value": "Hello *there*", "rendered_value": "<p>Hello <em>there</em></p>"}}},
@@ -428,7 +431,7 @@ async fn events_reach_every_active_user_of_the_organization_only() {
 
     expect(send(&app, &app.owner, Method::PATCH, &format!("/realm/profile_fields/{id}"), &[("required", "true")]).await, 200, success())
         .await;
-    expect(send(&app, &app.owner, Method::PATCH, "/realm/profile_fields", &[("order", &format!("[{id}]"))]).await, 200, success()).await;
+    expect(reorder(&app, &format!("[{id}]")).await, 200, success()).await;
     expect(send(&app, &app.owner, Method::DELETE, &format!("/realm/profile_fields/{id}"), &[]).await, 200, success()).await;
     let mut updated = field.clone();
     updated["required"] = json!(true);
@@ -468,8 +471,7 @@ async fn fields_and_values_survive_a_restart() {
     let app = spawn_app().await;
     let a = create(&app, &[("name", "A"), ("field_type", "1")]).await;
     let b = create(&app, &[("name", "B"), ("field_type", "3"), ("field_data", CHOICES), ("editable_by_user", "false")]).await;
-    expect(send(&app, &app.owner, Method::PATCH, "/realm/profile_fields", &[("order", &format!("[{b},{a}]"))]).await, 200, success())
-        .await;
+    expect(reorder(&app, &format!("[{b},{a}]")).await, 200, success()).await;
     let data = json!([{"id": a, "value": "_a_"}, {"id": b, "value": "0"}]);
     expect(set_data(&app, &app.owner, data).await, 200, success()).await;
     let fields_before = fields(&app, &app.owner).await;
