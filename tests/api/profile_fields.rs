@@ -6,6 +6,9 @@ use serde_json::{json, Value};
 
 use crate::helpers::{assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
 
+/// A request form.
+type Form<'a> = &'a [(&'a str, &'a str)];
+
 fn error(msg: &str) -> Value {
     json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
 }
@@ -73,7 +76,8 @@ async fn python_client_creates_and_lists_fields() {
         .await
         .unwrap();
     expect(response, 200, json!({"result": "success", "msg": "", "id": 1})).await;
-    let id = create(&app, &[("name", "Editor"), ("field_type", "3"), ("field_data", CHOICES), ("required", "true")]).await;
+    let id =
+        create(&app, &[("name", "Editor"), ("field_type", "3"), ("field_data", CHOICES), ("required", "true")]).await;
     assert_eq!(id, 2);
     // `get_realm_profile_fields()`.
     let response = app.as_user(&app.owner, Method::GET, "/realm/profile_fields").send().await.unwrap();
@@ -99,7 +103,7 @@ async fn only_administrators_change_fields_and_everyone_reads_them() {
     let field_path = format!("/realm/profile_fields/{id}");
     for role in [300, 400, 600] {
         let who = app.create_user("", &format!("u{role}@agora.test"), "Someone", role).await;
-        let attempts: [(Method, &str, &[(&str, &str)]); 4] = [
+        let attempts: [(Method, &str, Form<'_>); 4] = [
             (Method::POST, "/realm/profile_fields", &[("name", "X"), ("field_type", "1")]),
             (Method::PATCH, &field_path, &[("name", "Y")]),
             (Method::DELETE, &field_path, &[]),
@@ -127,27 +131,53 @@ async fn field_definitions_are_validated_with_zulips_messages() {
     let long_name = "n".repeat(41);
     let long_hint = "h".repeat(81);
     let cases: Vec<(Vec<(&str, &str)>, Value)> = vec![
-        (vec![("name", "X")], json!({"result": "error", "msg": "Missing 'field_type' argument", "var_name": "field_type", "code": "REQUEST_VARIABLE_MISSING"})),
+        (
+            vec![("name", "X")],
+            json!({"result": "error", "msg": "Missing 'field_type' argument", "var_name": "field_type", "code": "REQUEST_VARIABLE_MISSING"}),
+        ),
         (vec![("name", "X"), ("field_type", "one")], error("field_type is not valid JSON")),
         (vec![("name", "X"), ("field_type", "1"), ("field_data", "[]")], error("field_data is not a dict")),
         (vec![("name", "X"), ("field_type", "9")], error("Invalid field type.")),
         (vec![("name", "  "), ("field_type", "1")], error("Label cannot be blank.")),
         (vec![("field_type", "1")], error("Label cannot be blank.")),
         (vec![("name", &long_name), ("field_type", "1")], error("name is too long (limit: 40 characters)")),
-        (vec![("name", "X"), ("hint", &long_hint), ("field_type", "1")], error("hint is too long (limit: 80 characters)")),
+        (
+            vec![("name", "X"), ("hint", &long_hint), ("field_type", "1")],
+            error("hint is too long (limit: 80 characters)"),
+        ),
         (vec![("name", " Taken "), ("field_type", "2")], error("A field with that label already exists.")),
         (vec![("name", "X"), ("field_type", "3")], error("Field must have at least one choice.")),
-        (vec![("name", "X"), ("field_type", "3"), ("field_data", r#"{"a":{"text":"A"}}"#)], error("order key is missing from field_data")),
         (
-            vec![("name", "X"), ("field_type", "3"), ("field_data", r#"{"a":{"text":"A","order":"1"},"b":{"text":"A","order":"2"}}"#)],
+            vec![("name", "X"), ("field_type", "3"), ("field_data", r#"{"a":{"text":"A"}}"#)],
+            error("order key is missing from field_data"),
+        ),
+        (
+            vec![
+                ("name", "X"),
+                ("field_type", "3"),
+                ("field_data", r#"{"a":{"text":"A","order":"1"},"b":{"text":"A","order":"2"}}"#),
+            ],
             error("Field must not have duplicate choices."),
         ),
-        (vec![("name", "X"), ("field_type", "3"), ("field_data", r#"{"":{"text":"A","order":"1"}}"#)], error("'value' cannot be blank.")),
-        (vec![("name", "X"), ("field_type", "7")], error("subtype key is missing from field_data")),
-        (vec![("name", "X"), ("field_type", "7"), ("field_data", r#"{"subtype":"myspace"}"#)], error("Invalid external account type")),
-        (vec![("name", "X"), ("field_type", "7"), ("field_data", r#"{"subtype":"custom"}"#)], error("Custom external account must define URL pattern")),
         (
-            vec![("name", "X"), ("field_type", "7"), ("field_data", r#"{"subtype":"custom","url_pattern":"https://x.com/"}"#)],
+            vec![("name", "X"), ("field_type", "3"), ("field_data", r#"{"":{"text":"A","order":"1"}}"#)],
+            error("'value' cannot be blank."),
+        ),
+        (vec![("name", "X"), ("field_type", "7")], error("subtype key is missing from field_data")),
+        (
+            vec![("name", "X"), ("field_type", "7"), ("field_data", r#"{"subtype":"myspace"}"#)],
+            error("Invalid external account type"),
+        ),
+        (
+            vec![("name", "X"), ("field_type", "7"), ("field_data", r#"{"subtype":"custom"}"#)],
+            error("Custom external account must define URL pattern"),
+        ),
+        (
+            vec![
+                ("name", "X"),
+                ("field_type", "7"),
+                ("field_data", r#"{"subtype":"custom","url_pattern":"https://x.com/"}"#),
+            ],
             error("URL pattern must contain '%(username)s'."),
         ),
         (
@@ -181,13 +211,20 @@ async fn at_most_two_fields_show_in_the_profile_summary() {
     // A field already shown may be saved again; freeing a slot lets another in.
     let path_a = format!("/realm/profile_fields/{a}");
     expect(send(&app, &app.owner, Method::PATCH, &path_a, &summary).await, 200, success()).await;
-    expect(send(&app, &app.owner, Method::PATCH, &path_a, &[("display_in_profile_summary", "false")]).await, 200, success())
-        .await;
+    expect(
+        send(&app, &app.owner, Method::PATCH, &path_a, &[("display_in_profile_summary", "false")]).await,
+        200,
+        success(),
+    )
+    .await;
     expect(send(&app, &app.owner, Method::PATCH, &path, &summary).await, 200, success()).await;
     let list = fields(&app, &app.owner).await;
     assert_eq!(list[0].get("display_in_profile_summary"), None);
-    assert_same(&list[2], &json!({"id": c, "name": "C", "type": 1, "hint": "", "field_data": "", "order": c,
-        "required": false, "editable_by_user": true, "display_in_profile_summary": true}));
+    assert_same(
+        &list[2],
+        &json!({"id": c, "name": "C", "type": 1, "hint": "", "field_data": "", "order": c,
+        "required": false, "editable_by_user": true, "display_in_profile_summary": true}),
+    );
     app.stop().await;
 }
 
@@ -195,13 +232,19 @@ async fn at_most_two_fields_show_in_the_profile_summary() {
 async fn external_account_fields() {
     let app = spawn_app().await;
     // Default subtypes take Zulip's label and an empty hint, whatever was sent.
-    let gh = create(&app, &[("name", "ignored"), ("hint", "ignored"), ("field_type", "7"), ("field_data", r#"{"subtype":"github"}"#)])
-        .await;
+    let gh = create(
+        &app,
+        &[("name", "ignored"), ("hint", "ignored"), ("field_type", "7"), ("field_data", r#"{"subtype":"github"}"#)],
+    )
+    .await;
     let custom_data = r#"{"subtype":"custom","url_pattern":"https://ex.com/u/%(username)s"}"#;
     let custom = create(&app, &[("name", "Blog"), ("field_type", "7"), ("field_data", custom_data)]).await;
     let list = fields(&app, &app.owner).await;
-    assert_same(&list[0], &json!({"id": gh, "name": "GitHub username", "type": 7, "hint": "", "field_data": r#"{"subtype":"github"}"#,
-        "order": gh, "required": false, "editable_by_user": true}));
+    assert_same(
+        &list[0],
+        &json!({"id": gh, "name": "GitHub username", "type": 7, "hint": "", "field_data": r#"{"subtype":"github"}"#,
+        "order": gh, "required": false, "editable_by_user": true}),
+    );
     assert_eq!(list[1]["field_data"], custom_data);
     let again = [("field_type", "7"), ("field_data", r#"{"subtype":"github"}"#)];
     let response = send(&app, &app.owner, Method::POST, "/realm/profile_fields", &again).await;
@@ -210,7 +253,8 @@ async fn external_account_fields() {
     let response = send(&app, &app.owner, Method::PATCH, &path, &[("name", "GH")]).await;
     expect(response, 400, error("Default custom field cannot be updated.")).await;
     // Sending the current values back, or flags only, is allowed.
-    let form = [("name", "GitHub username"), ("hint", ""), ("display_in_profile_summary", "true"), ("required", "true")];
+    let form =
+        [("name", "GitHub username"), ("hint", ""), ("display_in_profile_summary", "true"), ("required", "true")];
     expect(send(&app, &app.owner, Method::PATCH, &path, &form).await, 200, success()).await;
     // Values are short strings.
     expect(set_data(&app, &app.owner, json!([{"id": gh, "value": "octocat"}])).await, 200, success()).await;
@@ -229,18 +273,38 @@ async fn fields_are_updated_and_removed_choices_clear_values() {
     expect(set_data(&app, &member, json!([{"id": editor, "value": "1"}])).await, 200, success()).await;
     expect(set_data(&app, &app.owner, json!([{"id": editor, "value": "0"}])).await, 200, success()).await;
 
-    expect(send(&app, &app.owner, Method::PATCH, "/realm/profile_fields/99", &[("name", "Z")]).await, 400, error("Field id 99 not found."))
-        .await;
-    expect(send(&app, &app.owner, Method::DELETE, "/realm/profile_fields/99", &[]).await, 400, error("Field id 99 not found.")).await;
+    expect(
+        send(&app, &app.owner, Method::PATCH, "/realm/profile_fields/99", &[("name", "Z")]).await,
+        400,
+        error("Field id 99 not found."),
+    )
+    .await;
+    expect(
+        send(&app, &app.owner, Method::DELETE, "/realm/profile_fields/99", &[]).await,
+        400,
+        error("Field id 99 not found."),
+    )
+    .await;
     let path = format!("/realm/profile_fields/{editor}");
     let response = send(&app, &app.owner, Method::PATCH, &path, &[("name", "Other")]).await;
     expect(response, 400, error("A field with that label already exists.")).await;
-    expect(send(&app, &app.owner, Method::PATCH, &path, &[("name", " ")]).await, 400, error("Label cannot be blank.")).await;
-    expect(send(&app, &app.owner, Method::PATCH, &path, &[("field_data", "{}")]).await, 400, error("Field must have at least one choice."))
+    expect(send(&app, &app.owner, Method::PATCH, &path, &[("name", " ")]).await, 400, error("Label cannot be blank."))
         .await;
+    expect(
+        send(&app, &app.owner, Method::PATCH, &path, &[("field_data", "{}")]).await,
+        400,
+        error("Field must have at least one choice."),
+    )
+    .await;
 
     let vim_only = r#"{"0":{"text":"Vim","order":"1"},"2":{"text":"Helix","order":"2"}}"#;
-    let form = [("name", "Editor of choice"), ("hint", "Pick one"), ("field_data", vim_only), ("required", "true"), ("editable_by_user", "false")];
+    let form = [
+        ("name", "Editor of choice"),
+        ("hint", "Pick one"),
+        ("field_data", vim_only),
+        ("required", "true"),
+        ("editable_by_user", "false"),
+    ];
     expect(send(&app, &app.owner, Method::PATCH, &path, &form).await, 200, success()).await;
     assert_same(
         &fields(&app, &app.owner).await[0],
@@ -264,9 +328,13 @@ async fn deleting_a_field_removes_its_values() {
     let gone = create(&app, &[("name", "Gone"), ("field_type", "1")]).await;
     let data = json!([{"id": keep, "value": "k"}, {"id": gone, "value": "g"}]);
     expect(set_data(&app, &app.owner, data).await, 200, success()).await;
-    expect(send(&app, &app.owner, Method::DELETE, &format!("/realm/profile_fields/{gone}"), &[]).await, 200, success()).await;
+    expect(send(&app, &app.owner, Method::DELETE, &format!("/realm/profile_fields/{gone}"), &[]).await, 200, success())
+        .await;
     assert_eq!(fields(&app, &app.owner).await.as_array().unwrap().len(), 1);
-    assert_same(&profile_data(&app, app.owner.user_id).await, &json!({keep.to_string(): {"value": "k", "rendered_value": "<p>k</p>"}}));
+    assert_same(
+        &profile_data(&app, app.owner.user_id).await,
+        &json!({keep.to_string(): {"value": "k", "rendered_value": "<p>k</p>"}}),
+    );
     let response = set_data(&app, &app.owner, json!([{"id": gone, "value": "g"}])).await;
     expect(response, 400, error(&format!("Field id {gone} not found."))).await;
     app.stop().await;
@@ -286,7 +354,8 @@ async fn fields_are_reordered() {
     // Unknown ids are ignored; each field's order is its index.
     expect(reorder(&app, &format!("[{c},{a},99,{b}]")).await, 200, success()).await;
     let list = fields(&app, &app.owner).await;
-    let got: Vec<(i64, i64)> = list.as_array().unwrap().iter().map(|f| (f["id"].as_i64().unwrap(), f["order"].as_i64().unwrap())).collect();
+    let got: Vec<(i64, i64)> =
+        list.as_array().unwrap().iter().map(|f| (f["id"].as_i64().unwrap(), f["order"].as_i64().unwrap())).collect();
     assert_eq!(got, vec![(c, 0), (a, 1), (b, 3)]);
     app.stop().await;
 }
@@ -324,8 +393,12 @@ async fn values_are_validated_per_type() {
     for (data, msg) in cases {
         expect(set_data(&app, &member, data).await, 400, error(msg)).await;
     }
-    expect(send(&app, &member, Method::PATCH, "/users/me/profile_data", &[("data", "{")]).await, 400, error("data is not valid JSON"))
-        .await;
+    expect(
+        send(&app, &member, Method::PATCH, "/users/me/profile_data", &[("data", "{")]).await,
+        400,
+        error("data is not valid JSON"),
+    )
+    .await;
     assert_same(&profile_data(&app, member.user_id).await, &json!({}));
 
     let data = json!([
@@ -395,7 +468,10 @@ async fn fields_not_editable_by_users_are_changed_only_by_administrators() {
     }
     expect(set_data(&app, &admin, data.clone()).await, 200, success()).await;
     expect(set_data(&app, &app.owner, data).await, 200, success()).await;
-    assert_same(&profile_data(&app, admin.user_id).await, &json!({locked.to_string(): {"value": "42", "rendered_value": "<p>42</p>"}}));
+    assert_same(
+        &profile_data(&app, admin.user_id).await,
+        &json!({locked.to_string(): {"value": "42", "rendered_value": "<p>42</p>"}}),
+    );
     app.stop().await;
 }
 
@@ -429,10 +505,15 @@ async fn events_reach_every_active_user_of_the_organization_only() {
     assert_same(&Value::Array(owner_watch.events(&app).await), &changed);
     assert_same(&Value::Array(member_watch.events(&app).await), &changed);
 
-    expect(send(&app, &app.owner, Method::PATCH, &format!("/realm/profile_fields/{id}"), &[("required", "true")]).await, 200, success())
-        .await;
+    expect(
+        send(&app, &app.owner, Method::PATCH, &format!("/realm/profile_fields/{id}"), &[("required", "true")]).await,
+        200,
+        success(),
+    )
+    .await;
     expect(reorder(&app, &format!("[{id}]")).await, 200, success()).await;
-    expect(send(&app, &app.owner, Method::DELETE, &format!("/realm/profile_fields/{id}"), &[]).await, 200, success()).await;
+    expect(send(&app, &app.owner, Method::DELETE, &format!("/realm/profile_fields/{id}"), &[]).await, 200, success())
+        .await;
     let mut updated = field.clone();
     updated["required"] = json!(true);
     let mut reordered = updated.clone();
@@ -446,8 +527,12 @@ async fn events_reach_every_active_user_of_the_organization_only() {
     assert_same(&Value::Array(owner_watch.events(&app).await), &changes);
     assert_eq!(outsider_watch.events(&app).await, Vec::<Value>::new());
     // Refused changes send nothing.
-    expect(send(&app, &member, Method::POST, "/realm/profile_fields", &[("name", "X"), ("field_type", "1")]).await, 400, must_be_admin())
-        .await;
+    expect(
+        send(&app, &member, Method::POST, "/realm/profile_fields", &[("name", "X"), ("field_type", "1")]).await,
+        400,
+        must_be_admin(),
+    )
+    .await;
     assert_eq!(owner_watch.events(&app).await, Vec::<Value>::new());
     app.stop().await;
 }
@@ -470,7 +555,8 @@ async fn register_sends_the_fields_and_their_types() {
 async fn fields_and_values_survive_a_restart() {
     let app = spawn_app().await;
     let a = create(&app, &[("name", "A"), ("field_type", "1")]).await;
-    let b = create(&app, &[("name", "B"), ("field_type", "3"), ("field_data", CHOICES), ("editable_by_user", "false")]).await;
+    let b = create(&app, &[("name", "B"), ("field_type", "3"), ("field_data", CHOICES), ("editable_by_user", "false")])
+        .await;
     expect(reorder(&app, &format!("[{b},{a}]")).await, 200, success()).await;
     let data = json!([{"id": a, "value": "_a_"}, {"id": b, "value": "0"}]);
     expect(set_data(&app, &app.owner, data).await, 200, success()).await;

@@ -118,11 +118,7 @@ fn fields_event(state: &RealmState) -> Outgoing {
 
 /// Refuses a third field shown in profile summaries (`except` is the field being edited).
 fn check_summary_limit(state: &RealmState, except: Option<FieldId>) -> ApiResult<()> {
-    let shown = state
-        .profile_fields()
-        .iter()
-        .filter(|f| f.display_in_profile_summary && Some(f.id) != except)
-        .count();
+    let shown = state.profile_fields().iter().filter(|f| f.display_in_profile_summary && Some(f.id) != except).count();
     if shown >= MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS {
         return Err(ApiError::bad_request("Only 2 custom profile fields can be displayed in the profile summary."));
     }
@@ -266,7 +262,8 @@ pub fn update_field(
 
 /// Puts a changed field in place of its old version.
 fn replace_field(state: &mut RealmState, field: CustomProfileField) {
-    let fields = state.profile_fields().iter().map(|f| if f.id == field.id { field.clone() } else { f.clone() }).collect();
+    let fields =
+        state.profile_fields().iter().map(|f| if f.id == field.id { field.clone() } else { f.clone() }).collect();
     state.set_profile_fields(fields);
 }
 
@@ -295,7 +292,12 @@ pub fn delete_field(state: &mut RealmState, store: &Store, acting: UserId, id: i
 /// Reorders the fields (administrators only): `order` lists field ids, and each field's
 /// `order` becomes its index there. Every field must be listed; unknown ids are ignored
 /// and a repeated id takes its last position, as in Zulip.
-pub fn reorder_fields(state: &mut RealmState, store: &Store, acting: UserId, order: &[i64]) -> ApiResult<Vec<Outgoing>> {
+pub fn reorder_fields(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    order: &[i64],
+) -> ApiResult<Vec<Outgoing>> {
     require_admin(state.user_or_err(acting)?.role)?;
     let position: BTreeMap<i64, i64> = order.iter().enumerate().map(|(i, id)| (*id, i as i64)).collect();
     let mut fields = state.profile_fields().to_vec();
@@ -444,7 +446,11 @@ pub fn validate_profile_removal(
 /// nothing (the same value, or removing an absent one) are skipped; each real change sends
 /// `realm_user`/`update` `{user_id, custom_profile_field: {id, value, rendered_value?}}`
 /// (`value` null when removed) to every active user.
-pub fn apply_profile_data(state: &mut RealmState, store: &Store, change: ProfileDataChange) -> ApiResult<Vec<Outgoing>> {
+pub fn apply_profile_data(
+    state: &mut RealmState,
+    store: &Store,
+    change: ProfileDataChange,
+) -> ApiResult<Vec<Outgoing>> {
     let target = change.target;
     let mut values = state.user_or_err(target)?.profile_data.clone();
     let mut writes = Vec::new();
@@ -620,4 +626,3 @@ impl Handler<RemoveOwnProfileData> for RealmActor {
         self.finish(result)
     }
 }
-

@@ -124,7 +124,10 @@ pub fn put_value(tx: &Connection, user: UserId, field: FieldId, value: &ProfileV
 
 /// Removes a user's value of a field.
 pub fn delete_value(tx: &Connection, user: UserId, field: FieldId) -> StoreResult<()> {
-    tx.execute("DELETE FROM custom_profile_field_values WHERE user_id = ?1 AND field_id = ?2", rusqlite::params![user, field])?;
+    tx.execute(
+        "DELETE FROM custom_profile_field_values WHERE user_id = ?1 AND field_id = ?2",
+        rusqlite::params![user, field],
+    )?;
     Ok(())
 }
 

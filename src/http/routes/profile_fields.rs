@@ -4,8 +4,8 @@ use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::json_object;
 use agora_actors::realm::profile_fields::{
-    require_admin, CreateProfileField, DeleteProfileField, FieldChanges, ListProfileFields, NewField, RemoveOwnProfileData,
-    ReorderProfileFields, UpdateOwnProfileData, UpdateProfileField,
+    require_admin, CreateProfileField, DeleteProfileField, FieldChanges, ListProfileFields, NewField,
+    RemoveOwnProfileData, ReorderProfileFields, UpdateOwnProfileData, UpdateProfileField,
 };
 use agora_actors::ApiError;
 use serde_json::json;
@@ -69,7 +69,9 @@ pub async fn create_field(auth: Authed, params: Params) -> Result<Success, HttpE
     let field = NewField {
         name: params.str("name").map(|n| n.trim().to_owned()).unwrap_or_default(),
         hint: params.str("hint").unwrap_or_default(),
-        field_type: params.decode("field_type", decode::integer)?.ok_or_else(|| ApiError::missing_argument("field_type"))?,
+        field_type: params
+            .decode("field_type", decode::integer)?
+            .ok_or_else(|| ApiError::missing_argument("field_type"))?,
         field_data: params.decode("field_data", decode::object)?.unwrap_or_default(),
         display_in_profile_summary: params.bool_or("display_in_profile_summary", false)?,
         required: params.bool_or("required", false)?,

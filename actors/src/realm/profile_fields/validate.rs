@@ -31,7 +31,8 @@ pub const SHORT_VALUE_MAX_LENGTH: usize = 50;
 pub const LONG_VALUE_MAX_LENGTH: usize = 500;
 
 /// The external account subtypes Zulip 10.2 knows, with the label their fields get.
-pub const DEFAULT_EXTERNAL_ACCOUNTS: [(&str, &str); 2] = [("twitter", "Twitter username"), ("github", "GitHub username")];
+pub const DEFAULT_EXTERNAL_ACCOUNTS: [(&str, &str); 2] =
+    [("twitter", "Twitter username"), ("github", "GitHub username")];
 
 /// A validation failure: Zulip's message.
 pub type Invalid = String;
@@ -342,7 +343,10 @@ mod tests {
         assert!(field_data(EXTERNAL_ACCOUNT, &obj(json!({"subtype": "github"}))).is_ok());
         let custom = obj(json!({"subtype": "custom", "url_pattern": "https://ex.com/u/%(username)s"}));
         assert!(field_data(EXTERNAL_ACCOUNT, &custom).is_ok());
-        assert_eq!(default_external_label(EXTERNAL_ACCOUNT, &obj(json!({"subtype": "github"}))), Some("GitHub username"));
+        assert_eq!(
+            default_external_label(EXTERNAL_ACCOUNT, &obj(json!({"subtype": "github"}))),
+            Some("GitHub username")
+        );
         assert_eq!(default_external_label(EXTERNAL_ACCOUNT, &custom), None);
     }
 
