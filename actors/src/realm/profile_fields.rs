@@ -626,3 +626,126 @@ impl Handler<RemoveOwnProfileData> for RealmActor {
         self.finish(result)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::ServerConfig;
+    use crate::realm::ops::{self, NewRealm, NewUser};
+
+    const T0: i64 = 1_795_238_460;
+
+    struct Org {
+        _dir: tempfile::TempDir,
+        store: Store,
+        state: RealmState,
+        owner: UserId,
+        member: UserId,
+    }
+
+    fn org() -> Org {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let config = ServerConfig::default();
+        let owner = NewUser::human("boss@acme.test", "Boss", Role::Owner, None);
+        let new = NewRealm { subdomain: "acme".into(), name: "Acme".into(), owner };
+        let (_, mut state) = ops::create_realm(&store, &config, new, T0).unwrap();
+        let owner = state.user_by_delivery_email("boss@acme.test").unwrap().id;
+        let new = NewUser::human("m@acme.test", "Member", Role::Member, None);
+        let member = ops::create_user(&mut state, &store, &config, new, T0).unwrap().0.user_id;
+        Org { _dir: dir, store, state, owner, member }
+    }
+
+    fn new_field(name: &str, field_type: i64) -> NewField {
+        NewField {
+            name: name.into(),
+            hint: String::new(),
+            field_type,
+            field_data: Map::new(),
+            display_in_profile_summary: false,
+            required: false,
+            editable_by_user: true,
+        }
+    }
+
+    fn add_field(org: &mut Org, name: &str, field_type: i64) -> FieldId {
+        create_field(&mut org.state, &org.store, org.owner, new_field(name, field_type)).unwrap().0
+    }
+
+    fn set(org: &mut Org, target: UserId, data: Value) -> ApiResult<Vec<Outgoing>> {
+        let acting = org.state.user(target).unwrap().clone();
+        let change = validate_profile_data(&org.state, &acting, target, "data", data.as_array().unwrap())?;
+        apply_profile_data(&mut org.state, &org.store, change)
+    }
+
+    fn reloaded(org: &Org) -> RealmState {
+        RealmState::load(&org.store.conn().unwrap(), org.state.realm().id).unwrap().unwrap()
+    }
+
+    #[test]
+    fn person_pickers_take_active_humans_of_the_realm() {
+        let mut org = org();
+        let owner = org.owner;
+        let picker = add_field(&mut org, "Mentor", field_type::USER);
+        let member = org.member;
+        org.state.user_mut(member).unwrap().is_bot = true;
+        let err = set(&mut org, owner, json!([{"id": picker, "value": [member]}])).unwrap_err();
+        assert_eq!(err.msg, format!("User with ID {member} is a bot"));
+        let user = org.state.user_mut(member).unwrap();
+        user.is_bot = false;
+        user.is_active = false;
+        let err = set(&mut org, owner, json!([{"id": picker, "value": [member]}])).unwrap_err();
+        assert_eq!(err.msg, format!("User with ID {member} is deactivated"));
+        let err = set(&mut org, owner, json!([{"id": picker, "value": [12345]}])).unwrap_err();
+        assert_eq!(err.msg, "Invalid user IDs: 12345");
+    }
+
+    #[test]
+    fn values_are_saved_and_events_name_only_real_changes() {
+        let mut org = org();
+        let member = org.member;
+        let bio = add_field(&mut org, "Bio", field_type::SHORT_TEXT);
+        let date = add_field(&mut org, "Birthday", field_type::DATE);
+        let events = set(&mut org, member, json!([{"id": bio, "value": "*hi*"}, {"id": date, "value": "2000-01-31"}]));
+        assert_eq!(events.unwrap().len(), 2);
+        let again = set(&mut org, member, json!([{"id": bio, "value": "*hi*"}, {"id": date, "value": ""}]));
+        let events = again.unwrap();
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].users, org.state.active_user_ids());
+        assert_eq!(events[0].event.body()["person"]["custom_profile_field"], json!({"id": date, "value": null}));
+        let member = org.state.user(org.member).unwrap();
+        assert_eq!(
+            Value::Object(profile_data_dict(member)),
+            json!({bio.to_string(): {"value": "*hi*", "rendered_value": "<p><em>hi</em></p>"}})
+        );
+        assert_eq!(reloaded(&org).user(org.member).unwrap().profile_data, member.profile_data);
+    }
+
+    #[test]
+    fn a_refused_list_writes_nothing_and_deleting_a_field_drops_its_values() {
+        let mut org = org();
+        let member = org.member;
+        let bio = add_field(&mut org, "Bio", field_type::SHORT_TEXT);
+        let site = add_field(&mut org, "Site", field_type::URL);
+        let err = set(&mut org, member, json!([{"id": bio, "value": "x"}, {"id": site, "value": "nope"}]));
+        assert_eq!(err.unwrap_err().msg, "Site is not a URL");
+        assert!(org.state.user(org.member).unwrap().profile_data.is_empty());
+        set(&mut org, member, json!([{"id": bio, "value": "x"}, {"id": site, "value": "https://a.io"}])).unwrap();
+        delete_field(&mut org.state, &org.store, org.owner, bio.0).unwrap();
+        let keys: Vec<FieldId> = org.state.user(org.member).unwrap().profile_data.keys().copied().collect();
+        assert_eq!(keys, vec![site]);
+        let state = reloaded(&org);
+        assert_eq!(state.user(org.member).unwrap().profile_data.keys().copied().collect::<Vec<_>>(), vec![site]);
+        assert_eq!(state.profile_fields(), org.state.profile_fields());
+    }
+
+    #[test]
+    fn members_cannot_define_fields() {
+        let mut org = org();
+        let err = create_field(&mut org.state, &org.store, org.member, new_field("X", 1)).unwrap_err();
+        assert_eq!(err, ApiError::must_be_admin());
+        assert!(org.state.profile_fields().is_empty());
+    }
+}
