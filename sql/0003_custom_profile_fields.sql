@@ -14,7 +14,9 @@ CREATE TABLE custom_profile_fields (
     sort_order                  INTEGER NOT NULL,
     display_in_profile_summary  INTEGER NOT NULL DEFAULT 0,
     required                    INTEGER NOT NULL DEFAULT 0,
-    editable_by_user            INTEGER NOT NULL DEFAULT 1
+    editable_by_user            INTEGER NOT NULL DEFAULT 1,
+    -- Labels are unique within an organization (compared exactly, as Zulip does).
+    UNIQUE (realm_id, name)
 );
 CREATE INDEX custom_profile_fields_realm ON custom_profile_fields (realm_id, sort_order);
 

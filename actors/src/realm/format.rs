@@ -110,7 +110,7 @@ impl RealmState {
             dict.insert("bot_type".into(), json!(target.bot_type));
             dict.insert("bot_owner_id".into(), json!(target.bot_owner_id));
         } else if opts.include_custom_profile_fields {
-            dict.insert("profile_data".into(), Value::Object(Map::new()));
+            dict.insert("profile_data".into(), Value::Object(super::profile_fields::profile_data_dict(target)));
         }
         dict
     }

@@ -82,7 +82,7 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
 
 fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("custom_profile_fields") {
-        out.insert("custom_profile_fields".into(), json!([]));
+        out.insert("custom_profile_fields".into(), Value::Array(super::profile_fields::field_dicts(ctx.state)));
         out.insert("custom_profile_field_types".into(), Value::Object(catalog::custom_profile_field_types()));
     }
 }
