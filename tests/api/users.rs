@@ -537,3 +537,53 @@ async fn creating_users_needs_an_administrator_allowed_to() {
     assert_eq!(response.status(), 200);
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn administrators_set_anyones_profile_data() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let member = app.create_user("", "member@agora.test", "Member Mo", 400).await;
+    let form = [("name", "Desk"), ("field_type", "1"), ("editable_by_user", "false")];
+    let (status, body) =
+        json(app.as_user(&o, Method::POST, "/realm/profile_fields").form(&form).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let field = body["id"].as_i64().unwrap();
+    let mut watch = Watch::new(&app, &member, r#"["realm_user"]"#).await;
+
+    let unknown = r#"[{"id": 9001, "value": "x"}]"#;
+    expect(patch(&app, &o, member.user_id, &[("profile_data", unknown)]).await, 400, error("Field id 9001 not found."))
+        .await;
+    // Nothing of a refused request is applied, even its valid parts.
+    let response = patch(&app, &o, member.user_id, &[("full_name", "Maurice Moss"), ("profile_data", unknown)]).await;
+    expect(response, 400, error("Field id 9001 not found.")).await;
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+
+    let data = format!(r#"[{{"id": {field}, "value": "*4th* floor"}}]"#);
+    expect(patch(&app, &o, member.user_id, &[("profile_data", data.as_str())]).await, 200, success()).await;
+    let value = json!({"id": field, "value": "*4th* floor", "rendered_value": "<p><em>4th</em> floor</p>"});
+    assert_eq!(
+        watch.events(&app).await,
+        [
+            json!({"type": "realm_user", "op": "update", "person": {"user_id": member.user_id, "custom_profile_field": value}})
+        ]
+    );
+    let path = format!("/users/{}?include_custom_profile_fields=true", member.user_id);
+    let (_, body) = json(app.as_user(&member, Method::GET, &path).send().await.unwrap()).await;
+    assert_eq!(
+        body["user"]["profile_data"],
+        json!({field.to_string(): {"value": "*4th* floor", "rendered_value": "<p><em>4th</em> floor</p>"}})
+    );
+    // The member may not edit it themselves; an empty value from an administrator removes it.
+    let response = app
+        .as_user(&member, Method::PATCH, "/users/me/profile_data")
+        .form(&[("data", data.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json(response).await.0, 400);
+    let clear = format!(r#"[{{"id": {field}, "value": ""}}]"#);
+    expect(patch(&app, &o, member.user_id, &[("profile_data", clear.as_str())]).await, 200, success()).await;
+    let (_, body) = json(app.as_user(&member, Method::GET, &path).send().await.unwrap()).await;
+    assert_eq!(body["user"]["profile_data"], json!({}));
+    app.stop().await;
+}

@@ -13,6 +13,7 @@ use super::actor::RealmActor;
 use super::format::{avatar_url, avatar_url_medium, can_access_delivery_email, UserDictOptions};
 use super::messages::UserRef;
 use super::model::{EmailVisibility, Role, User};
+use super::profile_fields;
 use super::state::RealmState;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
@@ -119,7 +120,8 @@ struct CheckedUpdate {
 }
 
 /// `PATCH /users/{user_id}` by `acting`: checks everything in Zulip's order (target,
-/// role, name, email), then applies all of it in one transaction.
+/// role, name, profile data, email), then applies it: role, name and email in one
+/// transaction, the profile data in the next.
 pub fn update_user(
     state: &mut RealmState,
     store: &Store,
@@ -148,10 +150,10 @@ pub fn update_user(
             checked.full_name = Some(name);
         }
     }
-    if update.profile_data.is_some() {
-        // Custom profile field values arrive with the profile-field operations.
-        return Err(ApiError::bad_request("Custom profile fields are not supported yet"));
-    }
+    let profile_data = match &update.profile_data {
+        Some(data) => Some(profile_fields::validate_profile_data(state, &acting, target.id, "profile_data", data)?),
+        None => None,
+    };
     if let Some(email) = update.new_email {
         checked.new_email = check_new_email(state, &acting, &target, &email)?;
     }
@@ -189,6 +191,10 @@ pub fn update_user(
     }
     if let Some(email) = checked.new_email {
         events.extend(apply_email_change(state, &target, email, domain));
+    }
+    // Validated above with the rest; written in its own transaction.
+    if let Some(change) = profile_data {
+        events.extend(profile_fields::apply_profile_data(state, store, change)?);
     }
     tracing::info!(realm.id = %state.realm().id, user.id = %target.id, by = %acting.id, "updated user");
     Ok(events)
