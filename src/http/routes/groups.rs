@@ -65,7 +65,8 @@ fn id_list(params: &Params, name: &str) -> Result<Vec<i64>, ApiError> {
 async fn create_group(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let settings = group_settings(&params)?;
     let description = params.required_str("description")?;
-    let members = params.decode("members", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("members"))?;
+    let members =
+        params.decode("members", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("members"))?;
     let name = params.required_str("name")?;
     let subgroups = params.decode("subgroups", decode::integer_list)?;
     let group = NewGroup { name, description, members, subgroups, settings };

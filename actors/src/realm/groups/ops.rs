@@ -105,7 +105,8 @@ pub fn has_realm_permission(state: &RealmState, name: &str, user: UserId) -> boo
 
 /// Whether `user` holds the group's own permission `name`.
 fn has_group_permission(state: &RealmState, group: &UserGroup, name: &str, user: UserId) -> bool {
-    group_permission(name).is_some_and(|p| state.has_group_permission(&state.group_setting_of(group, name), &p.rule, user))
+    group_permission(name)
+        .is_some_and(|p| state.has_group_permission(&state.group_setting_of(group, name), &p.rule, user))
 }
 
 /// A group by id: "Invalid user group" when unknown, "User group is deactivated." when
@@ -528,7 +529,8 @@ pub fn deactivation_objections(state: &RealmState, id: GroupId) -> Vec<Value> {
         .iter()
         .filter(|s| matches!(s.kind, Kind::Group(_)))
         .filter(|s| {
-            GroupSettingValue::from_json(&s.value(&state.realm().settings, Some(state))).is_some_and(|v| v.uses_group(id))
+            GroupSettingValue::from_json(&s.value(&state.realm().settings, Some(state)))
+                .is_some_and(|v| v.uses_group(id))
         })
         .map(|s| s.name)
         .collect();
@@ -539,7 +541,12 @@ pub fn deactivation_objections(state: &RealmState, id: GroupId) -> Vec<Value> {
 }
 
 /// `POST /user_groups/{id}/deactivate`.
-pub fn deactivate_group(state: &mut RealmState, store: &Store, acting: UserId, id: GroupId) -> ApiResult<Vec<Outgoing>> {
+pub fn deactivate_group(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    id: GroupId,
+) -> ApiResult<Vec<Outgoing>> {
     let mut group = access_for_update(state, id, acting, CAN_MANAGE, false)?.clone();
     let objections = deactivation_objections(state, id);
     if !objections.is_empty() {

@@ -104,7 +104,8 @@ impl GroupSettingValue {
 impl GroupSettingChange {
     /// Parses `{"new": value, "old": value?}`.
     pub fn from_api(name: &str, value: &Value) -> ApiResult<Self> {
-        let obj = value.as_object().filter(|o| o.keys().all(|k| k == "new" || k == "old")).ok_or_else(|| invalid(name))?;
+        let obj =
+            value.as_object().filter(|o| o.keys().all(|k| k == "new" || k == "old")).ok_or_else(|| invalid(name))?;
         let new = GroupSettingValue::from_api(name, obj.get("new").ok_or_else(|| invalid(name))?)?;
         let old = obj.get("old").map(|v| GroupSettingValue::from_api(name, v)).transpose()?;
         Ok(GroupSettingChange { new, old })

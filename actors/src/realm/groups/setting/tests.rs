@@ -27,7 +27,10 @@ fn fixture() -> Fixture {
     };
     let (created, mut state) = ops::create_realm(&store, &config, new, T0).unwrap();
     let mut add = |email: &str, role| {
-        ops::create_user(&mut state, &store, &config, NewUser::human(email, "Some User", role, None), T0).unwrap().0.user_id
+        ops::create_user(&mut state, &store, &config, NewUser::human(email, "Some User", role, None), T0)
+            .unwrap()
+            .0
+            .user_id
     };
     let member = add("m@acme.test", Role::Member);
     let guest = add("g@acme.test", Role::Guest);
@@ -55,7 +58,12 @@ fn api_values_parse_and_print() {
     let v = GroupSettingValue::from_api("x", &json!({"direct_members": [3, 1], "direct_subgroups": [2]})).unwrap();
     assert_eq!(v, anon(&[1, 3], &[2]));
     assert_eq!(v.to_json(), json!({"direct_members": [1, 3], "direct_subgroups": [2]}));
-    for bad in [json!("7"), json!(true), json!({"direct_members": []}), json!({"direct_members": ["a"], "direct_subgroups": []})] {
+    for bad in [
+        json!("7"),
+        json!(true),
+        json!({"direct_members": []}),
+        json!({"direct_members": ["a"], "direct_subgroups": []}),
+    ] {
         assert_eq!(GroupSettingValue::from_api("can_x", &bad).unwrap_err().msg, "Invalid can_x");
     }
 }
