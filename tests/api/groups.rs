@@ -159,13 +159,16 @@ async fn create_with_settings_and_subgroups_sends_add_then_add_subgroups_to_ever
     app.stop().await;
 }
 
+/// A refused creation: name, members, other fields, message.
+type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>, &'a str);
+
 #[actix_web::test]
 async fn create_refuses_bad_names_members_and_settings() {
     let app = spawn_app().await;
     let (alice, _, guest) = users(&app).await;
     create(&app, &alice, "support", "[]", &[]).await;
     let long = "x".repeat(101);
-    let cases: Vec<(&str, &str, Vec<(&str, String)>, &str)> = vec![
+    let cases: Vec<Case<'_>> = vec![
         ("  ", "[]", vec![], "User group name can't be empty!"),
         (&long, "[]", vec![], "User group name cannot exceed 100 characters."),
         ("@team", "[]", vec![], "User group name cannot start with '@'."),
@@ -450,7 +453,6 @@ async fn deactivation_objections_events_and_reactivation() {
     let (status, body) = get(&app, &bob, &format!("/user_groups/{target}/members")).await;
     assert_eq!((status, body), (400, error("User group is deactivated.")));
     let form = [("name", "n"), ("description", ""), ("members", "[]"), ("can_join_group", &target.to_string())];
-    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_ref())).collect();
     expect(post(&app, &alice, "/user_groups/create", &form).await, 400, error("User group is deactivated.")).await;
 
     // Renames of a deactivated group reach only clients that show deactivated groups.
