@@ -615,3 +615,6 @@ pub fn subgroups_of(state: &RealmState, viewer: UserId, id: GroupId, direct_only
         all.into_iter().collect()
     })
 }
+
+#[cfg(test)]
+mod tests;
