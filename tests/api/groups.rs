@@ -3,6 +3,9 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
+use agora_actors::ids::UserId;
+use agora_actors::realm::messages::SetUserActive;
+
 use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
 
 /// System group ids of the root organization (created in `SystemGroup::DEFINITIONS` order).
@@ -225,7 +228,7 @@ async fn update_name_description_and_settings_with_the_old_value_check() {
     let app = spawn_app().await;
     let (alice, bob, guest) = users(&app).await;
     let id = create(&app, &alice, "support", "[]", &[]).await;
-    let other = create(&app, &alice, "taken", "[]", &[]).await;
+    create(&app, &alice, "taken", "[]", &[]).await;
     let path = format!("/user_groups/{id}");
     let mut watch = Watch::new(&app, &bob, r#"["user_group"]"#).await;
 
@@ -267,7 +270,6 @@ async fn update_name_description_and_settings_with_the_old_value_check() {
     expect(patch(&app, &app.owner, &path, &[("can_manage_group", &give)]).await, 200, success()).await;
     expect(patch(&app, &alice, &path, &[("description", "mine")]).await, 400, error("Insufficient permission")).await;
     expect(patch(&app, &bob, &path, &[("description", "mine")]).await, 200, success()).await;
-    let _ = other;
     app.stop().await;
 }
 
@@ -519,4 +521,42 @@ async fn groups_survive_a_restart() {
     assert_eq!(body["members"], json!([alice.user_id, bob.user_id]));
     app.stop().await;
     drop(tmp);
+}
+
+#[actix_web::test]
+async fn deactivated_users_are_hidden_and_refused() {
+    let app = spawn_app().await;
+    let (alice, bob, _) = users(&app).await;
+    let admin = app.create_user("", "ada@agora.test", "Ada Admin", 200).await;
+    let both = format!("[{}, {}]", alice.user_id, bob.user_id);
+    let id = create(&app, &alice, "support", &both, &[]).await;
+    let setting =
+        format!(r#"{{"new": {{"direct_members": [{}, {}], "direct_subgroups": []}}}}"#, alice.user_id, bob.user_id);
+    expect(
+        patch(&app, &alice, &format!("/user_groups/{id}"), &[("can_mention_group", &setting)]).await,
+        200,
+        success(),
+    )
+    .await;
+    let deactivate = SetUserActive { user_id: UserId(bob.user_id), active: false };
+    app.realm("").addr.send(deactivate).await.unwrap().unwrap();
+
+    let group = listed(&app, &alice, id).await;
+    assert_eq!(group["members"], json!([alice.user_id]));
+    assert_eq!(group["can_mention_group"], json!({"direct_members": [alice.user_id], "direct_subgroups": []}));
+    let (_, body) = get(&app, &alice, &format!("/user_groups/{id}/members")).await;
+    assert_eq!(body["members"], json!([alice.user_id]));
+    let path = format!("/user_groups/{id}/members");
+    let msg = format!("Invalid user ID: {}", bob.user_id);
+    expect(post(&app, &alice, &path, &[("add", &format!("[{}]", bob.user_id))]).await, 400, error(&msg)).await;
+    // can_manage_all_groups is role:owners by default: administrators manage only what
+    // the group's own settings give them.
+    expect(
+        patch(&app, &admin, &format!("/user_groups/{id}"), &[("name", "x")]).await,
+        400,
+        error("Insufficient permission"),
+    )
+    .await;
+    expect(patch(&app, &app.owner, &format!("/user_groups/{id}"), &[("name", "x")]).await, 200, success()).await;
+    app.stop().await;
 }
