@@ -408,41 +408,100 @@ pub fn change_membership(
     if add.is_empty() && delete.is_empty() && add_subgroups.is_empty() && delete_subgroups.is_empty() {
         return Err(endpoint.nothing_to_do());
     }
-    let mut work: Option<UserGroup> = None;
-    let mut events = Vec::new();
-    let mut added: Vec<UserId> = Vec::new();
-    let mut removed: Vec<UserId> = Vec::new();
-    let mut subs_added: Vec<GroupId> = Vec::new();
-    let mut subs_removed: Vec<GroupId> = Vec::new();
-
+    let mut work = Work { state, acting, id, group: None, changes: Changes::default(), events: Vec::new() };
     if !add.is_empty() {
-        access_for_membership(state, id, acting, &add, CAN_JOIN, CAN_ADD_MEMBERS)?;
-        let group = working_copy(state, &mut work, id)?;
-        let users = state.active_users_by_ids(&add)?;
+        work.add_members(&add)?;
+    }
+    if !delete.is_empty() {
+        work.remove_members(&delete)?;
+    }
+    if !add_subgroups.is_empty() {
+        work.add_subgroups(&add_subgroups)?;
+    }
+    if !delete_subgroups.is_empty() {
+        work.remove_subgroups(&delete_subgroups)?;
+    }
+    let Work { group, changes, events, .. } = work;
+    let Some(group) = group else { return Ok(events) };
+    store.write(|tx| {
+        store::groups::add_members(tx, id, &changes.added)?;
+        store::groups::remove_members(tx, id, &changes.removed)?;
+        store::groups::add_subgroups(tx, id, &changes.subgroups_added)?;
+        store::groups::remove_subgroups(tx, id, &changes.subgroups_removed)
+    })?;
+    state.put_group(group);
+    Ok(events)
+}
+
+/// What a membership change writes.
+#[derive(Default)]
+struct Changes {
+    added: Vec<UserId>,
+    removed: Vec<UserId>,
+    subgroups_added: Vec<GroupId>,
+    subgroups_removed: Vec<GroupId>,
+}
+
+/// A membership change in progress: each step checks its permission against the state and
+/// its preconditions against the working copy of the group.
+struct Work<'s> {
+    state: &'s RealmState,
+    acting: UserId,
+    id: GroupId,
+    group: Option<UserGroup>,
+    changes: Changes,
+    events: Vec<Outgoing>,
+}
+
+impl Work<'_> {
+    /// The working copy of the group, made on first use.
+    fn group(&mut self) -> ApiResult<&mut UserGroup> {
+        if self.group.is_none() {
+            self.group = Some(find_group(self.state, self.id, true)?.clone());
+        }
+        self.group.as_mut().ok_or_else(ApiError::internal)
+    }
+
+    fn event(&mut self, op: &str, key: &str, ids: Vec<i64>) {
+        self.events.push(membership_event(self.state, op, self.id, key, ids));
+    }
+
+    /// `add`: oneself with `can_join_group`, anyone with `can_add_members_group`.
+    fn add_members(&mut self, add: &[i64]) -> ApiResult<()> {
+        access_for_membership(self.state, self.id, self.acting, add, CAN_JOIN, CAN_ADD_MEMBERS)?;
+        let users = self.state.active_users_by_ids(add)?;
+        let group = self.group()?;
         if let Some(u) = users.iter().find(|u| group.members.contains(u)) {
             return Err(ApiError::bad_request(format!("User {} is already a member of this group", u.0)));
         }
         group.members.extend(users.iter().copied());
-        added = users.into_iter().collect();
-        events.push(membership_event(state, "add_members", id, "user_ids", ids_of(&added, |u| u.0)));
+        self.changes.added = users.into_iter().collect();
+        self.event("add_members", "user_ids", self.changes.added.iter().map(|u| u.0).collect());
+        Ok(())
     }
-    if !delete.is_empty() {
-        let users = state.active_users_by_ids(&delete)?;
-        access_for_membership(state, id, acting, &delete, CAN_LEAVE, CAN_REMOVE_MEMBERS)?;
-        let group = working_copy(state, &mut work, id)?;
+
+    /// `delete`: oneself with `can_leave_group`, anyone with `can_remove_members_group`.
+    fn remove_members(&mut self, delete: &[i64]) -> ApiResult<()> {
+        let users = self.state.active_users_by_ids(delete)?;
+        access_for_membership(self.state, self.id, self.acting, delete, CAN_LEAVE, CAN_REMOVE_MEMBERS)?;
+        let group = self.group()?;
         if let Some(missing) = delete.iter().find(|&&u| !group.members.contains(&UserId(u))) {
             return Err(ApiError::bad_request(format!("There is no member '{missing}' in this user group")));
         }
         for u in &users {
             group.members.remove(u);
         }
-        removed = users.into_iter().collect();
-        events.push(membership_event(state, "remove_members", id, "user_ids", ids_of(&removed, |u| u.0)));
+        self.changes.removed = users.into_iter().collect();
+        self.event("remove_members", "user_ids", self.changes.removed.iter().map(|u| u.0).collect());
+        Ok(())
     }
-    if !add_subgroups.is_empty() {
-        access_for_update(state, id, acting, CAN_ADD_MEMBERS, true)?;
-        let subs = potential_subgroups(state, &add_subgroups)?;
-        let group = working_copy(state, &mut work, id)?;
+
+    /// `add_subgroups` (`can_add_members_group`), refusing cycles.
+    fn add_subgroups(&mut self, ids: &[i64]) -> ApiResult<()> {
+        let (state, id) = (self.state, self.id);
+        access_for_update(state, id, self.acting, CAN_ADD_MEMBERS, true)?;
+        let subs = potential_subgroups(state, ids)?;
+        let group = self.group()?;
         if let Some(sub) = subs.iter().find(|s| group.subgroups.contains(s)) {
             return Err(ApiError::bad_request(format!("User group {} is already a subgroup of this group.", sub.0)));
         }
@@ -453,45 +512,26 @@ pub fn change_membership(
             )));
         }
         group.subgroups.extend(subs.iter().copied());
-        subs_added = subs;
-        events.push(membership_event(state, "add_subgroups", id, "direct_subgroup_ids", ids_of(&subs_added, |g| g.0)));
+        self.event("add_subgroups", "direct_subgroup_ids", subs.iter().map(|g| g.0).collect());
+        self.changes.subgroups_added = subs;
+        Ok(())
     }
-    if !delete_subgroups.is_empty() {
-        access_for_update(state, id, acting, CAN_MANAGE, true)?;
-        let subs = potential_subgroups(state, &delete_subgroups)?;
-        let group = working_copy(state, &mut work, id)?;
+
+    /// `delete_subgroups` (`can_manage_group`).
+    fn remove_subgroups(&mut self, ids: &[i64]) -> ApiResult<()> {
+        access_for_update(self.state, self.id, self.acting, CAN_MANAGE, true)?;
+        let subs = potential_subgroups(self.state, ids)?;
+        let group = self.group()?;
         if let Some(sub) = subs.iter().find(|s| !group.subgroups.contains(s)) {
             return Err(ApiError::bad_request(format!("User group {} is not a subgroup of this group.", sub.0)));
         }
         for sub in &subs {
             group.subgroups.remove(sub);
         }
-        subs_removed = subs;
-        let ids = ids_of(&subs_removed, |g| g.0);
-        events.push(membership_event(state, "remove_subgroups", id, "direct_subgroup_ids", ids));
+        self.event("remove_subgroups", "direct_subgroup_ids", subs.iter().map(|g| g.0).collect());
+        self.changes.subgroups_removed = subs;
+        Ok(())
     }
-
-    let Some(group) = work else { return Ok(events) };
-    store.write(|tx| {
-        store::groups::add_members(tx, id, &added)?;
-        store::groups::remove_members(tx, id, &removed)?;
-        store::groups::add_subgroups(tx, id, &subs_added)?;
-        store::groups::remove_subgroups(tx, id, &subs_removed)
-    })?;
-    state.put_group(group);
-    Ok(events)
-}
-
-/// The working copy of the group, made on first use.
-fn working_copy<'w>(state: &RealmState, work: &'w mut Option<UserGroup>, id: GroupId) -> ApiResult<&'w mut UserGroup> {
-    if work.is_none() {
-        *work = Some(find_group(state, id, true)?.clone());
-    }
-    work.as_mut().ok_or_else(ApiError::internal)
-}
-
-fn ids_of<T: Copy>(items: &[T], f: fn(T) -> i64) -> Vec<i64> {
-    items.iter().map(|&x| f(x)).collect()
 }
 
 // --- Deactivation. ---
