@@ -32,6 +32,7 @@ pub enum ErrorCode {
     PushServiceNotConfigured,
     InvitationFailed,
     NotFound,
+    ExpectationMismatch,
 }
 
 impl ErrorCode {
@@ -60,6 +61,7 @@ impl ErrorCode {
             ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
             ErrorCode::InvitationFailed => "INVITATION_FAILED",
             ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
         }
     }
 }

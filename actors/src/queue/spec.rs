@@ -187,9 +187,13 @@ impl QueueSpec {
             "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
             "user_group" => match event.op() {
                 Some("remove") => !caps.include_deactivated_groups,
+                // A reactivated group is re-added for clients that had it removed.
+                Some("add") => !(is_true(event.get("for_reactivation")) && caps.include_deactivated_groups),
                 Some("update") => {
                     let touches_deactivated = event.get("data").and_then(|d| d.get("deactivated")).is_some();
-                    !touches_deactivated || caps.include_deactivated_groups
+                    // Renames carry the group's `deactivated` at top level for this check.
+                    let of_deactivated = is_true(event.get("deactivated"));
+                    !(touches_deactivated || of_deactivated) || caps.include_deactivated_groups
                 }
                 _ => true,
             },
@@ -220,6 +224,12 @@ impl QueueSpec {
             "presence" if self.slim_presence && event.get("email").is_some() => {
                 vec![Arc::new(rebuild(event, |body| {
                     body.shift_remove("email");
+                }))]
+            }
+            "user_group" if event.get("for_reactivation").is_some() || event.get("deactivated").is_some() => {
+                vec![Arc::new(rebuild(event, |body| {
+                    body.shift_remove("for_reactivation");
+                    body.shift_remove("deactivated");
                 }))]
             }
             "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
@@ -266,6 +276,11 @@ impl QueueSpec {
             }
         }))
     }
+}
+
+/// Whether an optional field holds `true`.
+fn is_true(value: Option<&Value>) -> bool {
+    value.and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// A copy of `event` changed by `f`.

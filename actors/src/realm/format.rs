@@ -4,7 +4,7 @@ use chrono::DateTime;
 use md5::{Digest, Md5};
 use serde_json::{json, Map, Value};
 
-use super::model::{EmailVisibility, Role, SystemGroup, User, UserGroup};
+use super::model::{EmailVisibility, Role, User, UserGroup};
 use super::state::RealmState;
 use crate::json_object;
 
@@ -55,17 +55,17 @@ pub fn can_access_delivery_email(viewer: &User, target: &User) -> bool {
 
 impl RealmState {
     /// A user group as `realm_user_groups` and `user_group` events show it. Settings a
-    /// group does not set are `role:nobody`.
+    /// group does not set are `role:nobody`; deactivated users are not shown as members.
     pub fn group_dict(&self, group: &UserGroup) -> Map<String, Value> {
-        let nobody = self.system_group_id(SystemGroup::NOBODY).map(|g| g.0);
-        let setting = |name: &str| group.settings.get(name).cloned().unwrap_or_else(|| json!(nobody));
+        let setting = |name: &str| self.group_setting_api_value(&self.group_setting_of(group, name)).to_json();
+        let members: Vec<_> = group.members.iter().filter(|u| self.user(**u).is_some_and(|u| u.is_active)).collect();
         json_object(json!({
             "id": group.id,
             "name": group.name,
             "creator_id": group.creator_id,
             "date_created": group.date_created,
             "description": group.description,
-            "members": group.members,
+            "members": members,
             "direct_subgroup_ids": group.subgroups,
             "is_system_group": group.is_system_group,
             "can_add_members_group": setting("can_add_members_group"),

@@ -223,7 +223,6 @@ impl RealmState {
     }
 
     /// Adds or replaces a group (system groups keep their name index).
-    #[allow(dead_code)] // Until the group operations use it.
     pub(crate) fn put_group(&mut self, group: UserGroup) {
         if group.is_system_group {
             self.system_groups.insert(group.name.clone(), group.id);

@@ -1,0 +1,164 @@
+//! User groups (spec 2.1, 2.13, 4.17, 4.18): the group-setting value type, group
+//! operations, their messages and the realm actor's handlers for them.
+
+pub mod ops;
+pub mod setting;
+
+use actix::prelude::*;
+use serde_json::Value;
+
+pub use ops::{GroupUpdate, MembershipChange, MembershipEndpoint, NewGroup};
+pub use setting::{GroupSettingChange, GroupSettingValue};
+
+use super::actor::RealmActor;
+use crate::error::ApiResult;
+use crate::events::Outgoing;
+use crate::ids::{GroupId, UserId};
+
+/// `POST /user_groups/create`; replies with the new group's id.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<GroupId>")]
+pub struct CreateUserGroup {
+    pub acting: UserId,
+    pub group: NewGroup,
+}
+
+/// `GET /user_groups`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Vec<Value>>")]
+pub struct ListUserGroups {
+    pub viewer: UserId,
+    pub include_deactivated: bool,
+}
+
+/// `PATCH /user_groups/{id}`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct UpdateUserGroup {
+    pub acting: UserId,
+    pub group_id: GroupId,
+    pub update: GroupUpdate,
+}
+
+/// `POST /user_groups/{id}/members` and `POST /user_groups/{id}/subgroups`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct ChangeGroupMembership {
+    pub acting: UserId,
+    pub group_id: GroupId,
+    pub change: MembershipChange,
+    pub endpoint: MembershipEndpoint,
+}
+
+/// `POST /user_groups/{id}/deactivate`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct DeactivateUserGroup {
+    pub acting: UserId,
+    pub group_id: GroupId,
+}
+
+/// `GET /user_groups/{id}/members`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Vec<UserId>>")]
+pub struct GetGroupMembers {
+    pub viewer: UserId,
+    pub group_id: GroupId,
+    pub direct_only: bool,
+}
+
+/// `GET /user_groups/{id}/members/{user_id}`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<bool>")]
+pub struct IsGroupMember {
+    pub viewer: UserId,
+    pub group_id: GroupId,
+    pub user_id: UserId,
+    pub direct_only: bool,
+}
+
+/// `GET /user_groups/{id}/subgroups`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Vec<GroupId>>")]
+pub struct GetSubgroups {
+    pub viewer: UserId,
+    pub group_id: GroupId,
+    pub direct_only: bool,
+}
+
+impl RealmActor {
+    /// Publishes a committed change's events and returns `out`.
+    fn done<T>(&mut self, (out, events): (T, Vec<Outgoing>)) -> ApiResult<T> {
+        self.committed(events);
+        Ok(out)
+    }
+}
+
+impl Handler<CreateUserGroup> for RealmActor {
+    type Result = ApiResult<GroupId>;
+
+    fn handle(&mut self, msg: CreateUserGroup, _: &mut Self::Context) -> Self::Result {
+        let created = ops::create_group(&mut self.state, &self.store, msg.acting, msg.group, super::ops::now())?;
+        self.done(created)
+    }
+}
+
+impl Handler<ListUserGroups> for RealmActor {
+    type Result = ApiResult<Vec<Value>>;
+
+    fn handle(&mut self, msg: ListUserGroups, _: &mut Self::Context) -> Self::Result {
+        ops::list_groups(&self.state, msg.viewer, msg.include_deactivated)
+    }
+}
+
+impl Handler<UpdateUserGroup> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: UpdateUserGroup, _: &mut Self::Context) -> Self::Result {
+        let events = ops::update_group(&mut self.state, &self.store, msg.acting, msg.group_id, msg.update)?;
+        self.done(((), events))
+    }
+}
+
+impl Handler<ChangeGroupMembership> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: ChangeGroupMembership, _: &mut Self::Context) -> Self::Result {
+        let events =
+            ops::change_membership(&mut self.state, &self.store, msg.acting, msg.group_id, msg.change, msg.endpoint)?;
+        self.done(((), events))
+    }
+}
+
+impl Handler<DeactivateUserGroup> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: DeactivateUserGroup, _: &mut Self::Context) -> Self::Result {
+        let events = ops::deactivate_group(&mut self.state, &self.store, msg.acting, msg.group_id)?;
+        self.done(((), events))
+    }
+}
+
+impl Handler<GetGroupMembers> for RealmActor {
+    type Result = ApiResult<Vec<UserId>>;
+
+    fn handle(&mut self, msg: GetGroupMembers, _: &mut Self::Context) -> Self::Result {
+        ops::group_members(&self.state, msg.viewer, msg.group_id, msg.direct_only)
+    }
+}
+
+impl Handler<IsGroupMember> for RealmActor {
+    type Result = ApiResult<bool>;
+
+    fn handle(&mut self, msg: IsGroupMember, _: &mut Self::Context) -> Self::Result {
+        ops::is_group_member(&self.state, msg.viewer, msg.group_id, msg.user_id, msg.direct_only)
+    }
+}
+
+impl Handler<GetSubgroups> for RealmActor {
+    type Result = ApiResult<Vec<GroupId>>;
+
+    fn handle(&mut self, msg: GetSubgroups, _: &mut Self::Context) -> Self::Result {
+        ops::subgroups_of(&self.state, msg.viewer, msg.group_id, msg.direct_only)
+    }
+}
