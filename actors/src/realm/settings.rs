@@ -1,2 +1,507 @@
 //! Personal settings (`PATCH /settings`) and the organization's defaults for new users
 //! (`PATCH /realm/user_settings_defaults`): operations, messages and handlers.
+//!
+//! The HTTP layer decodes each setting by its wire type (booleans and integers are JSON);
+//! everything else — allowed values, permissions, what changed, events — is decided here,
+//! in Zulip's order: the allowed-value checks of parameter parsing, then
+//! `check_settings_values`, then the password, the email address, the name and the
+//! preferences (`json_change_settings`).
+
+use std::sync::Arc;
+
+use actix::prelude::*;
+use serde_json::{json, Map, Value};
+
+use super::actor::RealmActor;
+use super::catalog::{self, Kind, Legacy, Setting};
+use super::format::{avatar_url, avatar_url_medium, can_access_delivery_email};
+use super::model::{EmailVisibility, Role, User};
+use super::ops;
+use super::state::RealmState;
+use crate::config::ServerConfig;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{Event, Outgoing};
+use crate::ids::UserId;
+use crate::secrets::{hash_password, verify_password, HashCost, HashError};
+use crate::store::{self, Store};
+use crate::validate;
+
+/// A setting with the value a request gives it, already decoded by its wire type.
+pub type SettingValue = (&'static Setting, Value);
+
+/// A password change, prepared off the actor thread by [`PasswordChange::prepare`]: argon2
+/// is too slow for the actor, so the old password is verified (and the new one hashed)
+/// before the request reaches it. The actor then only compares the hash the old password
+/// was checked against with the current one, so a concurrent change cannot be overwritten
+/// with a stale proof.
+#[derive(Debug, Clone)]
+pub struct PasswordChange {
+    /// The stored hash the old password was checked against.
+    pub checked_hash: Option<Arc<str>>,
+    pub old_password_matches: bool,
+    pub new_password_strong: bool,
+    /// The new password's hash; computed only when the change can succeed.
+    pub new_hash: Option<String>,
+}
+
+impl PasswordChange {
+    /// Checks `old` against `checked_hash` and the strength of `new`, and hashes `new` when
+    /// both pass. Slow (argon2): call it on a blocking thread.
+    pub fn prepare(old: &str, new: &str, checked_hash: Option<Arc<str>>, cost: HashCost) -> Result<Self, HashError> {
+        let old_password_matches = checked_hash.as_deref().is_some_and(|hash| verify_password(old, hash));
+        let new_password_strong = is_strong_password(new);
+        let new_hash = if old_password_matches && new_password_strong { Some(hash_password(new, cost)?) } else { None };
+        Ok(PasswordChange { checked_hash, old_password_matches, new_password_strong, new_hash })
+    }
+}
+
+/// Zulip's `check_password_strength`: a length within the catalog's bounds and enough
+/// estimated guesses. Agora has no zxcvbn; it estimates guesses as the size of the character
+/// classes used raised to the number of distinct characters, which refuses short and
+/// repetitive passwords (but not dictionary words).
+pub fn is_strong_password(password: &str) -> bool {
+    let len = password.chars().count();
+    if !(catalog::PASSWORD_MIN_LENGTH..=catalog::PASSWORD_MAX_LENGTH).contains(&len) {
+        return false;
+    }
+    let classes: [(fn(&char) -> bool, f64); 4] = [
+        (char::is_ascii_lowercase, 26.0),
+        (char::is_ascii_uppercase, 26.0),
+        (char::is_ascii_digit, 10.0),
+        (|c: &char| !c.is_ascii_alphanumeric(), 33.0),
+    ];
+    let pool: f64 = classes.iter().filter(|(test, _)| password.chars().any(|c| test(&c))).map(|(_, n)| n).sum();
+    let mut distinct: Vec<char> = password.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    pool.powi(distinct.len() as i32) >= catalog::PASSWORD_MIN_GUESSES as f64
+}
+
+/// What a user asks to change about themselves.
+#[derive(Debug, Clone, Default)]
+pub struct OwnSettingsChange {
+    pub full_name: Option<String>,
+    /// A new email address. Zulip mails a confirmation link and changes the address once it
+    /// is followed; Agora sends no mail, so a valid, unused address takes effect at once,
+    /// with the `realm_user` events Zulip sends on confirmation. The request is already
+    /// authenticated with the account's own key, and administrators who want no such changes
+    /// set `email_changes_disabled`.
+    pub email: Option<String>,
+    pub password: Option<PasswordChange>,
+    /// Preferences from `catalog::USER_SETTINGS`, in catalog order.
+    pub settings: Vec<SettingValue>,
+}
+
+/// `PATCH /settings`: `user_id` changes their own account and preferences.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct UpdateOwnSettings {
+    pub user_id: UserId,
+    pub change: OwnSettingsChange,
+}
+
+/// `PATCH /realm/user_settings_defaults`: `user_id` changes the defaults for new users.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct UpdateUserDefaults {
+    pub user_id: UserId,
+    /// Settings from `catalog::REALM_USER_DEFAULT_SETTINGS`, in catalog order.
+    pub settings: Vec<SettingValue>,
+}
+
+impl Handler<UpdateOwnSettings> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: UpdateOwnSettings, _: &mut Self::Context) -> Self::Result {
+        let events =
+            update_own_settings(&mut self.state, &self.store, &self.config, msg.user_id, msg.change, ops::now())?;
+        self.committed(events);
+        Ok(())
+    }
+}
+
+impl Handler<UpdateUserDefaults> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: UpdateUserDefaults, _: &mut Self::Context) -> Self::Result {
+        let events = update_user_defaults(&mut self.state, &self.store, msg.user_id, msg.settings)?;
+        self.committed(events);
+        Ok(())
+    }
+}
+
+// --- Validation. ---
+
+/// Only humans change personal settings (Zulip's `human_users_only`).
+pub fn authorize_own_settings(is_bot: bool) -> ApiResult<()> {
+    if is_bot {
+        return Err(ApiError::humans_only());
+    }
+    Ok(())
+}
+
+/// Only administrators change the defaults for new users.
+pub fn authorize_defaults_change(role: Role) -> ApiResult<()> {
+    if !role.is_admin() {
+        return Err(ApiError::must_be_admin());
+    }
+    Ok(())
+}
+
+/// The error of a value outside a setting's allowed list, as Zulip's parameter parsing
+/// words it.
+fn not_in_list(name: &str) -> ApiError {
+    ApiError::bad_request(format!("Invalid {name}: Value error, Not in the list of possible values"))
+}
+
+/// Checks setting values in Zulip's order: the allowed values and time zone checked while
+/// parsing, then `check_settings_values` (language, notification sound, batching period).
+pub fn check_values(settings: &[SettingValue]) -> ApiResult<()> {
+    let value_of = |name: &str| settings.iter().find(|(s, _)| s.name == name).map(|(_, v)| v);
+    for (setting, value) in settings {
+        match (setting.name, setting.kind) {
+            ("notification_sound", _) | (_, Kind::IntRange(..)) => {}
+            ("timezone", _) if !value.as_str().is_some_and(catalog::is_valid_timezone) => {
+                return Err(ApiError::bad_request("timezone is not a recognized time zone"));
+            }
+            (name, Kind::IntChoice(_) | Kind::StrChoice(_)) if !setting.accepts(value) => {
+                return Err(not_in_list(name))
+            }
+            (name, _) if !setting.accepts(value) => return Err(ApiError::bad_request(format!("Invalid {name}"))),
+            _ => {}
+        }
+    }
+    if value_of("default_language").is_some_and(|v| v.as_str().and_then(catalog::language_name).is_none()) {
+        return Err(ApiError::bad_request("Invalid default_language"));
+    }
+    if let Some(sound) = value_of("notification_sound") {
+        if !catalog::user_setting("notification_sound").is_some_and(|s| s.accepts(sound)) {
+            let shown = sound.as_str().map_or_else(|| sound.to_string(), str::to_owned);
+            return Err(ApiError::bad_request(format!("Invalid notification sound '{shown}'")));
+        }
+    }
+    if let Some(period) = value_of("email_notifications_batching_period_seconds") {
+        if !catalog::user_setting("email_notifications_batching_period_seconds").is_some_and(|s| s.accepts(period)) {
+            return Err(ApiError::bad_request(format!("Invalid email batching period: {period} seconds")));
+        }
+    }
+    Ok(())
+}
+
+/// Zulip's password checks: the old password must be right (and still current), then the
+/// new one strong enough.
+fn check_password(user: &User, change: &PasswordChange) -> ApiResult<String> {
+    let current = user.password_hash.as_deref();
+    if !change.old_password_matches || change.checked_hash.as_deref() != current {
+        return Err(ApiError::bad_request("Wrong password!"));
+    }
+    if !change.new_password_strong {
+        return Err(ApiError::bad_request("New password is too weak!"));
+    }
+    change.new_hash.clone().ok_or_else(ApiError::internal)
+}
+
+/// An organization setting's value as a boolean (its default when unset).
+fn realm_flag(state: &RealmState, name: &str) -> bool {
+    catalog::realm_setting(name).and_then(|s| s.value(&state.realm().settings, Some(state)).as_bool()).unwrap_or(false)
+}
+
+/// The new delivery email, if `requested` differs from the current one and may be used
+/// (Zulip's `validate_email_change_request`).
+fn check_email_change(state: &RealmState, user: &User, requested: &str) -> ApiResult<Option<String>> {
+    let email = requested.trim();
+    if email == user.delivery_email {
+        return Ok(None);
+    }
+    if realm_flag(state, "email_changes_disabled") && !user.role.is_admin() {
+        return Err(ApiError::bad_request("Email address changes are disabled in this organization."));
+    }
+    if !validate::is_valid_email(email) {
+        return Err(ApiError::bad_request("Invalid address."));
+    }
+    if state.user_by_delivery_email(email).is_some_and(|other| other.id != user.id) {
+        return Err(ApiError::bad_request("Already has an account."));
+    }
+    Ok(Some(email.to_owned()))
+}
+
+/// The new full name, if it differs and the user may change it. Non-administrators'
+/// changes are silently ignored while `name_changes_disabled` is on, as in Zulip.
+fn check_name_change(state: &RealmState, user: &User, requested: &str) -> ApiResult<Option<String>> {
+    if requested == user.full_name || (realm_flag(state, "name_changes_disabled") && !user.role.is_admin()) {
+        return Ok(None);
+    }
+    let name = validate::full_name(requested)?;
+    if realm_flag(state, "require_unique_names")
+        && state.users().any(|u| u.id != user.id && u.full_name.to_lowercase() == name.to_lowercase())
+    {
+        return Err(ApiError::bad_request("Unique names required in this organization."));
+    }
+    Ok(Some(name).filter(|n| *n != user.full_name))
+}
+
+/// The settings whose value differs from the current one (`current`).
+fn changed(settings: Vec<SettingValue>, current: impl Fn(&Setting) -> Value) -> Vec<SettingValue> {
+    settings.into_iter().filter(|(setting, value)| current(setting) != *value).collect()
+}
+
+// --- Personal settings. ---
+
+/// Sets one personal setting on a user record (its own column or `settings`).
+fn apply_setting(user: &mut User, setting: &Setting, value: &Value) {
+    match setting.name {
+        "email_address_visibility" => {
+            if let Some(v) = value.as_i64().and_then(EmailVisibility::from_i64) {
+                user.email_address_visibility = v;
+            }
+        }
+        "timezone" => user.timezone = value.as_str().unwrap_or_default().to_owned(),
+        name => {
+            user.settings.insert(name.to_owned(), value.clone());
+        }
+    }
+}
+
+/// `PATCH /settings`: validates everything first, writes the changed columns in one
+/// transaction, then returns Zulip's events in its order.
+pub fn update_own_settings(
+    state: &mut RealmState,
+    store: &Store,
+    config: &ServerConfig,
+    user_id: UserId,
+    change: OwnSettingsChange,
+    _now: i64,
+) -> ApiResult<Vec<Outgoing>> {
+    let before = state.user_or_err(user_id)?.clone();
+    authorize_own_settings(before.is_bot)?;
+    check_values(&change.settings)?;
+    let new_hash = change.password.as_ref().map(|p| check_password(&before, p)).transpose()?;
+    let new_email = match &change.email {
+        Some(email) => check_email_change(state, &before, email)?,
+        None => None,
+    };
+    let new_name = match &change.full_name {
+        Some(name) => check_name_change(state, &before, name)?,
+        None => None,
+    };
+    let settings = changed(change.settings, |s| catalog::user_value(&before, s));
+
+    let mut after = before.clone();
+    if new_hash.is_some() {
+        after.password_hash = new_hash;
+    }
+    if let Some(email) = &new_email {
+        after.delivery_email = email.clone();
+    }
+    if let Some(name) = &new_name {
+        after.full_name = name.clone();
+    }
+    for (setting, value) in &settings {
+        apply_setting(&mut after, setting, value);
+    }
+    after.email = ops::api_email(config, state.realm(), &after);
+    if after == before {
+        return Ok(Vec::new());
+    }
+    store.write(|tx| store::users::save_own_settings(tx, &after))?;
+    state.put_user(after.clone());
+    tracing::info!(realm.id = %state.realm().id, user.id = %user_id, "changed own settings");
+
+    let mut events = Vec::new();
+    if new_email.is_some() {
+        events.extend(email_events(state, &before, &after));
+    }
+    if let Some(name) = &new_name {
+        let person = json!({"user_id": user_id, "full_name": name});
+        events.push(Outgoing::to(
+            state.active_user_ids(),
+            Event::new("realm_user", json!({"op": "update", "person": person})),
+        ));
+    }
+    for (setting, value) in &settings {
+        events.extend(setting_events(state, &after, setting, value));
+        if setting.name == "email_address_visibility" {
+            events.extend(email_events(state, &before, &after));
+        }
+    }
+    Ok(events)
+}
+
+/// The events of one changed personal setting: `user_settings` and the legacy event to the
+/// user (the queue layer keeps each for the clients that want it), and for `timezone` the
+/// `realm_user` update everyone sees.
+fn setting_events(state: &RealmState, user: &User, setting: &Setting, value: &Value) -> Vec<Outgoing> {
+    let language_name =
+        (setting.name == "default_language").then(|| value.as_str().and_then(catalog::language_name)).flatten();
+    let mut modern = json!({"op": "update", "property": setting.name, "value": value});
+    let mut legacy = match setting.legacy {
+        Legacy::Display => Some(Event::new(
+            "update_display_settings",
+            json!({"user": user.email, "setting_name": setting.name, "setting": value}),
+        )),
+        Legacy::Notification => Some(Event::new(
+            "update_global_notifications",
+            json!({"user": user.email, "notification_name": setting.name, "setting": value}),
+        )),
+        Legacy::None => None,
+    };
+    if let Some(name) = language_name {
+        modern["language_name"] = Value::from(name);
+        if let Some(event) = legacy.as_mut() {
+            event.body_mut().insert("language_name".into(), Value::from(name));
+        }
+    }
+    let mut events = vec![Outgoing::to(vec![user.id], Event::new("user_settings", modern))];
+    events.extend(legacy.map(|event| Outgoing::to(vec![user.id], event)));
+    if setting.name == "timezone" {
+        let person = json!({"email": user.email, "user_id": user.id, "timezone": user.timezone});
+        events.push(Outgoing::to(
+            state.active_user_ids(),
+            Event::new("realm_user", json!({"op": "update", "person": person})),
+        ));
+    }
+    events
+}
+
+/// The `realm_user` updates of a change of a user's addresses or of who may see the real
+/// one: the new API email to everyone, the real address to each user who may now see it
+/// (or `null` to those who no longer may), and the new gravatar when the real address
+/// changed.
+fn email_events(state: &RealmState, before: &User, after: &User) -> Vec<Outgoing> {
+    let update = |person: Value| Event::new("realm_user", json!({"op": "update", "person": person}));
+    let mut events = Vec::new();
+    if before.email != after.email {
+        events.push(Outgoing::to(
+            state.active_user_ids(),
+            update(json!({"user_id": after.id, "new_email": after.email})),
+        ));
+    }
+    let delivery_changed = before.delivery_email != after.delivery_email;
+    let (mut gaining, mut losing) = (Vec::new(), Vec::new());
+    for viewer in state.users().filter(|u| u.is_active) {
+        let (had, has) = (can_access_delivery_email(viewer, before), can_access_delivery_email(viewer, after));
+        if has && (!had || delivery_changed) {
+            gaining.push(viewer.id);
+        } else if had && !has {
+            losing.push(viewer.id);
+        }
+    }
+    if !gaining.is_empty() {
+        events
+            .push(Outgoing::to(gaining, update(json!({"user_id": after.id, "delivery_email": after.delivery_email}))));
+    }
+    if !losing.is_empty() {
+        events.push(Outgoing::to(losing, update(json!({"user_id": after.id, "delivery_email": null}))));
+    }
+    if delivery_changed && after.avatar_source == "G" {
+        let person = json!({
+            "avatar_source": after.avatar_source,
+            "avatar_url": avatar_url(after),
+            "avatar_url_medium": avatar_url_medium(after),
+            "avatar_version": after.avatar_version,
+            "email": after.email,
+            "user_id": after.id,
+        });
+        events.push(Outgoing::to(state.active_user_ids(), update(person)));
+    }
+    events
+}
+
+// --- Organization defaults. ---
+
+/// `PATCH /realm/user_settings_defaults`: administrators change the personal settings new
+/// users start with; existing users keep theirs. One event per changed setting, to every
+/// active user.
+pub fn update_user_defaults(
+    state: &mut RealmState,
+    store: &Store,
+    user_id: UserId,
+    settings: Vec<SettingValue>,
+) -> ApiResult<Vec<Outgoing>> {
+    authorize_defaults_change(state.user_or_err(user_id)?.role)?;
+    check_values(&settings)?;
+    let realm = state.realm();
+    let settings = changed(settings, |s| s.value(&realm.user_defaults, None));
+    if settings.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut defaults: Map<String, Value> = realm.user_defaults.clone();
+    for (setting, value) in &settings {
+        defaults.insert(setting.name.to_owned(), value.clone());
+    }
+    let realm_id = realm.id;
+    store.write(|tx| store::realms::set_user_defaults(tx, realm_id, &defaults))?;
+    state.set_user_defaults(defaults);
+    tracing::info!(realm.id = %realm_id, user.id = %user_id, "changed defaults for new users");
+    let users = state.active_user_ids();
+    Ok(settings
+        .into_iter()
+        .map(|(setting, value)| {
+            let body = json!({"op": "update", "property": setting.name, "value": value});
+            Outgoing::to(users.clone(), Event::new("realm_user_settings_defaults", body))
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setting(name: &str) -> &'static Setting {
+        catalog::user_setting(name).unwrap()
+    }
+
+    fn error(settings: &[(&str, Value)]) -> String {
+        let values: Vec<SettingValue> = settings.iter().map(|(n, v)| (setting(n), v.clone())).collect();
+        check_values(&values).unwrap_err().msg
+    }
+
+    #[test]
+    fn values_are_checked_with_zulips_messages() {
+        assert_eq!(
+            error(&[("emojiset", json!("apple"))]),
+            "Invalid emojiset: Value error, Not in the list of possible values"
+        );
+        assert_eq!(
+            error(&[("color_scheme", json!(7))]),
+            "Invalid color_scheme: Value error, Not in the list of possible values"
+        );
+        assert_eq!(error(&[("default_language", json!("xx"))]), "Invalid default_language");
+        assert_eq!(error(&[("notification_sound", json!("boing"))]), "Invalid notification sound 'boing'");
+        assert_eq!(
+            error(&[("email_notifications_batching_period_seconds", json!(604_810))]),
+            "Invalid email batching period: 604810 seconds"
+        );
+        assert_eq!(error(&[("timezone", json!("Mars/Olympus"))]), "timezone is not a recognized time zone");
+        let fine: Vec<SettingValue> = vec![
+            (setting("timezone"), json!("Europe/Paris")),
+            (setting("timezone"), json!("")),
+            (setting("default_language"), json!("de")),
+            (setting("notification_sound"), json!("none")),
+            (setting("email_notifications_batching_period_seconds"), json!(1)),
+        ];
+        assert!(check_values(&fine).is_ok());
+    }
+
+    #[test]
+    fn parse_time_checks_come_before_check_settings_values() {
+        let msg = error(&[("default_language", json!("xx")), ("web_home_view", json!("nowhere"))]);
+        assert_eq!(msg, "Invalid web_home_view: Value error, Not in the list of possible values");
+    }
+
+    #[test]
+    fn password_strength() {
+        assert!(!is_strong_password("abc"));
+        assert!(!is_strong_password("aaaaaaaaaaaa"));
+        assert!(!is_strong_password(&"xY7!".repeat(30)));
+        assert!(is_strong_password("correct horse battery"));
+        assert!(is_strong_password("Tr0ub4dor&3"));
+    }
+
+    #[test]
+    fn language_names() {
+        assert_eq!(catalog::language_name("de"), Some("Deutsch"));
+        assert_eq!(catalog::language_name("en"), Some("English"));
+        assert_eq!(catalog::language_name("klingon"), None);
+    }
+}

@@ -80,3 +80,12 @@ pub fn insert(conn: &Connection, realm: &Realm) -> StoreResult<RealmId> {
     )?;
     Ok(RealmId(conn.last_insert_rowid()))
 }
+
+/// Replaces a realm's defaults of personal settings for new users.
+pub fn set_user_defaults(conn: &Connection, id: RealmId, defaults: &Map<String, Value>) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE realms SET user_defaults = ?2 WHERE id = ?1",
+        params![id, Value::Object(defaults.clone()).to_string()],
+    )?;
+    Ok(())
+}

@@ -115,3 +115,24 @@ pub fn set_active(conn: &Connection, id: UserId, active: bool) -> StoreResult<()
     conn.execute("UPDATE users SET is_active = ?2 WHERE id = ?1", params![id, active])?;
     Ok(())
 }
+
+/// Saves the columns a user changes about themselves (`PATCH /settings`): name, emails,
+/// time zone, email visibility, personal settings and password hash.
+pub fn save_own_settings(conn: &Connection, user: &User) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE users SET full_name = ?2, delivery_email = ?3, email = ?4, timezone = ?5,
+            email_address_visibility = ?6, settings = ?7, password_hash = ?8
+         WHERE id = ?1",
+        params![
+            user.id,
+            user.full_name,
+            user.delivery_email,
+            user.email,
+            user.timezone,
+            user.email_address_visibility as i64,
+            Value::Object(user.settings.clone()).to_string(),
+            user.password_hash,
+        ],
+    )?;
+    Ok(())
+}

@@ -20,6 +20,7 @@ use crate::config::ServerConfig;
 use crate::ids::GroupId;
 use crate::{json_object, server_info};
 
+mod locale;
 mod realm;
 #[cfg(test)]
 mod tests;

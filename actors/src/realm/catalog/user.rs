@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::locale::{LANGUAGES, TIMEZONES};
 use super::*;
 use crate::realm::model::{Realm, User};
 
@@ -120,7 +121,7 @@ pub fn available_notification_sounds() -> Value {
 
 /// A user's value of a personal setting. `email_address_visibility` and `timezone` live in
 /// their own columns.
-fn user_value(user: &User, setting: &Setting) -> Value {
+pub fn user_value(user: &User, setting: &Setting) -> Value {
     match setting.name {
         "email_address_visibility" => Value::from(user.email_address_visibility as i64),
         "timezone" => Value::from(user.timezone.as_str()),
@@ -166,4 +167,30 @@ pub fn realm_user_settings_defaults(realm: &Realm) -> Map<String, Value> {
     map.insert("emojiset_choices".to_owned(), emojiset_choices());
     map.insert("available_notification_sounds".to_owned(), available_notification_sounds());
     map
+}
+
+/// Personal settings an organization may not set defaults for through `PATCH
+/// /realm/user_settings_defaults` (Zulip's endpoint has no parameter for them), although
+/// `realm_user_settings_defaults` shows them.
+const NOT_DEFAULTABLE: &[&str] =
+    &["allow_private_data_export", "default_language", "enable_login_emails", "enable_marketing_emails"];
+
+/// Whether `PATCH /realm/user_settings_defaults` accepts this setting.
+pub fn is_defaultable(setting: &Setting) -> bool {
+    !NOT_DEFAULTABLE.contains(&setting.name)
+}
+
+/// The name `language_name` shows for an interface language, if Zulip offers it.
+pub fn language_name(code: &str) -> Option<&'static str> {
+    LANGUAGES.binary_search_by(|(c, _)| (*c).cmp(code)).ok().map(|i| LANGUAGES[i].1)
+}
+
+/// Whether `name` is an IANA time zone name, or `""` (no time zone).
+pub fn is_valid_timezone(name: &str) -> bool {
+    name.is_empty() || TIMEZONES.binary_search(&name).is_ok()
+}
+
+/// Whether a personal setting's value lives in its own column rather than in `settings`.
+pub fn has_own_column(setting: &Setting) -> bool {
+    matches!(setting.name, "email_address_visibility" | "timezone")
 }
