@@ -118,7 +118,8 @@ async fn invalid_values_get_zulips_messages() {
         ("notification_sound", "boing", "Invalid notification sound 'boing'"),
         ("email_notifications_batching_period_seconds", "0", "Invalid email batching period: 0 seconds"),
         ("email_notifications_batching_period_seconds", "604810", "Invalid email batching period: 604810 seconds"),
-        ("timezone", "Mars/Olympus_Mons", "timezone is not a recognized time zone"),
+        ("timezone", "Mars/Olympus_Mons", "Invalid timezone: Value error, Not a recognized time zone"),
+        ("timezone", "", "Invalid timezone: Value error, Not a recognized time zone"),
         ("enter_sends", "1", "enter_sends is not a boolean"),
         ("color_scheme", "dark", "color_scheme is not valid JSON"),
     ];
@@ -174,18 +175,20 @@ async fn email_visibility_changes_the_api_email_and_who_sees_the_real_one() {
     let mut carol_watch = Watch::new(&app, &carol, r#"["realm_user"]"#).await;
     let mut bob_watch = Watch::new(&app, &bob, r#"["realm_user","user_settings"]"#).await;
 
-    // Administrators only: the API email becomes a fake one; members lose the real one.
+    // Administrators only: members lose the real address, then everyone gets the fake API
+    // email and the avatar (which clients can no longer compute from the email).
     expect(patch(&app, &bob, "/settings", &[("email_address_visibility", "3")]).await, 200, success()).await;
     let fake = format!("user{}@agora.test", bob.user_id);
     let update = |person: Value| json!({"type": "realm_user", "op": "update", "person": person});
     let new_email = update(json!({"user_id": bob.user_id, "new_email": fake}));
-    assert_eq!(owner_watch.events(&app).await, vec![new_email.clone()]);
+    let avatar = avatar_update(&app, &carol, bob.user_id).await;
+    assert_eq!(owner_watch.events(&app).await, vec![new_email.clone(), avatar.clone()]);
     assert_eq!(
         carol_watch.events(&app).await,
-        vec![new_email.clone(), update(json!({"user_id": bob.user_id, "delivery_email": null}))]
+        vec![update(json!({"user_id": bob.user_id, "delivery_email": null})), new_email.clone(), avatar.clone()]
     );
     let setting = json!({"type": "user_settings", "op": "update", "property": "email_address_visibility", "value": 3});
-    assert_eq!(bob_watch.events(&app).await, vec![setting, new_email]);
+    assert_eq!(bob_watch.events(&app).await, vec![setting, new_email, avatar.clone()]);
     let (_, seen) =
         json(app.as_user(&carol, Method::GET, &format!("/users/{}", bob.user_id)).send().await.unwrap()).await;
     assert_eq!(
@@ -196,12 +199,34 @@ async fn email_visibility_changes_the_api_email_and_who_sees_the_real_one() {
     // Back to everyone: the real address is the API email again, and members see it.
     expect(patch(&app, &bob, "/settings", &[("email_address_visibility", "1")]).await, 200, success()).await;
     let real = update(json!({"user_id": bob.user_id, "new_email": "bob@agora.test"}));
-    assert_eq!(owner_watch.events(&app).await, vec![real.clone()]);
+    assert_eq!(owner_watch.events(&app).await, vec![real.clone(), avatar.clone()]);
     assert_eq!(
         carol_watch.events(&app).await,
-        vec![real, update(json!({"user_id": bob.user_id, "delivery_email": "bob@agora.test"}))]
+        vec![update(json!({"user_id": bob.user_id, "delivery_email": "bob@agora.test"})), real, avatar]
+    );
+
+    // Between two restricted values the API email stays fake: only the real address moves.
+    expect(patch(&app, &bob, "/settings", &[("email_address_visibility", "5")]).await, 200, success()).await;
+    expect(patch(&app, &bob, "/settings", &[("email_address_visibility", "4")]).await, 200, success()).await;
+    owner_watch.events(&app).await;
+    expect(patch(&app, &bob, "/settings", &[("email_address_visibility", "3")]).await, 200, success()).await;
+    assert_eq!(
+        owner_watch.events(&app).await,
+        vec![update(json!({"user_id": bob.user_id, "delivery_email": "bob@agora.test"}))]
     );
     app.stop().await;
+}
+
+/// The `realm_user` avatar update Zulip sends about `user_id`, as `viewer` would see the
+/// avatar fields.
+async fn avatar_update(app: &TestApp, viewer: &Creds, user_id: i64) -> Value {
+    let path = format!("/users/{user_id}?client_gravatar=false");
+    let (_, body) = json(app.as_user(viewer, Method::GET, &path).send().await.unwrap()).await;
+    let url = body["user"]["avatar_url"].as_str().unwrap().to_owned();
+    let medium = url.replace("&version=", "&s=500&version=");
+    json!({"type": "realm_user", "op": "update", "person": {
+        "avatar_source": "G", "avatar_url": url, "avatar_url_medium": medium, "avatar_version": 1, "user_id": user_id,
+    }})
 }
 
 #[actix_web::test]
@@ -214,15 +239,15 @@ async fn email_changes_apply_at_once_with_their_events() {
         expect(patch(&app, &bob, "/settings", &[("email", email)]).await, 400, bad_request(msg)).await;
     }
     expect(patch(&app, &bob, "/settings", &[("email", " bobby@agora.test ")]).await, 200, success()).await;
-    let events = carol_watch.events(&app).await;
-    let people: Vec<Value> = events.iter().map(|e| e["person"].clone()).collect();
-    assert_eq!(people[0], json!({"user_id": bob.user_id, "new_email": "bobby@agora.test"}));
-    assert_eq!(people[1], json!({"user_id": bob.user_id, "delivery_email": "bobby@agora.test"}));
+    let update = |person: Value| json!({"type": "realm_user", "op": "update", "person": person});
     assert_eq!(
-        (people[2]["avatar_source"].as_str(), people[2]["email"].as_str()),
-        (Some("G"), Some("bobby@agora.test"))
+        carol_watch.events(&app).await,
+        vec![
+            update(json!({"user_id": bob.user_id, "delivery_email": "bobby@agora.test"})),
+            avatar_update(&app, &carol, bob.user_id).await,
+            update(json!({"user_id": bob.user_id, "new_email": "bobby@agora.test"})),
+        ]
     );
-    assert_eq!(events.len(), 3);
     // The new address authenticates; the old one no longer does.
     let moved = Creds { email: "bobby@agora.test".into(), ..bob.clone() };
     assert_eq!(app.as_user(&moved, Method::GET, "/users/me").send().await.unwrap().status(), 200);

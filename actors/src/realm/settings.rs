@@ -88,7 +88,7 @@ pub struct OwnSettingsChange {
     /// set `email_changes_disabled`.
     pub email: Option<String>,
     pub password: Option<PasswordChange>,
-    /// Preferences from `catalog::USER_SETTINGS`, in catalog order.
+    /// Preferences, in the order of [`own_settings`].
     pub settings: Vec<SettingValue>,
 }
 
@@ -105,7 +105,7 @@ pub struct UpdateOwnSettings {
 #[rtype(result = "ApiResult<()>")]
 pub struct UpdateUserDefaults {
     pub user_id: UserId,
-    /// Settings from `catalog::REALM_USER_DEFAULT_SETTINGS`, in catalog order.
+    /// Settings, in the order of [`default_settings`].
     pub settings: Vec<SettingValue>,
 }
 
@@ -128,6 +128,75 @@ impl Handler<UpdateUserDefaults> for RealmActor {
         self.committed(events);
         Ok(())
     }
+}
+
+// --- Parameter order. ---
+
+/// `json_change_settings`' parameters in Zulip 10.2's order, which is both the order its
+/// parameter checks run in and the order of the events (`locals()`); `timezone` is checked
+/// here but changed last.
+#[rustfmt::skip]
+const OWN_SETTINGS_ORDER: &[&str] = &[
+    "twenty_four_hour_time", "web_mark_read_on_scroll_policy", "web_channel_default_view", "starred_message_counts",
+    "receives_typing_notifications", "fluid_layout_width", "high_contrast_mode", "color_scheme", "web_font_size_px",
+    "web_line_height_percent", "translate_emoticons", "display_emoji_reaction_users", "default_language",
+    "web_home_view", "web_escape_navigates_to_home_view", "left_side_userlist", "emojiset", "demote_inactive_streams",
+    "web_stream_unreads_count_display_policy", "timezone", "email_notifications_batching_period_seconds",
+    "enable_drafts_synchronization", "enable_stream_desktop_notifications", "enable_stream_email_notifications",
+    "enable_stream_push_notifications", "enable_stream_audible_notifications", "wildcard_mentions_notify",
+    "enable_followed_topic_desktop_notifications", "enable_followed_topic_email_notifications",
+    "enable_followed_topic_push_notifications", "enable_followed_topic_audible_notifications",
+    "enable_followed_topic_wildcard_mentions_notify", "notification_sound", "enable_desktop_notifications",
+    "enable_sounds", "enable_offline_email_notifications", "enable_offline_push_notifications",
+    "enable_online_push_notifications", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
+    "message_content_in_email_notifications", "pm_content_in_desktop_notifications", "desktop_icon_count_display",
+    "realm_name_in_email_notifications_policy", "automatically_follow_topics_policy",
+    "automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned",
+    "presence_enabled", "enter_sends", "send_private_typing_notifications", "send_stream_typing_notifications",
+    "send_read_receipts", "allow_private_data_export", "user_list_style", "web_animate_image_previews",
+    "email_address_visibility", "web_navigate_to_sent_message", "web_suggest_update_timezone", "hide_ai_features",
+];
+
+/// `update_realm_user_settings_defaults`' parameters in Zulip 10.2's order.
+#[rustfmt::skip]
+const DEFAULTS_ORDER: &[&str] = &[
+    "starred_message_counts", "receives_typing_notifications", "web_suggest_update_timezone", "fluid_layout_width",
+    "high_contrast_mode", "web_mark_read_on_scroll_policy", "web_channel_default_view", "web_font_size_px",
+    "web_line_height_percent", "color_scheme", "enable_drafts_synchronization", "translate_emoticons",
+    "display_emoji_reaction_users", "web_home_view", "web_escape_navigates_to_home_view", "left_side_userlist",
+    "emojiset", "demote_inactive_streams", "user_list_style", "web_animate_image_previews",
+    "web_stream_unreads_count_display_policy", "hide_ai_features", "enable_stream_desktop_notifications",
+    "enable_stream_email_notifications", "enable_stream_push_notifications", "enable_stream_audible_notifications",
+    "notification_sound", "enable_desktop_notifications", "enable_sounds",
+    "enable_followed_topic_desktop_notifications", "enable_followed_topic_email_notifications",
+    "enable_followed_topic_push_notifications", "enable_followed_topic_audible_notifications",
+    "email_notifications_batching_period_seconds", "enable_offline_email_notifications",
+    "enable_offline_push_notifications", "enable_online_push_notifications", "enable_digest_emails",
+    "message_content_in_email_notifications", "pm_content_in_desktop_notifications", "wildcard_mentions_notify",
+    "enable_followed_topic_wildcard_mentions_notify", "desktop_icon_count_display",
+    "realm_name_in_email_notifications_policy", "automatically_follow_topics_policy",
+    "automatically_unmute_topics_in_muted_streams_policy", "automatically_follow_topics_where_mentioned",
+    "presence_enabled", "enter_sends", "twenty_four_hour_time", "send_private_typing_notifications",
+    "send_stream_typing_notifications", "send_read_receipts", "email_address_visibility",
+    "web_navigate_to_sent_message",
+];
+
+/// `settings` sorted by their place in `order`; settings newer than Zulip 10.2 follow, in
+/// catalog order.
+fn in_order(order: &[&str], settings: impl Iterator<Item = &'static Setting>) -> Vec<&'static Setting> {
+    let mut list: Vec<&'static Setting> = settings.collect();
+    list.sort_by_key(|s| order.iter().position(|name| *name == s.name).unwrap_or(order.len()));
+    list
+}
+
+/// The settings `PATCH /settings` takes, in the order Zulip reads and applies them.
+pub fn own_settings() -> Vec<&'static Setting> {
+    in_order(OWN_SETTINGS_ORDER, catalog::USER_SETTINGS.iter())
+}
+
+/// The settings `PATCH /realm/user_settings_defaults` takes, in Zulip's order.
+pub fn default_settings() -> Vec<&'static Setting> {
+    in_order(DEFAULTS_ORDER, catalog::REALM_USER_DEFAULT_SETTINGS.iter().filter(|s| catalog::is_defaultable(s)))
 }
 
 // --- Validation. ---
@@ -162,7 +231,7 @@ pub fn check_values(settings: &[SettingValue]) -> ApiResult<()> {
         match (setting.name, setting.kind) {
             ("notification_sound", _) | (_, Kind::IntRange(..)) => {}
             ("timezone", _) if !value.as_str().is_some_and(catalog::is_valid_timezone) => {
-                return Err(ApiError::bad_request("timezone is not a recognized time zone"));
+                return Err(ApiError::bad_request("Invalid timezone: Value error, Not a recognized time zone"));
             }
             (name, Kind::IntChoice(_) | Kind::StrChoice(_)) if !setting.accepts(value) => {
                 return Err(not_in_list(name))
@@ -309,19 +378,18 @@ pub fn update_own_settings(
 
     let mut events = Vec::new();
     if new_email.is_some() {
-        events.extend(email_events(state, &before, &after));
+        events.extend(delivery_email_events(state, &after));
     }
     if let Some(name) = &new_name {
         let person = json!({"user_id": user_id, "full_name": name});
-        events.push(Outgoing::to(
-            state.active_user_ids(),
-            Event::new("realm_user", json!({"op": "update", "person": person})),
-        ));
+        events.push(Outgoing::to(state.active_user_ids(), realm_user_update(person)));
     }
-    for (setting, value) in &settings {
+    // `timezone` is changed after every other preference.
+    let (timezone, others): (Vec<_>, Vec<_>) = settings.iter().partition(|(s, _)| s.name == "timezone");
+    for (setting, value) in others.into_iter().chain(timezone) {
         events.extend(setting_events(state, &after, setting, value));
         if setting.name == "email_address_visibility" {
-            events.extend(email_events(state, &before, &after));
+            events.extend(visibility_events(state, &before, &after));
         }
     }
     Ok(events)
@@ -363,46 +431,68 @@ fn setting_events(state: &RealmState, user: &User, setting: &Setting, value: &Va
     events
 }
 
-/// The `realm_user` updates of a change of a user's addresses or of who may see the real
-/// one: the new API email to everyone, the real address to each user who may now see it
-/// (or `null` to those who no longer may), and the new gravatar when the real address
-/// changed.
-fn email_events(state: &RealmState, before: &User, after: &User) -> Vec<Outgoing> {
-    let update = |person: Value| Event::new("realm_user", json!({"op": "update", "person": person}));
-    let mut events = Vec::new();
-    if before.email != after.email {
-        events.push(Outgoing::to(
-            state.active_user_ids(),
-            update(json!({"user_id": after.id, "new_email": after.email})),
-        ));
+/// A `realm_user` `update` event about `person`.
+fn realm_user_update(person: Value) -> Event {
+    Event::new("realm_user", json!({"op": "update", "person": person}))
+}
+
+/// Zulip's `notify_avatar_url_change`: the avatar fields, to everyone.
+fn avatar_event(state: &RealmState, user: &User) -> Outgoing {
+    let person = json!({
+        "avatar_source": user.avatar_source,
+        "avatar_url": avatar_url(user),
+        "avatar_url_medium": avatar_url_medium(user),
+        "avatar_version": user.avatar_version,
+        "user_id": user.id,
+    });
+    Outgoing::to(state.active_user_ids(), realm_user_update(person))
+}
+
+/// Zulip's `send_user_email_update_event`: the new API email, to everyone.
+fn api_email_event(state: &RealmState, user: &User) -> Outgoing {
+    Outgoing::to(state.active_user_ids(), realm_user_update(json!({"user_id": user.id, "new_email": user.email})))
+}
+
+/// The events of a new delivery email (Zulip's `do_change_user_delivery_email`): the address
+/// to everyone allowed to see it, the new gravatar, and the new API email when it is the
+/// real one.
+fn delivery_email_events(state: &RealmState, user: &User) -> Vec<Outgoing> {
+    let viewers = state.users().filter(|v| v.is_active && can_access_delivery_email(v, user)).map(|v| v.id).collect();
+    let person = json!({"user_id": user.id, "delivery_email": user.delivery_email});
+    let mut events = vec![Outgoing::to(viewers, realm_user_update(person))];
+    if user.avatar_source == "G" {
+        events.push(avatar_event(state, user));
     }
-    let delivery_changed = before.delivery_email != after.delivery_email;
+    if user.email_address_visibility == EmailVisibility::Everyone {
+        events.push(api_email_event(state, user));
+    }
+    events
+}
+
+/// The events of a new `email_address_visibility` (Zulip's
+/// `send_delivery_email_update_events` and what follows it): the real address to each user
+/// who may now see it, `null` to those who no longer may, then, when the API email changed
+/// (to or from "everyone"), the new API email and the avatar.
+fn visibility_events(state: &RealmState, before: &User, after: &User) -> Vec<Outgoing> {
     let (mut gaining, mut losing) = (Vec::new(), Vec::new());
     for viewer in state.users().filter(|u| u.is_active) {
-        let (had, has) = (can_access_delivery_email(viewer, before), can_access_delivery_email(viewer, after));
-        if has && (!had || delivery_changed) {
-            gaining.push(viewer.id);
-        } else if had && !has {
-            losing.push(viewer.id);
+        match (can_access_delivery_email(viewer, before), can_access_delivery_email(viewer, after)) {
+            (false, true) => gaining.push(viewer.id),
+            (true, false) => losing.push(viewer.id),
+            _ => {}
         }
     }
+    let mut events = Vec::new();
     if !gaining.is_empty() {
-        events
-            .push(Outgoing::to(gaining, update(json!({"user_id": after.id, "delivery_email": after.delivery_email}))));
+        let person = json!({"user_id": after.id, "delivery_email": after.delivery_email});
+        events.push(Outgoing::to(gaining, realm_user_update(person)));
     }
     if !losing.is_empty() {
-        events.push(Outgoing::to(losing, update(json!({"user_id": after.id, "delivery_email": null}))));
+        events.push(Outgoing::to(losing, realm_user_update(json!({"user_id": after.id, "delivery_email": null}))));
     }
-    if delivery_changed && after.avatar_source == "G" {
-        let person = json!({
-            "avatar_source": after.avatar_source,
-            "avatar_url": avatar_url(after),
-            "avatar_url_medium": avatar_url_medium(after),
-            "avatar_version": after.avatar_version,
-            "email": after.email,
-            "user_id": after.id,
-        });
-        events.push(Outgoing::to(state.active_user_ids(), update(person)));
+    if before.email != after.email {
+        events.push(api_email_event(state, after));
+        events.push(avatar_event(state, after));
     }
     events
 }
@@ -472,10 +562,13 @@ mod tests {
             error(&[("email_notifications_batching_period_seconds", json!(604_810))]),
             "Invalid email batching period: 604810 seconds"
         );
-        assert_eq!(error(&[("timezone", json!("Mars/Olympus"))]), "timezone is not a recognized time zone");
+        assert_eq!(
+            error(&[("timezone", json!("Mars/Olympus"))]),
+            "Invalid timezone: Value error, Not a recognized time zone"
+        );
+        assert_eq!(error(&[("timezone", json!(""))]), "Invalid timezone: Value error, Not a recognized time zone");
         let fine: Vec<SettingValue> = vec![
             (setting("timezone"), json!("Europe/Paris")),
-            (setting("timezone"), json!("")),
             (setting("default_language"), json!("de")),
             (setting("notification_sound"), json!("none")),
             (setting("email_notifications_batching_period_seconds"), json!(1)),

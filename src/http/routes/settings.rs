@@ -2,10 +2,10 @@
 
 use actix_web::http::Method;
 use actix_web::{web, Scope};
-use agora_actors::realm::catalog::{self, Kind, Setting};
+use agora_actors::realm::catalog::{Kind, Setting};
 use agora_actors::realm::settings::{
-    authorize_defaults_change, authorize_own_settings, OwnSettingsChange, PasswordChange, SettingValue,
-    UpdateOwnSettings, UpdateUserDefaults,
+    authorize_defaults_change, authorize_own_settings, default_settings, own_settings, OwnSettingsChange,
+    PasswordChange, SettingValue, UpdateOwnSettings, UpdateUserDefaults,
 };
 use agora_actors::ApiError;
 use serde_json::Value;
@@ -27,11 +27,8 @@ pub(super) fn routes(scope: Scope) -> Scope {
 }
 
 /// The given settings among `settings`, each decoded by its wire type (booleans and
-/// integers are JSON, strings raw), in catalog order.
-fn setting_values(
-    params: &Params,
-    settings: impl Iterator<Item = &'static Setting>,
-) -> Result<Vec<SettingValue>, ApiError> {
+/// integers are JSON, strings raw), in the given order.
+fn setting_values(params: &Params, settings: Vec<&'static Setting>) -> Result<Vec<SettingValue>, ApiError> {
     let mut values = Vec::new();
     for setting in settings {
         let name = setting.name;
@@ -58,7 +55,7 @@ pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppS
     let email = params.str("email");
     let old_password = params.str("old_password");
     let new_password = params.str("new_password");
-    let settings = setting_values(&params, catalog::USER_SETTINGS.iter())?;
+    let settings = setting_values(&params, own_settings())?;
     let password = match new_password {
         None => None,
         Some(new) => {
@@ -81,8 +78,7 @@ pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppS
 pub async fn update_user_defaults(auth: Authed, params: Params) -> Result<Success, HttpError> {
     // Refused before any parameter is read, as Zulip's `require_realm_admin`.
     authorize_defaults_change(auth.user.role)?;
-    let defaultable = catalog::REALM_USER_DEFAULT_SETTINGS.iter().filter(|s| catalog::is_defaultable(s));
-    let settings = setting_values(&params, defaultable)?;
+    let settings = setting_values(&params, default_settings())?;
     auth.realm.addr.send(UpdateUserDefaults { user_id: auth.user.user_id, settings }).await??;
     Ok(params.ok())
 }

@@ -185,9 +185,9 @@ pub fn language_name(code: &str) -> Option<&'static str> {
     LANGUAGES.binary_search_by(|(c, _)| (*c).cmp(code)).ok().map(|i| LANGUAGES[i].1)
 }
 
-/// Whether `name` is an IANA time zone name, or `""` (no time zone).
+/// Whether `name` is an IANA time zone name.
 pub fn is_valid_timezone(name: &str) -> bool {
-    name.is_empty() || TIMEZONES.binary_search(&name).is_ok()
+    TIMEZONES.binary_search(&name).is_ok()
 }
 
 /// Whether a personal setting's value lives in its own column rather than in `settings`.
