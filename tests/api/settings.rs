@@ -379,3 +379,112 @@ async fn settings_and_defaults_survive_a_restart() {
     app.stop().await;
     drop(tmp);
 }
+
+#[actix_web::test]
+async fn organization_settings_are_for_administrators_and_some_for_owners() {
+    let app = spawn_app().await;
+    let admin = app.create_user("", "admin@agora.test", "Admin", 200).await;
+    let moderator = app.create_user("", "mod@agora.test", "Mod", 300).await;
+    let member = app.create_user("", "member@agora.test", "Member", 400).await;
+    let denied =
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
+    for who in [&moderator, &member] {
+        expect(patch(&app, who, "/realm", &[("name_changes_disabled", "true")]).await, 400, denied.clone()).await;
+    }
+    let owners_only =
+        json!({"result": "error", "msg": "Must be an organization owner", "code": "UNAUTHORIZED_PRINCIPAL"});
+    for (name, value) in
+        [("invite_required", "false"), ("waiting_period_threshold", "3"), ("message_retention_days", "30")]
+    {
+        expect(patch(&app, &admin, "/realm", &[(name, value)]).await, 400, owners_only.clone()).await;
+    }
+
+    let mut member_watch = Watch::new(&app, &member, r#"["realm"]"#).await;
+    let form = [
+        ("name_changes_disabled", "true"),
+        ("name", "Agora HQ"),
+        ("message_content_edit_limit_seconds", "\"unlimited\""),
+    ];
+    expect(
+        patch(&app, &admin, "/realm", &form).await,
+        200,
+        json!({"result": "success", "msg": "", "message_content_edit_limit_seconds": null, "name": "updated", "name_changes_disabled": true}),
+    )
+    .await;
+    assert_eq!(
+        member_watch.events(&app).await,
+        vec![
+            json!({"type": "realm", "op": "update_dict", "property": "default", "data": {"message_content_edit_limit_seconds": null}}),
+            json!({"type": "realm", "op": "update", "property": "name", "value": "Agora HQ"}),
+            json!({"type": "realm", "op": "update", "property": "name_changes_disabled", "value": true}),
+        ]
+    );
+    expect(patch(&app, &admin, "/realm", &form).await, 200, success()).await;
+    let owner = [("waiting_period_threshold", "3"), ("message_retention_days", "\"unlimited\"")];
+    expect(
+        patch(&app, &app.owner, "/realm", &owner).await,
+        200,
+        json!({"result": "success", "msg": "", "waiting_period_threshold": 3}),
+    )
+    .await;
+    let body = register(&app, &member, &[("fetch_event_types", r#"["realm"]"#)]).await;
+    assert_eq!(
+        (
+            body["realm_name"].clone(),
+            body["realm_name_changes_disabled"].clone(),
+            body["realm_waiting_period_threshold"].clone()
+        ),
+        (json!("Agora HQ"), json!(true), json!(3))
+    );
+
+    let cases = [
+        ("default_language", "xx", "Invalid language 'xx'"),
+        ("giphy_rating", "9", "Invalid giphy_rating 9"),
+        ("video_chat_provider", "7", "Invalid video_chat_provider 7"),
+        ("org_type", "7", "Invalid org_type"),
+        ("message_edit_history_visibility_policy", "some", "Invalid message_edit_history_visibility_policy"),
+        ("name", "This name is far too long for any organization", "name is too long (limit: 40 characters)"),
+        ("jitsi_server_url", "\"ftp://meet\"", "jitsi_server_url is not an allowed_type"),
+        ("inline_image_preview", "yes", "inline_image_preview is not valid JSON"),
+    ];
+    for (name, value, msg) in cases {
+        expect(patch(&app, &admin, "/realm", &[(name, value)]).await, 400, bad_request(msg)).await;
+    }
+    let zero = [("move_messages_within_stream_limit_seconds", "0")];
+    expect(
+        patch(&app, &admin, "/realm", &zero).await,
+        400,
+        json!({"result": "error", "msg": "Bad value for 'move_messages_within_stream_limit_seconds': 0", "var_name": "move_messages_within_stream_limit_seconds", "bad_value": 0, "code": "BAD_REQUEST"}),
+    )
+    .await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn organization_rules_on_names_and_emails() {
+    let app = spawn_app().await;
+    let admin = app.create_user("", "admin@agora.test", "Admin", 200).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let rules =
+        [("name_changes_disabled", "true"), ("email_changes_disabled", "true"), ("require_unique_names", "true")];
+    expect(patch(&app, &app.owner, "/realm", &rules).await, 200, json!({"result": "success", "msg": "", "email_changes_disabled": true, "name_changes_disabled": true, "require_unique_names": true}))
+        .await;
+
+    // A member's name change is silently ignored, as in Zulip; an administrator's goes through.
+    let mut watch = Watch::new(&app, &bob, r#"["realm_user"]"#).await;
+    expect(patch(&app, &bob, "/settings", &[("full_name", "Robert")]).await, 200, success()).await;
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+    expect(patch(&app, &admin, "/settings", &[("full_name", "Boss")]).await, 200, success()).await;
+    assert_eq!(watch.events(&app).await.len(), 1);
+    expect(
+        patch(&app, &admin, "/settings", &[("full_name", "bob")]).await,
+        400,
+        bad_request("Unique names required in this organization."),
+    )
+    .await;
+
+    let disabled = bad_request("Email address changes are disabled in this organization.");
+    expect(patch(&app, &bob, "/settings", &[("email", "robert@agora.test")]).await, 400, disabled).await;
+    expect(patch(&app, &admin, "/settings", &[("email", "boss@agora.test")]).await, 200, success()).await;
+    app.stop().await;
+}

@@ -7,6 +7,8 @@
 //! `check_settings_values`, then the password, the email address, the name and the
 //! preferences (`json_change_settings`).
 
+pub mod organization;
+
 use std::sync::Arc;
 
 use actix::prelude::*;

@@ -183,6 +183,11 @@ impl RealmState {
         self.realm.deactivated = deactivated;
     }
 
+    /// Replaces the organization's row (name, description, settings...).
+    pub(crate) fn set_realm(&mut self, realm: Realm) {
+        self.realm = realm;
+    }
+
     /// Replaces the organization's defaults of personal settings for new users.
     pub(crate) fn set_user_defaults(&mut self, defaults: serde_json::Map<String, serde_json::Value>) {
         self.realm.user_defaults = defaults;

@@ -89,3 +89,12 @@ pub fn set_user_defaults(conn: &Connection, id: RealmId, defaults: &Map<String, 
     )?;
     Ok(())
 }
+
+/// Saves a realm's name, description and organization settings.
+pub fn save_settings(conn: &Connection, realm: &Realm) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE realms SET name = ?2, description = ?3, settings = ?4 WHERE id = ?1",
+        params![realm.id, realm.name, realm.description, Value::Object(realm.settings.clone()).to_string()],
+    )?;
+    Ok(())
+}

@@ -3,6 +3,9 @@
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
+use agora_actors::realm::settings::organization::{
+    authorize_realm_change, realm_settings, wire, UpdateRealmSettings, Wire,
+};
 use agora_actors::realm::settings::{
     authorize_defaults_change, authorize_own_settings, default_settings, own_settings, OwnSettingsChange,
     PasswordChange, SettingValue, UpdateOwnSettings, UpdateUserDefaults,
@@ -12,6 +15,7 @@ use serde_json::Value;
 
 use super::Endpoint;
 use crate::http::auth::Authed;
+use crate::http::decode;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
@@ -24,6 +28,7 @@ pub(super) fn routes(scope: Scope) -> Scope {
         .service(Endpoint::new("/settings/display").route(Method::PATCH, update_settings).build())
         .service(Endpoint::new("/settings/notifications").route(Method::PATCH, update_settings).build())
         .service(Endpoint::new("/realm/user_settings_defaults").route(Method::PATCH, update_user_defaults).build())
+        .service(Endpoint::new("/realm").route(Method::PATCH, update_realm).build())
 }
 
 /// The given settings among `settings`, each decoded by its wire type (booleans and
@@ -81,4 +86,26 @@ pub async fn update_user_defaults(auth: Authed, params: Params) -> Result<Succes
     let settings = setting_values(&params, default_settings())?;
     auth.realm.addr.send(UpdateUserDefaults { user_id: auth.user.user_id, settings }).await??;
     Ok(params.ok())
+}
+
+/// `PATCH /realm`: administrators change the organization's plain-valued settings; the reply
+/// lists what changed.
+pub async fn update_realm(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    // Refused before any parameter is read, as Zulip's `require_realm_admin`.
+    authorize_realm_change(auth.user.role)?;
+    let mut settings = Vec::new();
+    for setting in realm_settings() {
+        let name = setting.name;
+        let value = match wire(setting) {
+            Wire::Bool => params.bool(name)?.map(Value::from),
+            Wire::Int => params.int(name)?.map(Value::from),
+            Wire::Str => params.str(name).map(Value::from),
+            Wire::Json => params.decode(name, decode::json)?,
+        };
+        if let Some(value) = value {
+            settings.push((setting, value));
+        }
+    }
+    let data = auth.realm.addr.send(UpdateRealmSettings { user_id: auth.user.user_id, settings }).await??;
+    Ok(params.success(data))
 }
