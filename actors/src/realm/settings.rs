@@ -57,6 +57,17 @@ impl PasswordChange {
     }
 }
 
+/// A character class a password may draw from, with its size.
+type CharClass = (fn(&char) -> bool, f64);
+
+/// The classes of [`is_strong_password`]'s estimate: lower case, upper case, digits, others.
+const CHAR_CLASSES: [CharClass; 4] = [
+    (char::is_ascii_lowercase, 26.0),
+    (char::is_ascii_uppercase, 26.0),
+    (char::is_ascii_digit, 10.0),
+    (|c: &char| !c.is_ascii_alphanumeric(), 33.0),
+];
+
 /// Zulip's `check_password_strength`: a length within the catalog's bounds and enough
 /// estimated guesses. Agora has no zxcvbn; it estimates guesses as the size of the character
 /// classes used raised to the number of distinct characters, which refuses short and
@@ -66,13 +77,7 @@ pub fn is_strong_password(password: &str) -> bool {
     if !(catalog::PASSWORD_MIN_LENGTH..=catalog::PASSWORD_MAX_LENGTH).contains(&len) {
         return false;
     }
-    let classes: [(fn(&char) -> bool, f64); 4] = [
-        (char::is_ascii_lowercase, 26.0),
-        (char::is_ascii_uppercase, 26.0),
-        (char::is_ascii_digit, 10.0),
-        (|c: &char| !c.is_ascii_alphanumeric(), 33.0),
-    ];
-    let pool: f64 = classes.iter().filter(|(test, _)| password.chars().any(|c| test(&c))).map(|(_, n)| n).sum();
+    let pool: f64 = CHAR_CLASSES.iter().filter(|(test, _)| password.chars().any(|c| test(&c))).map(|(_, n)| n).sum();
     let mut distinct: Vec<char> = password.chars().collect();
     distinct.sort_unstable();
     distinct.dedup();
