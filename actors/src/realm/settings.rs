@@ -120,8 +120,7 @@ impl Handler<UpdateOwnSettings> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateOwnSettings, _: &mut Self::Context) -> Self::Result {
-        let events =
-            update_own_settings(&mut self.state, &self.store, &self.config, msg.user_id, msg.change, ops::now())?;
+        let events = update_own_settings(&mut self.state, &self.store, &self.config, msg.user_id, msg.change)?;
         self.committed(events);
         Ok(())
     }
@@ -346,7 +345,6 @@ pub fn update_own_settings(
     config: &ServerConfig,
     user_id: UserId,
     change: OwnSettingsChange,
-    _now: i64,
 ) -> ApiResult<Vec<Outgoing>> {
     let before = state.user_or_err(user_id)?.clone();
     authorize_own_settings(before.is_bot)?;
@@ -596,6 +594,46 @@ mod tests {
         assert!(!is_strong_password(&"xY7!".repeat(30)));
         assert!(is_strong_password("correct horse battery"));
         assert!(is_strong_password("Tr0ub4dor&3"));
+    }
+
+    /// Memory and database agree after every kind of change, and after a refused one.
+    #[test]
+    fn memory_and_database_agree() {
+        use crate::realm::model::Role;
+        use crate::realm::tests::{add, setup};
+
+        let (_dir, store, config, mut state) = setup();
+        let owner = state.users().next().unwrap().id;
+        let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
+        let change = OwnSettingsChange {
+            full_name: Some("Robert".into()),
+            email: Some("robert@acme.test".into()),
+            password: None,
+            settings: vec![
+                (setting("email_address_visibility"), json!(4)),
+                (setting("emojiset"), json!("text")),
+                (setting("timezone"), json!("Europe/Berlin")),
+            ],
+        };
+        let events = update_own_settings(&mut state, &store, &config, bob, change).unwrap();
+        assert!(!events.is_empty());
+        let refused = OwnSettingsChange { settings: vec![(setting("emojiset"), json!("apple"))], ..Default::default() };
+        assert!(update_own_settings(&mut state, &store, &config, bob, refused).is_err());
+        let defaults = vec![(setting("enter_sends"), json!(true))];
+        update_user_defaults(&mut state, &store, owner, defaults).unwrap();
+        let flag = catalog::realm_setting("name_changes_disabled").unwrap();
+        organization::update_realm_settings(&mut state, &store, owner, vec![(flag, json!(true))]).unwrap();
+        let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
+
+        let conn = store.conn().unwrap();
+        let loaded = RealmState::load(&conn, state.realm().id).unwrap().unwrap();
+        assert_eq!(loaded.realm(), state.realm());
+        for id in [owner, bob, carol] {
+            assert_eq!(loaded.user(id), state.user(id));
+        }
+        let bob = loaded.user(bob).unwrap();
+        assert_eq!((bob.email.as_str(), bob.delivery_email.as_str()), ("user2@acme.localhost", "robert@acme.test"));
+        assert_eq!(loaded.user(carol).unwrap().settings.get("enter_sends"), Some(&json!(true)));
     }
 
     #[test]
