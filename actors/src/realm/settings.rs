@@ -637,6 +637,29 @@ mod tests {
     }
 
     #[test]
+    fn settings_follow_zulips_parameter_order() {
+        let names: Vec<&str> = own_settings().iter().map(|s| s.name).collect();
+        assert_eq!(names.len(), catalog::USER_SETTINGS.len());
+        assert_eq!(
+            &names[..3],
+            ["twenty_four_hour_time", "web_mark_read_on_scroll_policy", "web_channel_default_view"]
+        );
+        // Settings newer than Zulip 10.2 come last.
+        assert!(names.ends_with(&["web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders"]));
+        let defaults: Vec<&str> = default_settings().iter().map(|s| s.name).collect();
+        assert_eq!(defaults[0], "starred_message_counts");
+        for absent in [
+            "default_language",
+            "enable_login_emails",
+            "enable_marketing_emails",
+            "allow_private_data_export",
+            "timezone",
+        ] {
+            assert!(!defaults.contains(&absent), "{absent}");
+        }
+    }
+
+    #[test]
     fn language_names() {
         assert_eq!(catalog::language_name("de"), Some("Deutsch"));
         assert_eq!(catalog::language_name("en"), Some("English"));
