@@ -189,8 +189,3 @@ pub fn language_name(code: &str) -> Option<&'static str> {
 pub fn is_valid_timezone(name: &str) -> bool {
     TIMEZONES.binary_search(&name).is_ok()
 }
-
-/// Whether a personal setting's value lives in its own column rather than in `settings`.
-pub fn has_own_column(setting: &Setting) -> bool {
-    matches!(setting.name, "email_address_visibility" | "timezone")
-}
