@@ -141,6 +141,11 @@ impl ApiError {
         Self::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization administrator")
     }
 
+    /// The caller lacks the organization owner role.
+    pub fn must_be_owner() -> Self {
+        Self::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization owner")
+    }
+
     /// The caller is a bot on a humans-only endpoint.
     pub fn humans_only() -> Self {
         Self::bad_request("This endpoint does not accept bot requests.")

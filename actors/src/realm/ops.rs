@@ -207,14 +207,11 @@ fn insert_user(
         can_create_users: new.can_create_users,
         can_change_user_emails: new.can_change_user_emails,
         email_address_visibility: visibility,
-        settings: Map::new(),
+        settings: new_user_settings(realm),
         profile_data: Default::default(),
     };
     user.id = store::users::insert(tx, &user)?;
-    user.email = match visibility {
-        EmailVisibility::Everyone => user.delivery_email.clone(),
-        _ => format!("user{}@{}", user.id, config.fake_email_domain(&realm.subdomain)),
-    };
+    user.email = api_email(config, realm, &user);
     store::users::set_email(tx, user.id, &user.email)?;
     let groups = state.role_groups(user.role, now, now);
     for group in &groups {
@@ -234,6 +231,25 @@ pub fn check_new_user(state: &RealmState, new: &NewUser) -> ApiResult<()> {
         return Err(ApiError::bad_request("Email is already in use."));
     }
     Ok(())
+}
+
+/// A user's API email: the real address when everyone may see it, else `user<ID>@<domain>`.
+pub fn api_email(config: &ServerConfig, realm: &Realm, user: &User) -> String {
+    match user.email_address_visibility {
+        EmailVisibility::Everyone => user.delivery_email.clone(),
+        _ => format!("user{}@{}", user.id, config.fake_email_domain(&realm.subdomain)),
+    }
+}
+
+/// A new account's personal settings: a copy of the organization's current defaults
+/// (`email_address_visibility` has its own column).
+fn new_user_settings(realm: &Realm) -> Map<String, Value> {
+    realm
+        .user_defaults
+        .iter()
+        .filter(|(k, _)| *k != "email_address_visibility")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// Creates an account in an existing organization.

@@ -183,6 +183,16 @@ impl RealmState {
         self.realm.deactivated = deactivated;
     }
 
+    /// Replaces the organization's row (name, description, settings...).
+    pub(crate) fn set_realm(&mut self, realm: Realm) {
+        self.realm = realm;
+    }
+
+    /// Replaces the organization's defaults of personal settings for new users.
+    pub(crate) fn set_user_defaults(&mut self, defaults: serde_json::Map<String, serde_json::Value>) {
+        self.realm.user_defaults = defaults;
+    }
+
     /// Adds or replaces a user and its index entries.
     pub(crate) fn put_user(&mut self, user: User) {
         if let Some(old) = self.users.get(&user.id) {

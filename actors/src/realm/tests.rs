@@ -14,7 +14,7 @@ use crate::store::Store;
 
 const T0: i64 = 1_795_238_460;
 
-fn setup() -> (tempfile::TempDir, Store, ServerConfig, RealmState) {
+pub(super) fn setup() -> (tempfile::TempDir, Store, ServerConfig, RealmState) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let config = ServerConfig::default();
@@ -27,7 +27,7 @@ fn setup() -> (tempfile::TempDir, Store, ServerConfig, RealmState) {
     (dir, store, config, state)
 }
 
-fn add(state: &mut RealmState, store: &Store, config: &ServerConfig, email: &str, role: Role) -> UserId {
+pub(super) fn add(state: &mut RealmState, store: &Store, config: &ServerConfig, email: &str, role: Role) -> UserId {
     let name = format!("User {}", email.split('@').next().unwrap_or(""));
     let new = NewUser::human(email, &name, role, None);
     ops::create_user(state, store, config, new, T0).unwrap().0.user_id

@@ -10,11 +10,14 @@ use actix::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::actor::RealmActor;
-use super::format::{avatar_url, avatar_url_medium, can_access_delivery_email, UserDictOptions};
+use super::format::{can_access_delivery_email, UserDictOptions};
 use super::messages::UserRef;
-use super::model::{EmailVisibility, Role, User};
+use super::model::{Role, User};
+use super::ops;
 use super::profile_fields;
+use super::settings;
 use super::state::RealmState;
+use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
@@ -64,11 +67,6 @@ fn is_last_owner(state: &RealmState, user: &User) -> bool {
     user.role == Role::Owner
         && !user.is_bot
         && state.users().filter(|u| u.is_active && !u.is_bot && u.role == Role::Owner).count() == 1
-}
-
-/// `Must be an organization owner`.
-fn must_be_owner() -> ApiError {
-    ApiError::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization owner")
 }
 
 // --- Listing ------------------------------------------------------------------------
@@ -128,7 +126,7 @@ pub fn update_user(
     acting: UserId,
     target: &UserRef,
     update: UserUpdate,
-    domain: &str,
+    config: &ServerConfig,
     now: i64,
 ) -> ApiResult<Vec<Outgoing>> {
     let acting = state.user_or_err(acting)?.clone();
@@ -144,11 +142,9 @@ pub fn update_user(
         }
     }
     if let Some(name) = update.full_name.filter(|n| !n.trim().is_empty() && *n != target.full_name) {
-        let name = validate::full_name(&name)?;
-        if name != target.full_name {
-            check_unique_name(state, &name, target.id)?;
-            checked.full_name = Some(name);
-        }
+        // Administrators are not held to `name_changes_disabled`, as in Zulip.
+        let name = checked_full_name(state, target.id, &name)?;
+        checked.full_name = Some(name).filter(|n| *n != target.full_name);
     }
     let profile_data = match &update.profile_data {
         Some(data) => Some(profile_fields::validate_profile_data(state, &acting, target.id, "profile_data", data)?),
@@ -158,6 +154,12 @@ pub fn update_user(
         checked.new_email = check_new_email(state, &acting, &target, &email)?;
     }
 
+    let with_new_email = checked.new_email.map(|email| {
+        let mut user = target.clone();
+        user.delivery_email = email;
+        user.email = ops::api_email(config, state.realm(), &user);
+        user
+    });
     store.write(|tx| -> ApiResult<()> {
         if let Some(role) = checked.role {
             store::users::set_role(tx, target.id, role)?;
@@ -172,9 +174,8 @@ pub fn update_user(
         if let Some(name) = &checked.full_name {
             store::users::set_full_name(tx, target.id, name)?;
         }
-        if let Some(email) = &checked.new_email {
-            let api_email = api_email_for(&target, email, domain);
-            store::users::set_emails(tx, target.id, email, &api_email, target.avatar_version + 1)?;
+        if let Some(user) = &with_new_email {
+            store::users::set_emails(tx, user.id, &user.delivery_email, &user.email)?;
         }
         Ok(())
     })?;
@@ -189,8 +190,8 @@ pub fn update_user(
         }
         events.push(to_everyone(state, json!({"user_id": target.id, "full_name": name})));
     }
-    if let Some(email) = checked.new_email {
-        events.extend(apply_email_change(state, &target, email, domain));
+    if let Some(user) = with_new_email {
+        events.extend(apply_email_change(state, user));
     }
     // Validated above with the rest; written in its own transaction.
     if let Some(change) = profile_data {
@@ -205,7 +206,7 @@ pub fn update_user(
 /// administrator or owner in one step.
 fn check_role_change(state: &RealmState, acting: &User, target: &User, role: Role) -> ApiResult<()> {
     if (role == Role::Owner || target.role == Role::Owner) && acting.role != Role::Owner {
-        return Err(must_be_owner());
+        return Err(ApiError::must_be_owner());
     }
     if !acting.role.is_admin() {
         return Err(ApiError::must_be_admin());
@@ -219,14 +220,17 @@ fn check_role_change(state: &RealmState, acting: &User, target: &User, role: Rol
     Ok(())
 }
 
-/// `require_unique_names`: no two active users may share a name (case-insensitively).
-fn check_unique_name(state: &RealmState, name: &str, except: UserId) -> ApiResult<()> {
+/// Zulip's `check_full_name` for a name `user_id` is to have: the format rules, and no
+/// other user with the same name (case-insensitively) when the organization has
+/// `require_unique_names`. Returns the trimmed name.
+pub fn checked_full_name(state: &RealmState, user_id: UserId, raw: &str) -> ApiResult<String> {
+    let name = validate::full_name(raw)?;
     let required = state.realm().settings.get("require_unique_names").and_then(Value::as_bool).unwrap_or(false);
     let lower = name.to_lowercase();
-    if required && state.users().any(|u| u.id != except && u.is_active && u.full_name.to_lowercase() == lower) {
+    if required && state.users().any(|u| u.id != user_id && u.full_name.to_lowercase() == lower) {
         return Err(ApiError::bad_request("Unique names required in this organization."));
     }
-    Ok(())
+    Ok(name)
 }
 
 /// Checks a `new_email`: administrators holding `can_change_user_emails` (as Zulip's
@@ -247,14 +251,6 @@ fn check_new_email(state: &RealmState, acting: &User, target: &User, email: &str
         return Err(ApiError::bad_request("New email value error: Already has an account."));
     }
     Ok(Some(email.to_owned()))
-}
-
-/// The API email of `user` once its real address is `delivery_email`.
-fn api_email_for(user: &User, delivery_email: &str, domain: &str) -> String {
-    match user.email_address_visibility {
-        EmailVisibility::Everyone => delivery_email.to_owned(),
-        _ => format!("user{}@{domain}", user.id),
-    }
 }
 
 /// The system groups `user` leaves and joins as its role becomes `role`.
@@ -287,39 +283,15 @@ fn apply_role_change(state: &mut RealmState, user: &User, role: Role, now: i64) 
     events
 }
 
-/// Applies a committed change of real address (Zulip's `do_change_user_delivery_email`):
-/// the new address to those who may see it, the new API email to everyone when it is the
-/// real one, and the gravatar-based avatar that changed with it.
-fn apply_email_change(state: &mut RealmState, user: &User, email: String, domain: &str) -> Vec<Outgoing> {
-    let api_email = api_email_for(user, &email, domain);
-    let mut updated = user.clone();
-    updated.delivery_email = email.clone();
-    updated.email = api_email.clone();
-    updated.avatar_version += 1;
+/// Applies a committed change of real address: the user's new emails, and Zulip's events
+/// for it (shared with `PATCH /settings`).
+fn apply_email_change(state: &mut RealmState, updated: User) -> Vec<Outgoing> {
     state.put_user(updated.clone());
-
-    let can_see: Vec<UserId> =
-        state.users().filter(|v| v.is_active && can_access_delivery_email(v, &updated)).map(|v| v.id).collect();
-    let mut events =
-        vec![Outgoing::to(can_see, realm_user_update(json!({"user_id": user.id, "delivery_email": email})))];
-    if api_email != user.email {
-        events.push(to_everyone(state, json!({"user_id": user.id, "new_email": api_email})));
-    }
-    events.push(to_everyone(
-        state,
-        json!({
-            "user_id": user.id,
-            "avatar_source": updated.avatar_source,
-            "avatar_url": avatar_url(&updated),
-            "avatar_url_medium": avatar_url_medium(&updated),
-            "avatar_version": updated.avatar_version,
-        }),
-    ));
-    events
+    settings::delivery_email_events(state, &updated)
 }
 
 /// A `realm_user` `update` event with `person`.
-fn realm_user_update(person: Value) -> Event {
+pub(super) fn realm_user_update(person: Value) -> Event {
     Event::new("realm_user", json!({"op": "update", "person": person}))
 }
 
@@ -362,7 +334,7 @@ pub fn deactivate_user(
     let access = Access { allow_deactivated: false, allow_bots: false, for_admin: true };
     let target = access_user(state, acting, target, access)?;
     if target.role == Role::Owner && acting.role != Role::Owner {
-        return Err(must_be_owner());
+        return Err(ApiError::must_be_owner());
     }
     if is_last_owner(state, target) {
         return Err(ApiError::bad_request("Cannot deactivate the only organization owner"));
@@ -518,9 +490,8 @@ impl Handler<UpdateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateUser, _: &mut Self::Context) -> Self::Result {
-        let domain = self.config.fake_email_domain(&self.state.realm().subdomain);
-        let events =
-            update_user(&mut self.state, &self.store, msg.acting, &msg.target, msg.update, &domain, super::ops::now())?;
+        let (state, config) = (&mut self.state, &self.config);
+        let events = update_user(state, &self.store, msg.acting, &msg.target, msg.update, config, ops::now())?;
         self.committed(events);
         Ok(())
     }

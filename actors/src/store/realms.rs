@@ -80,3 +80,21 @@ pub fn insert(conn: &Connection, realm: &Realm) -> StoreResult<RealmId> {
     )?;
     Ok(RealmId(conn.last_insert_rowid()))
 }
+
+/// Replaces a realm's defaults of personal settings for new users.
+pub fn set_user_defaults(conn: &Connection, id: RealmId, defaults: &Map<String, Value>) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE realms SET user_defaults = ?2 WHERE id = ?1",
+        params![id, Value::Object(defaults.clone()).to_string()],
+    )?;
+    Ok(())
+}
+
+/// Saves a realm's name, description and organization settings.
+pub fn save_settings(conn: &Connection, realm: &Realm) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE realms SET name = ?2, description = ?3, settings = ?4 WHERE id = ?1",
+        params![realm.id, realm.name, realm.description, Value::Object(realm.settings.clone()).to_string()],
+    )?;
+    Ok(())
+}

@@ -128,17 +128,29 @@ pub fn set_full_name(conn: &Connection, id: UserId, full_name: &str) -> StoreRes
     Ok(())
 }
 
-/// Sets a user's real and API emails and the avatar version that depends on them.
-pub fn set_emails(
-    conn: &Connection,
-    id: UserId,
-    delivery_email: &str,
-    email: &str,
-    avatar_version: i64,
-) -> StoreResult<()> {
+/// Sets a user's real and API emails.
+pub fn set_emails(conn: &Connection, id: UserId, delivery_email: &str, email: &str) -> StoreResult<()> {
+    conn.execute("UPDATE users SET delivery_email = ?2, email = ?3 WHERE id = ?1", params![id, delivery_email, email])?;
+    Ok(())
+}
+
+/// Saves the columns a user changes about themselves (`PATCH /settings`): name, emails,
+/// time zone, email visibility, personal settings and password hash.
+pub fn save_own_settings(conn: &Connection, user: &User) -> StoreResult<()> {
     conn.execute(
-        "UPDATE users SET delivery_email = ?2, email = ?3, avatar_version = ?4 WHERE id = ?1",
-        params![id, delivery_email, email, avatar_version],
+        "UPDATE users SET full_name = ?2, delivery_email = ?3, email = ?4, timezone = ?5,
+            email_address_visibility = ?6, settings = ?7, password_hash = ?8
+         WHERE id = ?1",
+        params![
+            user.id,
+            user.full_name,
+            user.delivery_email,
+            user.email,
+            user.timezone,
+            user.email_address_visibility as i64,
+            Value::Object(user.settings.clone()).to_string(),
+            user.password_hash,
+        ],
     )?;
     Ok(())
 }

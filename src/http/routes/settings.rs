@@ -1,8 +1,111 @@
 //! Personal settings (`/settings`) and the organization's defaults for them (`/realm/user_settings_defaults`).
 
-use actix_web::Scope;
+use actix_web::http::Method;
+use actix_web::{web, Scope};
+use agora_actors::realm::catalog::{Kind, Setting};
+use agora_actors::realm::settings::organization::{
+    authorize_realm_change, realm_settings, wire, UpdateRealmSettings, Wire,
+};
+use agora_actors::realm::settings::{
+    authorize_defaults_change, authorize_own_settings, default_settings, own_settings, OwnSettingsChange,
+    PasswordChange, SettingValue, UpdateOwnSettings, UpdateUserDefaults,
+};
+use agora_actors::ApiError;
+use serde_json::Value;
 
-/// The settings endpoints.
+use super::Endpoint;
+use crate::http::auth::Authed;
+use crate::http::decode;
+use crate::http::params::Params;
+use crate::http::response::{HttpError, Success};
+use crate::http::state::AppState;
+
+/// The settings endpoints. Zulip 10.2 still routes the legacy `/settings/display` and
+/// `/settings/notifications` to the same view as `/settings`.
 pub(super) fn routes(scope: Scope) -> Scope {
     scope
+        .service(Endpoint::new("/settings").route(Method::PATCH, update_settings).build())
+        .service(Endpoint::new("/settings/display").route(Method::PATCH, update_settings).build())
+        .service(Endpoint::new("/settings/notifications").route(Method::PATCH, update_settings).build())
+        .service(Endpoint::new("/realm/user_settings_defaults").route(Method::PATCH, update_user_defaults).build())
+        .service(Endpoint::new("/realm").route(Method::PATCH, update_realm).build())
+}
+
+/// The given settings among `settings`, each decoded by its wire type (booleans and
+/// integers are JSON, strings raw), in the given order.
+fn setting_values(params: &Params, settings: Vec<&'static Setting>) -> Result<Vec<SettingValue>, ApiError> {
+    let mut values = Vec::new();
+    for setting in settings {
+        let name = setting.name;
+        let value = match setting.kind {
+            Kind::Bool => params.bool(name)?.map(Value::from),
+            Kind::Int | Kind::IntRange(..) | Kind::IntChoice(_) | Kind::OptionalInt | Kind::ChannelId => {
+                params.int(name)?.map(Value::from)
+            }
+            Kind::Str | Kind::OptionalStr | Kind::StrChoice(_) => params.str(name).map(Value::from),
+            Kind::Group(_) => None,
+        };
+        if let Some(value) = value {
+            values.push((setting, value));
+        }
+    }
+    Ok(values)
+}
+
+/// `PATCH /settings`: the requester's name, email address, password and preferences.
+pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppState>) -> Result<Success, HttpError> {
+    // Refused before any parameter is read, as Zulip's `human_users_only`.
+    authorize_own_settings(auth.user.is_bot)?;
+    let full_name = params.str("full_name");
+    let email = params.str("email");
+    let old_password = params.str("old_password");
+    let new_password = params.str("new_password");
+    let settings = setting_values(&params, own_settings())?;
+    let password = match new_password {
+        None => None,
+        Some(new) => {
+            // argon2 runs on the blocking pool; the realm actor only compares hashes.
+            let (old, checked, cost) =
+                (old_password.unwrap_or_default(), auth.user.password_hash.clone(), state.password_cost);
+            let prepared = web::block(move || PasswordChange::prepare(&old, &new, checked, cost)).await?;
+            Some(prepared.map_err(|e| {
+                tracing::error!(error = %e, "password hashing failed");
+                ApiError::internal()
+            })?)
+        }
+    };
+    let change = OwnSettingsChange { full_name, email, password, settings };
+    auth.realm.addr.send(UpdateOwnSettings { user_id: auth.user.user_id, change }).await??;
+    Ok(params.ok())
+}
+
+/// `PATCH /realm/user_settings_defaults`: administrators set new users' preferences.
+pub async fn update_user_defaults(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    // Refused before any parameter is read, as Zulip's `require_realm_admin`.
+    authorize_defaults_change(auth.user.role)?;
+    let settings = setting_values(&params, default_settings())?;
+    auth.realm.addr.send(UpdateUserDefaults { user_id: auth.user.user_id, settings }).await??;
+    Ok(params.ok())
+}
+
+/// `PATCH /realm`: administrators change the organization's plain-valued settings; the reply
+/// lists what changed.
+pub async fn update_realm(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    // Refused before any parameter is read, as Zulip's `require_realm_admin`.
+    authorize_realm_change(auth.user.role)?;
+    let mut settings = Vec::new();
+    for setting in realm_settings() {
+        let name = setting.name;
+        let value = match wire(setting) {
+            Wire::Bool => params.bool(name)?.map(Value::from),
+            Wire::Int => params.int(name)?.map(Value::from),
+            Wire::Str => params.str(name).map(Value::from),
+            Wire::Json => params.decode(name, decode::json)?,
+        };
+        if let Some(value) = value {
+            settings.push((setting, value));
+        }
+    }
+    let data = auth.realm.addr.send(UpdateRealmSettings { user_id: auth.user.user_id, settings }).await??;
+    Ok(params.success(data))
 }

@@ -1,0 +1,297 @@
+//! `PATCH /realm` for the organization settings that hold plain values (`Realm.property_types`
+//! and `org_type`); group-valued and channel-valued settings are changed elsewhere.
+//!
+//! Checks run in Zulip's order (`update_realm`): what parameter parsing refuses (choices,
+//! lengths, the Jitsi URL), then the language, video chat provider and GIPHY rating, the
+//! owner-only settings, and last the time limits.
+
+use actix::prelude::*;
+use serde_json::{json, Map, Value};
+
+use super::SettingValue;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{Event, Outgoing};
+use crate::ids::UserId;
+use crate::realm::actor::RealmActor;
+use crate::realm::catalog::{self, Kind, Setting};
+use crate::realm::model::Role;
+use crate::realm::state::RealmState;
+use crate::store::{self, Store};
+
+/// How `PATCH /realm` decodes a setting's raw parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// A JSON boolean.
+    Bool,
+    /// A JSON integer.
+    Int,
+    /// A plain string.
+    Str,
+    /// Any JSON value (`Json[int | str]`, `Json[str]`), checked by the realm actor.
+    Json,
+}
+
+/// Settings only owners may change (`OrganizationOwnerRequiredError`).
+const OWNER_ONLY: &[&str] = &[
+    "message_retention_days",
+    "invite_required",
+    "emails_restricted_to_domains",
+    "disallow_disposable_email_addresses",
+    "waiting_period_threshold",
+];
+
+/// Settings whose changes go out as `realm` `update_dict` (property `default`), as Zulip's
+/// message-editing settings do for historical reasons.
+const UPDATE_DICT_SETTINGS: &[&str] = &[
+    "allow_message_editing",
+    "message_content_edit_limit_seconds",
+    "message_content_delete_limit_seconds",
+    "move_messages_within_stream_limit_seconds",
+    "move_messages_between_streams_limit_seconds",
+];
+
+/// Longest value of the length-limited text settings (`Realm.MAX_REALM_*_LENGTH`).
+const MAX_LENGTHS: &[(&str, usize)] =
+    &[("name", 40), ("description", 1000), ("welcome_message_custom_text", 8000), ("jitsi_server_url", 200)];
+
+/// Server-maintained settings the API cannot change.
+const NOT_SETTABLE: &[&str] = &["push_notifications_enabled"];
+
+/// The settings `PATCH /realm` changes here, in catalog order.
+pub fn realm_settings() -> impl Iterator<Item = &'static Setting> {
+    catalog::REALM_SETTINGS
+        .iter()
+        .filter(|s| !matches!(s.kind, Kind::Group(_) | Kind::ChannelId) && !NOT_SETTABLE.contains(&s.name))
+}
+
+/// How a setting's parameter is decoded.
+pub fn wire(setting: &Setting) -> Wire {
+    match setting.kind {
+        Kind::Bool => Wire::Bool,
+        _ if setting.name == "message_retention_days" => Wire::Json,
+        Kind::OptionalInt | Kind::OptionalStr => Wire::Json,
+        Kind::Int | Kind::IntRange(..) | Kind::IntChoice(_) | Kind::ChannelId => Wire::Int,
+        Kind::Str | Kind::StrChoice(_) | Kind::Group(_) => Wire::Str,
+    }
+}
+
+/// `PATCH /realm`: replies with the changed settings (strings as `"updated"`), as Zulip does.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct UpdateRealmSettings {
+    pub user_id: UserId,
+    /// Settings of [`realm_settings`], decoded by [`wire`].
+    pub settings: Vec<SettingValue>,
+}
+
+impl Handler<UpdateRealmSettings> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: UpdateRealmSettings, _: &mut Self::Context) -> Self::Result {
+        let (data, events) = update_realm_settings(&mut self.state, &self.store, msg.user_id, msg.settings)?;
+        self.committed(events);
+        Ok(data)
+    }
+}
+
+/// Zulip's `RequestVariableConversionError`.
+fn bad_value(name: &str, value: &Value) -> ApiError {
+    let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+    ApiError::bad_request(format!("Bad value for '{name}': {shown}"))
+        .with("var_name", name)
+        .with("bad_value", value.clone())
+}
+
+/// What parameter parsing refuses: values outside a choice list, over-long text, a bad
+/// Jitsi URL, a negative waiting period.
+fn check_parsed(setting: &Setting, value: &Value) -> ApiResult<()> {
+    let name = setting.name;
+    if let Some((_, max)) = MAX_LENGTHS.iter().find(|(n, _)| *n == name) {
+        if value.as_str().is_some_and(|s| s.chars().count() > *max) {
+            return Err(ApiError::bad_request(format!("{name} is too long (limit: {max} characters)")));
+        }
+    }
+    match (name, setting.kind) {
+        ("jitsi_server_url", _) => match value.as_str() {
+            Some("default") => Ok(()),
+            Some(url) if is_http_url(url) => Ok(()),
+            Some(_) => Err(ApiError::bad_request("jitsi_server_url is not an allowed_type")),
+            None => Err(ApiError::bad_request("jitsi_server_url is not a string")),
+        },
+        // Checked after the parsing phase, with their own messages.
+        ("default_language" | "video_chat_provider" | "giphy_rating" | "message_retention_days", _)
+        | (_, Kind::OptionalInt) => Ok(()),
+        _ if setting.accepts(value) => Ok(()),
+        _ => Err(ApiError::bad_request(format!("Invalid {name}"))),
+    }
+}
+
+/// Whether `url` is an absolute http(s) URL with a host.
+fn is_http_url(url: &str) -> bool {
+    let rest = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.chars().any(char::is_whitespace))
+}
+
+/// The checks of `update_realm` after parsing, in its order.
+fn check_values(role: Role, settings: &[SettingValue]) -> ApiResult<()> {
+    let value_of = |name: &str| settings.iter().find(|(s, _)| s.name == name).map(|(_, v)| v);
+    if let Some(language) = value_of("default_language") {
+        if language.as_str().and_then(catalog::language_name).is_none() {
+            let shown = language.as_str().unwrap_or_default();
+            return Err(ApiError::bad_request(format!("Invalid language '{shown}'")));
+        }
+    }
+    for name in ["video_chat_provider", "giphy_rating"] {
+        let setting = catalog::realm_setting(name);
+        if let Some(value) = value_of(name).filter(|v| !setting.is_some_and(|s| s.accepts(v))) {
+            return Err(ApiError::bad_request(format!("Invalid {name} {value}")));
+        }
+    }
+    if settings.iter().any(|(s, _)| OWNER_ONLY.contains(&s.name)) && role != Role::Owner {
+        return Err(ApiError::must_be_owner());
+    }
+    Ok(())
+}
+
+/// The value to store: time limits and the retention period have special values
+/// (`"unlimited"`), the Jitsi URL `"default"` (the server's).
+fn normalize(setting: &Setting, value: &Value) -> ApiResult<Value> {
+    let name = setting.name;
+    match (name, setting.kind) {
+        ("message_retention_days", _) => match value {
+            Value::String(s) if s == "unlimited" => Ok(Value::from(-1)),
+            v if v.as_i64().is_some_and(|days| days >= 1) => Ok(v.clone()),
+            v => Err(bad_value(name, v)),
+        },
+        (_, Kind::OptionalInt) => match value {
+            Value::String(s) if s == "unlimited" => Ok(Value::Null),
+            v if v.as_i64().is_some_and(|seconds| seconds > 0) => Ok(v.clone()),
+            v => Err(bad_value(name, v)),
+        },
+        ("jitsi_server_url", _) if value.as_str() == Some("default") => Ok(Value::Null),
+        _ => Ok(value.clone()),
+    }
+}
+
+/// The organization's current value of a setting.
+fn current(state: &RealmState, setting: &Setting) -> Value {
+    let realm = state.realm();
+    match setting.name {
+        "name" => Value::from(realm.name.as_str()),
+        "description" => Value::from(realm.description.as_str()),
+        _ => setting.value(&realm.settings, Some(state)),
+    }
+}
+
+/// `PATCH /realm` for plain-valued settings: administrators only (some settings owners
+/// only); one `realm` event per changed setting, to every active user.
+pub fn update_realm_settings(
+    state: &mut RealmState,
+    store: &Store,
+    user_id: UserId,
+    settings: Vec<SettingValue>,
+) -> ApiResult<(Map<String, Value>, Vec<Outgoing>)> {
+    let role = state.user_or_err(user_id)?.role;
+    authorize_realm_change(role)?;
+    for (setting, value) in &settings {
+        check_parsed(setting, value)?;
+    }
+    check_values(role, &settings)?;
+    let mut changed = Vec::new();
+    for (setting, value) in &settings {
+        let value = normalize(setting, value)?;
+        if current(state, setting) != value {
+            changed.push((*setting, value));
+        }
+    }
+    let mut realm = state.realm().clone();
+    for (setting, value) in &changed {
+        match setting.name {
+            "name" => realm.name = value.as_str().unwrap_or_default().to_owned(),
+            "description" => realm.description = value.as_str().unwrap_or_default().to_owned(),
+            name => {
+                realm.settings.insert(name.to_owned(), value.clone());
+            }
+        }
+    }
+    if changed.is_empty() {
+        return Ok((Map::new(), Vec::new()));
+    }
+    store.write(|tx| store::realms::save_settings(tx, &realm))?;
+    state.set_realm(realm);
+    tracing::info!(realm.id = %state.realm().id, user.id = %user_id, "changed organization settings");
+
+    let users = state.active_user_ids();
+    let mut data = Map::new();
+    let mut events = Vec::new();
+    for (setting, value) in changed {
+        let shown = if value.is_string() { Value::from("updated") } else { value.clone() };
+        data.insert(setting.name.to_owned(), shown);
+        let body = if UPDATE_DICT_SETTINGS.contains(&setting.name) {
+            json!({"op": "update_dict", "property": "default", "data": {setting.name: value}})
+        } else {
+            json!({"op": "update", "property": setting.name, "value": value})
+        };
+        events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
+    }
+    Ok((data, events))
+}
+
+/// Only administrators change organization settings (Zulip's `require_realm_admin`).
+pub fn authorize_realm_change(role: Role) -> ApiResult<()> {
+    if !role.is_admin() {
+        return Err(ApiError::must_be_admin());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setting(name: &str) -> &'static Setting {
+        catalog::realm_setting(name).unwrap()
+    }
+
+    #[test]
+    fn wires_follow_zulips_parameter_types() {
+        assert_eq!(wire(setting("invite_required")), Wire::Bool);
+        assert_eq!(wire(setting("giphy_rating")), Wire::Int);
+        assert_eq!(wire(setting("name")), Wire::Str);
+        assert_eq!(wire(setting("message_retention_days")), Wire::Json);
+        assert_eq!(wire(setting("message_content_edit_limit_seconds")), Wire::Json);
+        assert!(realm_settings().all(|s| !matches!(s.kind, Kind::Group(_) | Kind::ChannelId)));
+        assert!(realm_settings().all(|s| s.name != "push_notifications_enabled"));
+    }
+
+    #[test]
+    fn special_values_are_normalized() {
+        let limit = setting("message_content_edit_limit_seconds");
+        assert_eq!(normalize(limit, &json!("unlimited")).unwrap(), Value::Null);
+        assert_eq!(normalize(limit, &json!(60)).unwrap(), json!(60));
+        assert_eq!(
+            normalize(limit, &json!(0)).unwrap_err().msg,
+            "Bad value for 'message_content_edit_limit_seconds': 0"
+        );
+        let retention = setting("message_retention_days");
+        assert_eq!(normalize(retention, &json!("unlimited")).unwrap(), json!(-1));
+        assert_eq!(
+            normalize(retention, &json!("forever")).unwrap_err().msg,
+            "Bad value for 'message_retention_days': forever"
+        );
+        assert_eq!(normalize(setting("jitsi_server_url"), &json!("default")).unwrap(), Value::Null);
+    }
+
+    #[test]
+    fn parsing_checks() {
+        let msg = |name: &str, value: Value| check_parsed(setting(name), &value).unwrap_err().msg;
+        assert_eq!(msg("org_type", json!(7)), "Invalid org_type");
+        assert_eq!(
+            msg("message_edit_history_visibility_policy", json!("some")),
+            "Invalid message_edit_history_visibility_policy"
+        );
+        assert_eq!(msg("name", json!("x".repeat(41))), "name is too long (limit: 40 characters)");
+        assert_eq!(msg("jitsi_server_url", json!("ftp://x")), "jitsi_server_url is not an allowed_type");
+        assert!(check_parsed(setting("jitsi_server_url"), &json!("https://meet.example.org")).is_ok());
+    }
+}
