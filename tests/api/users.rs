@@ -587,3 +587,52 @@ async fn administrators_set_anyones_profile_data() {
     assert_eq!(body["user"]["profile_data"], json!({}));
     app.stop().await;
 }
+
+/// Each `email_address_visibility` against each requester role: the real address in
+/// `delivery_email` (or null), and the API `email` (the real one only for "everyone").
+#[actix_web::test]
+async fn email_visibility_matrix_over_the_api() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let target = app.create_user("", "target@agora.test", "Target Tess", 400).await;
+    let viewers = [
+        app.create_user("", "admin2@agora.test", "Admin Ann", 200).await,
+        app.create_user("", "mod@agora.test", "Moderator Max", 300).await,
+        app.create_user("", "member@agora.test", "Member Mo", 400).await,
+        app.create_user("", "guest@agora.test", "Guest Gil", 600).await,
+    ];
+    let fake = format!("user{}@agora.test", target.user_id);
+    // Viewers: owner, administrator, moderator, member, guest.
+    let matrix = [
+        (1, [true, true, true, true, true]),
+        (2, [true, true, true, true, false]),
+        (5, [true, true, true, false, false]),
+        (3, [true, true, false, false, false]),
+        (4, [false, false, false, false, false]),
+    ];
+    for (visibility, sees) in matrix {
+        let form = [("email_address_visibility", visibility.to_string())];
+        let response = app.as_user(&target, Method::PATCH, "/settings").form(&form).send().await.unwrap();
+        assert_eq!(response.status(), 200, "visibility {visibility}");
+        let api_email = if visibility == 1 { "target@agora.test" } else { fake.as_str() };
+        for (viewer, sees) in std::iter::once(&o).chain(viewers.iter()).zip(sees) {
+            let path = format!("/users/{}", target.user_id);
+            let (_, one) = json(app.as_user(viewer, Method::GET, &path).send().await.unwrap()).await;
+            let (_, all) = json(app.as_user(viewer, Method::GET, "/users").send().await.unwrap()).await;
+            let listed = all["members"].as_array().unwrap().iter().find(|m| m["user_id"] == target.user_id).unwrap();
+            let expected = if sees { json!("target@agora.test") } else { Value::Null };
+            for dict in [&one["user"], listed] {
+                assert_eq!(
+                    (&dict["delivery_email"], dict["email"].as_str()),
+                    (&expected, Some(api_email)),
+                    "visibility {visibility}, viewer {}",
+                    viewer.email
+                );
+            }
+        }
+        // The user always sees their own address.
+        let (_, me) = json(app.as_user(&target, Method::GET, "/users/me").send().await.unwrap()).await;
+        assert_eq!(me["delivery_email"], "target@agora.test");
+    }
+    app.stop().await;
+}
