@@ -632,10 +632,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::config::ServerConfig;
-    use crate::realm::ops::{self, NewRealm, NewUser};
-
-    const T0: i64 = 1_795_238_460;
+    use crate::realm::tests::{add, setup};
 
     struct Org {
         _dir: tempfile::TempDir,
@@ -646,15 +643,9 @@ mod tests {
     }
 
     fn org() -> Org {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        let config = ServerConfig::default();
-        let owner = NewUser::human("boss@acme.test", "Boss", Role::Owner, None);
-        let new = NewRealm { subdomain: "acme".into(), name: "Acme".into(), owner };
-        let (_, mut state) = ops::create_realm(&store, &config, new, T0).unwrap();
-        let owner = state.user_by_delivery_email("boss@acme.test").unwrap().id;
-        let new = NewUser::human("m@acme.test", "Member", Role::Member, None);
-        let member = ops::create_user(&mut state, &store, &config, new, T0).unwrap().0.user_id;
+        let (dir, store, config, mut state) = setup();
+        let owner = state.users().next().unwrap().id;
+        let member = add(&mut state, &store, &config, "m@acme.test", Role::Member);
         Org { _dir: dir, store, state, owner, member }
     }
 

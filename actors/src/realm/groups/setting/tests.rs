@@ -1,12 +1,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::config::ServerConfig;
 use crate::realm::catalog::{self, Kind};
-use crate::realm::ops::{self, NewRealm, NewUser};
-use crate::store::Store;
-
-const T0: i64 = 1_795_238_460;
+use crate::realm::tests::{add, setup};
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -17,24 +13,11 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    let config = ServerConfig::default();
-    let new = NewRealm {
-        subdomain: "acme".into(),
-        name: "Acme".into(),
-        owner: NewUser::human("boss@acme.test", "The Boss", Role::Owner, None),
-    };
-    let (created, mut state) = ops::create_realm(&store, &config, new, T0).unwrap();
-    let mut add = |email: &str, role| {
-        ops::create_user(&mut state, &store, &config, NewUser::human(email, "Some User", role, None), T0)
-            .unwrap()
-            .0
-            .user_id
-    };
-    let member = add("m@acme.test", Role::Member);
-    let guest = add("g@acme.test", Role::Guest);
-    Fixture { _dir: dir, owner: created.owner.user_id, state, member, guest }
+    let (dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let member = add(&mut state, &store, &config, "m@acme.test", Role::Member);
+    let guest = add(&mut state, &store, &config, "g@acme.test", Role::Guest);
+    Fixture { _dir: dir, owner, state, member, guest }
 }
 
 fn sys(state: &RealmState, name: &str) -> GroupId {
