@@ -72,16 +72,16 @@ fn is_last_owner(state: &RealmState, user: &User) -> bool {
 // --- Listing ------------------------------------------------------------------------
 
 /// `GET /users`: every user of the realm as `viewer` may see them (bots and deactivated
-/// users included), or only `user_ids` (in id order), by ascending id.
+/// users included), or only `user_ids` (in id order), by ascending id; written straight
+/// to the JSON array the reply carries.
 pub fn list_users(
     state: &RealmState,
     viewer: &User,
     options: UserDictOptions,
     user_ids: Option<&[i64]>,
-) -> ApiResult<Vec<Value>> {
-    let dict = |u: &User| Value::Object(state.user_dict(viewer, u, options));
-    match user_ids {
-        None => Ok(state.users().map(dict).collect()),
+) -> ApiResult<String> {
+    let users: Vec<&User> = match user_ids {
+        None => state.users().collect(),
         Some(ids) => {
             let mut wanted = Vec::with_capacity(ids.len());
             for &id in ids {
@@ -91,9 +91,14 @@ pub fn list_users(
             }
             wanted.sort_by_key(|u| u.id);
             wanted.dedup_by_key(|u| u.id);
-            Ok(wanted.into_iter().map(dict).collect())
+            wanted
         }
-    }
+    };
+    let views: Vec<_> = users.into_iter().map(|u| state.user_view(viewer, u, options)).collect();
+    serde_json::to_string(&views).map_err(|e| {
+        tracing::error!(error = %e, "could not serialize users");
+        ApiError::internal()
+    })
 }
 
 // --- Updating -----------------------------------------------------------------------
@@ -412,9 +417,9 @@ pub struct GetUser {
     pub options: UserDictOptions,
 }
 
-/// `GET /users`.
+/// `GET /users`: the JSON array of `members`.
 #[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
+#[rtype(result = "ApiResult<String>")]
 pub struct ListUsers {
     pub viewer: UserId,
     pub options: UserDictOptions,
@@ -475,14 +480,11 @@ impl Handler<GetUser> for RealmActor {
 }
 
 impl Handler<ListUsers> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
+    type Result = ApiResult<String>;
 
     fn handle(&mut self, msg: ListUsers, _: &mut Self::Context) -> Self::Result {
         let viewer = self.viewer(msg.viewer)?;
-        let members = list_users(&self.state, viewer, msg.options, msg.user_ids.as_deref())?;
-        let mut out = Map::new();
-        out.insert("members".into(), Value::Array(members));
-        Ok(out)
+        list_users(&self.state, viewer, msg.options, msg.user_ids.as_deref())
     }
 }
 

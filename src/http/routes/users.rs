@@ -74,7 +74,7 @@ pub async fn list_users(auth: Authed, params: Params) -> Result<Success, HttpErr
     let options = dict_options(&params)?;
     let user_ids = params.decode("user_ids", decode::integer_list)?;
     let members = auth.realm.addr.send(ListUsers { viewer: auth.user.user_id, options, user_ids }).await??;
-    Ok(params.success(members))
+    Ok(params.success_fields(&format!("\"members\":{members}")))
 }
 
 /// `GET /users/{user_id}` and `GET /users/{email}`.
