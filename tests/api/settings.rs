@@ -488,3 +488,37 @@ async fn organization_rules_on_names_and_emails() {
     expect(patch(&app, &admin, "/settings", &[("email", "boss@agora.test")]).await, 200, success()).await;
     app.stop().await;
 }
+
+/// An address and a visibility changed in one request: the address first, under the old
+/// visibility, then the visibility; nobody is told the same thing twice.
+#[actix_web::test]
+async fn email_and_visibility_changed_together() {
+    let app = spawn_app().await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
+    let mut member = Watch::new(&app, &carol, r#"["realm_user"]"#).await;
+    let mut owner = Watch::new(&app, &app.owner, r#"["realm_user"]"#).await;
+    let form = [("email", "robert@agora.test"), ("email_address_visibility", "3")];
+    expect(patch(&app, &bob, "/settings", &form).await, 200, success()).await;
+
+    let id = bob.user_id;
+    let person = |p: Value| json!({"type": "realm_user", "op": "update", "person": p});
+    let fake = format!("user{id}@agora.test");
+    let kinds = |events: &[Value]| -> Vec<Value> {
+        events.iter().map(|e| e["person"].as_object().unwrap().keys().nth(1).cloned().into()).collect()
+        // The key after `user_id` (or after `avatar_source`).
+    };
+    let member_events = member.events(&app).await;
+    assert_eq!(member_events[0], person(json!({"user_id": id, "delivery_email": "robert@agora.test"})));
+    assert_eq!(member_events[2], person(json!({"user_id": id, "new_email": "robert@agora.test"})));
+    assert_eq!(member_events[3], person(json!({"user_id": id, "delivery_email": null})));
+    assert_eq!(member_events[4], person(json!({"user_id": id, "new_email": fake})));
+    assert_eq!(
+        kinds(&member_events),
+        ["delivery_email", "avatar_url", "new_email", "delivery_email", "new_email", "avatar_url"]
+    );
+    // The owner may still see the address: no second `delivery_email`.
+    let owner_events = owner.events(&app).await;
+    assert_eq!(kinds(&owner_events), ["delivery_email", "avatar_url", "new_email", "new_email", "avatar_url"]);
+    app.stop().await;
+}

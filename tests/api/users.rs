@@ -226,7 +226,10 @@ async fn role_changes_follow_zulips_rules() {
     let response = patch(&app, &member, guest.user_id, &[("role", "400")]).await;
     expect(response, 400, error("Insufficient permission")).await;
     expect(patch(&app, &member, 999, &[("role", "400")]).await, 400, error("No such user")).await;
-    expect(patch(&app, &admin, member.user_id, &[("role", "500")]).await, 400, error("Invalid role")).await;
+    // The value is checked as it is parsed, before any permission.
+    let invalid_role = error("Invalid role: Value error, Not in the list of possible values");
+    expect(patch(&app, &admin, member.user_id, &[("role", "500")]).await, 400, invalid_role.clone()).await;
+    expect(patch(&app, &member, guest.user_id, &[("role", "500")]).await, 400, invalid_role).await;
 
     // Only owners grant or remove the owner role.
     let must_be_owner =

@@ -233,12 +233,8 @@ impl Handler<SetUserActive> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: SetUserActive, _: &mut Self::Context) -> Self::Result {
-        let gone = if msg.active { Vec::new() } else { super::users::deactivated_with(&self.state, msg.user_id) };
-        let events = super::users::set_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
-        self.committed(events);
-        for user in gone {
-            self.close_queues_of(user);
-        }
+        let change = super::users::set_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
+        self.status_changed(change);
         Ok(())
     }
 }

@@ -227,7 +227,7 @@ pub fn check_new_user(state: &RealmState, new: &NewUser) -> ApiResult<()> {
         return Err(ApiError::bad_request("This organization has been deactivated"));
     }
     validate_new_user(new)?;
-    if state.user_by_delivery_email(new.email.trim()).is_some() {
+    if state.email_taken(new.email.trim(), None) {
         return Err(ApiError::bad_request("Email is already in use."));
     }
     Ok(())

@@ -9,6 +9,7 @@ mod validate;
 use std::collections::{BTreeMap, BTreeSet};
 
 use actix::prelude::*;
+use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
 
 pub use self::validate::field_type;
@@ -19,7 +20,7 @@ use super::state::RealmState;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{FieldId, UserId};
-use crate::store::{self, Store};
+use crate::store::{self, Store, StoreError};
 
 /// Most fields an organization may show in profile summaries.
 pub const MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS: usize = 2;
@@ -442,43 +443,69 @@ pub fn validate_profile_removal(
     Ok(ProfileDataChange { target, entries })
 }
 
-/// Applies a validated change in one transaction, then in memory. Entries that change
-/// nothing (the same value, or removing an absent one) are skipped; each real change sends
-/// `realm_user`/`update` `{user_id, custom_profile_field: {id, value, rendered_value?}}`
-/// (`value` null when removed) to every active user.
+/// A validated change reduced to what actually changes, ready to be written in a
+/// caller's transaction ([`ProfileDataWrites::write`]) and then applied
+/// ([`ProfileDataWrites::commit`]).
+#[derive(Debug)]
+pub struct ProfileDataWrites {
+    target: UserId,
+    /// The user's values once the change is applied.
+    values: BTreeMap<FieldId, ProfileValue>,
+    writes: Vec<(FieldId, Option<ProfileValue>)>,
+}
+
+impl ProfileDataWrites {
+    /// Entries that change nothing (the same value, or removing an absent one) are dropped.
+    pub fn prepare(state: &RealmState, change: ProfileDataChange) -> ApiResult<Self> {
+        let target = change.target;
+        let mut values = state.user_or_err(target)?.profile_data.clone();
+        let mut writes = Vec::new();
+        for (field, new) in change.entries {
+            if field_by_id(state, field.0).is_err() || values.get(&field) == new.as_ref() {
+                continue;
+            }
+            match &new {
+                Some(v) => values.insert(field, v.clone()),
+                None => values.remove(&field),
+            };
+            writes.push((field, new));
+        }
+        Ok(ProfileDataWrites { target, values, writes })
+    }
+
+    /// Writes the values, as part of the caller's transaction.
+    pub fn write(&self, tx: &Transaction<'_>) -> Result<(), StoreError> {
+        self.writes.iter().try_for_each(|(field, new)| match new {
+            Some(v) => store::profile_fields::put_value(tx, self.target, *field, v),
+            None => store::profile_fields::delete_value(tx, self.target, *field),
+        })
+    }
+
+    /// Once written: the values in memory, and one `realm_user`/`update`
+    /// `{user_id, custom_profile_field: {id, value, rendered_value?}}` (`value` null when
+    /// removed) per changed value, to every active user.
+    pub fn commit(self, state: &mut RealmState) -> Vec<Outgoing> {
+        let target = self.target;
+        if let Some(user) = state.user_mut(target) {
+            user.profile_data = self.values;
+        }
+        let receivers = state.active_user_ids();
+        self.writes.into_iter().map(|(field, new)| value_event(receivers.clone(), target, field, new)).collect()
+    }
+}
+
+/// Applies a validated change in one transaction, then in memory, and returns its events.
 pub fn apply_profile_data(
     state: &mut RealmState,
     store: &Store,
     change: ProfileDataChange,
 ) -> ApiResult<Vec<Outgoing>> {
-    let target = change.target;
-    let mut values = state.user_or_err(target)?.profile_data.clone();
-    let mut writes = Vec::new();
-    for (field, new) in change.entries {
-        // A field deleted since validation (impossible within one actor turn) is skipped.
-        if field_by_id(state, field.0).is_err() || values.get(&field) == new.as_ref() {
-            continue;
-        }
-        match &new {
-            Some(v) => values.insert(field, v.clone()),
-            None => values.remove(&field),
-        };
-        writes.push((field, new));
-    }
-    if writes.is_empty() {
+    let writes = ProfileDataWrites::prepare(state, change)?;
+    if writes.writes.is_empty() {
         return Ok(Vec::new());
     }
-    store.write(|tx| {
-        writes.iter().try_for_each(|(field, new)| match new {
-            Some(v) => store::profile_fields::put_value(tx, target, *field, v),
-            None => store::profile_fields::delete_value(tx, target, *field),
-        })
-    })?;
-    if let Some(user) = state.user_mut(target) {
-        user.profile_data = values;
-    }
-    let receivers = state.active_user_ids();
-    Ok(writes.into_iter().map(|(field, new)| value_event(receivers.clone(), target, field, new)).collect())
+    store.write(|tx| writes.write(tx))?;
+    Ok(writes.commit(state))
 }
 
 /// `realm_user`/`update` for one changed value; `rendered_value` only when non-empty.

@@ -268,7 +268,7 @@ fn check_email_change(state: &RealmState, user: &User, requested: &str) -> ApiRe
     if !validate::is_valid_email(email) {
         return Err(ApiError::bad_request("Invalid address."));
     }
-    if state.user_by_delivery_email(email).is_some_and(|other| other.id != user.id) {
+    if state.email_taken(email, Some(user.id)) {
         return Err(ApiError::bad_request("Already has an account."));
     }
     Ok(Some(email.to_owned()))
@@ -350,9 +350,14 @@ pub fn update_own_settings(
     state.put_user(after.clone());
     tracing::info!(realm.id = %state.realm().id, user.id = %user_id, "changed own settings");
 
+    // The address changes first, under the old visibility (as if confirmed before the
+    // visibility change below), so that no one is told the same thing twice.
+    let mut before = before;
     let mut events = Vec::new();
-    if new_email.is_some() {
-        events.extend(delivery_email_events(state, &after));
+    if let Some(email) = &new_email {
+        before.delivery_email = email.clone();
+        before.email = ops::api_email(config, state.realm(), &before);
+        events.extend(delivery_email_events(state, &before));
     }
     if let Some(name) = &new_name {
         let person = json!({"user_id": user_id, "full_name": name});

@@ -109,6 +109,14 @@ impl RealmState {
         self.by_api_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
     }
 
+    /// Whether `email` is already some other account's address (other than `except`'s): its
+    /// real one, or the API address (`user<ID>@<domain>`) another account goes by, which
+    /// must stay unique too.
+    pub fn email_taken(&self, email: &str, except: Option<UserId>) -> bool {
+        let other = |u: &User| Some(u.id) != except;
+        self.user_by_delivery_email(email).is_some_and(other) || self.user_by_api_email(email).is_some_and(other)
+    }
+
     /// A group of this realm.
     pub fn group(&self, id: GroupId) -> Option<&UserGroup> {
         self.groups.get(&id)

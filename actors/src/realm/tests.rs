@@ -190,7 +190,7 @@ fn deactivated_accounts_are_refused_and_announced() {
     let (_dir, store, config, mut state) = setup();
     let user = add(&mut state, &store, &config, "m@acme.test", Role::Member);
     let key = state.user(user).unwrap().api_key.clone();
-    let events = super::users::set_active(&mut state, &store, user, false).unwrap();
+    let events = super::users::set_active(&mut state, &store, user, false).unwrap().events;
     assert_eq!(events[0].event.body()["person"], json!({"user_id": user, "is_active": false}));
     assert!(!events[0].users.contains(&user));
     match AuthSnapshot::of(&state).check_api_key("m@acme.test", &key) {

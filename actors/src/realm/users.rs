@@ -14,7 +14,7 @@ use super::format::{can_access_delivery_email, UserDictOptions};
 use super::messages::UserRef;
 use super::model::{Role, User};
 use super::ops;
-use super::profile_fields;
+use super::profile_fields::{self, ProfileDataWrites};
 use super::settings;
 use super::state::RealmState;
 use crate::config::ServerConfig;
@@ -122,9 +122,9 @@ struct CheckedUpdate {
     new_email: Option<String>,
 }
 
-/// `PATCH /users/{user_id}` by `acting`: checks everything in Zulip's order (target,
-/// role, name, profile data, email), then applies it: role, name and email in one
-/// transaction, the profile data in the next.
+/// `PATCH /users/{user_id}` by `acting`: checks everything in Zulip's order (role value,
+/// target, role rules, name, profile data, email), then writes all of it in one
+/// transaction, applies it to memory and returns the events in that order.
 pub fn update_user(
     state: &mut RealmState,
     store: &Store,
@@ -134,13 +134,20 @@ pub fn update_user(
     config: &ServerConfig,
     now: i64,
 ) -> ApiResult<Vec<Outgoing>> {
+    // The role's value is checked as the parameter is parsed, before anything else.
+    let role =
+        match update.role {
+            Some(raw) => Some(Role::from_i64(raw).ok_or_else(|| {
+                ApiError::bad_request("Invalid role: Value error, Not in the list of possible values")
+            })?),
+            None => None,
+        };
     let acting = state.user_or_err(acting)?.clone();
     let access = Access { allow_deactivated: true, allow_bots: true, for_admin: true };
     let target = access_user(state, &acting, target, access)?.clone();
     let mut checked = CheckedUpdate::default();
 
-    if let Some(raw) = update.role {
-        let role = Role::from_i64(raw).ok_or_else(|| ApiError::bad_request("Invalid role"))?;
+    if let Some(role) = role {
         if role != target.role {
             check_role_change(state, &acting, &target, role)?;
             checked.role = Some(role);
@@ -159,12 +166,14 @@ pub fn update_user(
         checked.new_email = check_new_email(state, &acting, &target, &email)?;
     }
 
-    let with_new_email = checked.new_email.map(|email| {
+    // The new (real, API) addresses; the visibility they depend on does not change here.
+    let new_emails = checked.new_email.map(|email| {
         let mut user = target.clone();
         user.delivery_email = email;
-        user.email = ops::api_email(config, state.realm(), &user);
-        user
+        let api = ops::api_email(config, state.realm(), &user);
+        (user.delivery_email, api)
     });
+    let profile_writes = profile_data.map(|change| ProfileDataWrites::prepare(state, change)).transpose()?;
     store.write(|tx| -> ApiResult<()> {
         if let Some(role) = checked.role {
             store::users::set_role(tx, target.id, role)?;
@@ -179,8 +188,11 @@ pub fn update_user(
         if let Some(name) = &checked.full_name {
             store::users::set_full_name(tx, target.id, name)?;
         }
-        if let Some(user) = &with_new_email {
-            store::users::set_emails(tx, user.id, &user.delivery_email, &user.email)?;
+        if let Some((delivery, api)) = &new_emails {
+            store::users::set_emails(tx, target.id, delivery, api)?;
+        }
+        if let Some(writes) = &profile_writes {
+            writes.write(tx)?;
         }
         Ok(())
     })?;
@@ -195,12 +207,11 @@ pub fn update_user(
         }
         events.push(to_everyone(state, json!({"user_id": target.id, "full_name": name})));
     }
-    if let Some(user) = with_new_email {
-        events.extend(apply_email_change(state, user));
+    if let Some((delivery, api)) = new_emails {
+        events.extend(apply_email_change(state, target.id, delivery, api));
     }
-    // Validated above with the rest; written in its own transaction.
-    if let Some(change) = profile_data {
-        events.extend(profile_fields::apply_profile_data(state, store, change)?);
+    if let Some(writes) = profile_writes {
+        events.extend(writes.commit(state));
     }
     tracing::info!(realm.id = %state.realm().id, user.id = %target.id, by = %acting.id, "updated user");
     Ok(events)
@@ -252,15 +263,20 @@ fn check_new_email(state: &RealmState, acting: &User, target: &User, email: &str
     if email == target.delivery_email {
         return Ok(None);
     }
-    if state.user_by_delivery_email(email).is_some_and(|u| u.id != target.id) {
+    if state.email_taken(email, Some(target.id)) {
         return Err(ApiError::bad_request("New email value error: Already has an account."));
     }
     Ok(Some(email.to_owned()))
 }
 
-/// The system groups `user` leaves and joins as its role becomes `role`.
+/// The system groups `user` leaves and joins as its role becomes `role`: from the ones it
+/// is a direct member of now to the ones the new role puts it in.
 fn role_group_changes(state: &RealmState, user: &User, role: Role, now: i64) -> (Vec<GroupId>, Vec<GroupId>) {
-    let old = state.role_groups(user.role, user.date_joined, now);
+    let mut old: Vec<GroupId> =
+        state.groups().filter(|g| g.is_system_group && g.members.contains(&user.id)).map(|g| g.id).collect();
+    // Zulip moves the role's own group first, then `role:fullmembers`.
+    let own = state.system_group_id(user.role.system_group());
+    old.sort_by_key(|g| Some(*g) != own);
     let new = state.role_groups(role, user.date_joined, now);
     let removed = old.iter().filter(|g| !new.contains(g)).copied().collect();
     let added = new.iter().filter(|g| !old.contains(g)).copied().collect();
@@ -288,11 +304,15 @@ fn apply_role_change(state: &mut RealmState, user: &User, role: Role, now: i64) 
     events
 }
 
-/// Applies a committed change of real address: the user's new emails, and Zulip's events
-/// for it (shared with `PATCH /settings`).
-fn apply_email_change(state: &mut RealmState, updated: User) -> Vec<Outgoing> {
-    state.put_user(updated.clone());
-    settings::delivery_email_events(state, &updated)
+/// Applies a committed change of real address to the user as it is now (its role or name
+/// may just have changed too), and returns Zulip's events for it (shared with
+/// `PATCH /settings`).
+fn apply_email_change(state: &mut RealmState, user_id: UserId, delivery: String, api: String) -> Vec<Outgoing> {
+    let Some(mut user) = state.user(user_id).cloned() else { return Vec::new() };
+    user.delivery_email = delivery;
+    user.email = api;
+    state.put_user(user.clone());
+    settings::delivery_email_events(state, &user)
 }
 
 /// A `realm_user` `update` event with `person`.
@@ -308,7 +328,7 @@ fn to_everyone(state: &RealmState, person: Value) -> Outgoing {
 // --- Deactivation -------------------------------------------------------------------
 
 /// `DELETE /users/me`: refused for the only active user and the only owner.
-pub fn deactivate_own_user(state: &mut RealmState, store: &Store, user_id: UserId) -> ApiResult<Vec<Outgoing>> {
+pub fn deactivate_own_user(state: &mut RealmState, store: &Store, user_id: UserId) -> ApiResult<StatusChange> {
     let user = state.user_or_err(user_id)?;
     if state.users().filter(|u| u.is_active).count() == 1 {
         return Err(last_user_error(false));
@@ -328,13 +348,13 @@ fn last_user_error(is_last_owner: bool) -> ApiError {
 }
 
 /// `DELETE /users/{user_id}`: administrators deactivate active humans; only owners
-/// deactivate owners, and never the last one. Returns the accounts deactivated.
+/// deactivate owners, and never the last one.
 pub fn deactivate_user(
     state: &mut RealmState,
     store: &Store,
     acting: UserId,
     target: &UserRef,
-) -> ApiResult<(Vec<UserId>, Vec<Outgoing>)> {
+) -> ApiResult<StatusChange> {
     let acting = state.user_or_err(acting)?;
     let access = Access { allow_deactivated: false, allow_bots: false, for_admin: true };
     let target = access_user(state, acting, target, access)?;
@@ -344,8 +364,8 @@ pub fn deactivate_user(
     if is_last_owner(state, target) {
         return Err(ApiError::bad_request("Cannot deactivate the only organization owner"));
     }
-    let gone = deactivated_with(state, target.id);
-    Ok((gone, set_active(state, store, target.id, false)?))
+    let id = target.id;
+    set_active(state, store, id, false)
 }
 
 /// `POST /users/{user_id}/reactivate`.
@@ -354,19 +374,27 @@ pub fn reactivate_user(
     store: &Store,
     acting: UserId,
     target: &UserRef,
-) -> ApiResult<Vec<Outgoing>> {
+) -> ApiResult<StatusChange> {
     let acting = state.user_or_err(acting)?;
     let access = Access { allow_deactivated: true, allow_bots: true, for_admin: true };
     let id = access_user(state, acting, target, access)?.id;
     set_active(state, store, id, true)
 }
 
+/// What a change of account status did: the accounts it changed and the events.
+#[derive(Debug)]
+pub struct StatusChange {
+    pub active: bool,
+    pub users: Vec<UserId>,
+    pub events: Vec<Outgoing>,
+}
+
 /// Deactivates or reactivates an account: `realm_user` `update` `is_active` to every
 /// active user (the reactivated one included). Deactivating a human also deactivates the
 /// bots they own, as Zulip does (reactivation brings back only the account itself). The
-/// caller closes the deactivated accounts' queues ([`deactivated_with`] names them);
-/// their API keys stop working once the actor publishes the new snapshot.
-pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active: bool) -> ApiResult<Vec<Outgoing>> {
+/// actor then closes the deactivated accounts' queues; their API keys stop working once it
+/// publishes the new snapshot.
+pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active: bool) -> ApiResult<StatusChange> {
     let user = state.user_or_err(user_id)?;
     if user.is_active == active {
         return Err(ApiError::bad_request(if active {
@@ -375,28 +403,39 @@ pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active
             "User is already deactivated"
         }));
     }
-    let changed = if active { vec![user_id] } else { deactivated_with(state, user_id) };
+    let mut users = vec![user_id];
+    if !active {
+        users
+            .extend(state.users().filter(|u| u.is_bot && u.is_active && u.bot_owner_id == Some(user_id)).map(|u| u.id));
+    }
     store.write(|tx| -> ApiResult<()> {
-        for id in &changed {
+        for id in &users {
             store::users::set_active(tx, *id, active)?;
         }
         Ok(())
     })?;
-    let mut events = Vec::with_capacity(changed.len());
-    for id in changed {
+    let mut events = Vec::with_capacity(users.len());
+    for &id in &users {
         if let Some(user) = state.user_mut(id) {
             user.is_active = active;
         }
         tracing::info!(realm.id = %state.realm().id, user.id = %id, active, "changed account status");
         events.push(to_everyone(state, json!({"user_id": id, "is_active": active})));
     }
-    Ok(events)
+    Ok(StatusChange { active, users, events })
 }
 
-/// The accounts deactivating `user_id` deactivates: itself, then its active bots.
-pub fn deactivated_with(state: &RealmState, user_id: UserId) -> Vec<UserId> {
-    let bots = state.users().filter(|u| u.is_bot && u.is_active && u.bot_owner_id == Some(user_id)).map(|u| u.id);
-    std::iter::once(user_id).chain(bots).collect()
+impl RealmActor {
+    /// Publishes a committed status change: the new snapshot, the events, and no more
+    /// queues for the accounts it deactivated.
+    pub(super) fn status_changed(&mut self, change: StatusChange) {
+        self.committed(change.events);
+        if !change.active {
+            for user in change.users {
+                self.close_queues_of(user);
+            }
+        }
+    }
 }
 
 // --- Messages and handlers ----------------------------------------------------------
@@ -503,12 +542,8 @@ impl Handler<DeactivateOwnUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateOwnUser, _: &mut Self::Context) -> Self::Result {
-        let gone = deactivated_with(&self.state, msg.user_id);
-        let events = deactivate_own_user(&mut self.state, &self.store, msg.user_id)?;
-        self.committed(events);
-        for user in gone {
-            self.close_queues_of(user);
-        }
+        let change = deactivate_own_user(&mut self.state, &self.store, msg.user_id)?;
+        self.status_changed(change);
         Ok(())
     }
 }
@@ -517,11 +552,8 @@ impl Handler<DeactivateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateUser, _: &mut Self::Context) -> Self::Result {
-        let (gone, events) = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
-        self.committed(events);
-        for user in gone {
-            self.close_queues_of(user);
-        }
+        let change = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
+        self.status_changed(change);
         Ok(())
     }
 }
@@ -530,8 +562,77 @@ impl Handler<ReactivateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: ReactivateUser, _: &mut Self::Context) -> Self::Result {
-        let events = reactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
-        self.committed(events);
+        let change = reactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
+        self.status_changed(change);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::realm::profile_fields::{create_field, NewField};
+    use crate::realm::tests::{add, setup};
+
+    /// Memory and database hold the same after a request changing every field at once,
+    /// and after a refused one.
+    #[test]
+    fn a_combined_update_leaves_memory_and_database_equal() {
+        let (_dir, store, config, mut state) = setup();
+        let owner = state.users().next().unwrap().id;
+        let admin = add(&mut state, &store, &config, "a@acme.test", Role::Administrator);
+        let new = NewField {
+            name: "Desk".into(),
+            hint: String::new(),
+            field_type: 1,
+            field_data: Map::new(),
+            display_in_profile_summary: false,
+            required: false,
+            editable_by_user: true,
+        };
+        let (field, _) = create_field(&mut state, &store, owner, new).unwrap();
+        let reload = |store: &Store| {
+            let conn = store.conn().unwrap();
+            RealmState::load_by_subdomain(&conn, "acme").unwrap().unwrap()
+        };
+        let users = |s: &RealmState| s.users().cloned().collect::<Vec<_>>();
+        let groups = |s: &RealmState| s.groups().cloned().collect::<Vec<_>>();
+        let mut owner_user = state.user(owner).unwrap().clone();
+        owner_user.can_change_user_emails = true;
+        state.put_user(owner_user);
+
+        let update = UserUpdate {
+            full_name: Some("Robert Admin".into()),
+            role: Some(400),
+            profile_data: Some(vec![json!({"id": field, "value": "4th floor"})]),
+            new_email: Some("robert@acme.test".into()),
+        };
+        let events = update_user(&mut state, &store, owner, &UserRef::Id(admin), update, &config, 0).unwrap();
+        let changed = state.user(admin).unwrap();
+        assert_eq!(
+            (changed.role, changed.full_name.as_str(), changed.delivery_email.as_str()),
+            (Role::Member, "Robert Admin", "robert@acme.test")
+        );
+        assert_eq!(changed.profile_data.len(), 1);
+        let kinds: Vec<&str> = events.iter().map(|o| o.event.json()).collect();
+        assert!(kinds[0].contains(r#""role":400"#), "{kinds:?}");
+        let reloaded = reload(&store);
+        // `can_change_user_emails` was granted in memory only, for this test.
+        assert_eq!(users(&reloaded)[1..], users(&state)[1..]);
+        assert_eq!(groups(&reloaded), groups(&state));
+
+        // A refused request (its profile data names no field) changes nothing anywhere.
+        let update = UserUpdate {
+            full_name: Some("Someone Else".into()),
+            role: Some(300),
+            profile_data: Some(vec![json!({"id": 999, "value": "x"})]),
+            new_email: None,
+        };
+        let err = update_user(&mut state, &store, owner, &UserRef::Id(admin), update, &config, 0).unwrap_err();
+        assert_eq!(err.msg, "Field id 999 not found.");
+        assert_eq!(state.user(admin).unwrap().full_name, "Robert Admin");
+        assert_eq!(users(&reload(&store))[1..], users(&state)[1..]);
     }
 }
