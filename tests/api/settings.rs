@@ -522,3 +522,37 @@ async fn email_and_visibility_changed_together() {
     assert_eq!(kinds(&owner_events), ["delivery_email", "avatar_url", "new_email", "new_email", "avatar_url"]);
     app.stop().await;
 }
+
+/// A new waiting period moves members out of (and back into) `role:fullmembers`.
+#[actix_web::test]
+async fn the_waiting_period_decides_who_is_a_full_member() {
+    let app = spawn_app().await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let moderator = app.create_user("", "mod@agora.test", "Max", 300).await;
+    let state = register(&app, &app.owner, &[("fetch_event_types", r#"["realm_user_groups"]"#)]).await;
+    let full = state["realm_user_groups"].as_array().unwrap().iter().find(|g| g["name"] == "role:fullmembers").unwrap();
+    let group = full["id"].as_i64().unwrap();
+    assert_eq!(full["members"], json!([bob.user_id]));
+    let mut watch = Watch::new(&app, &moderator, r#"["user_group"]"#).await;
+
+    let threshold = |days: &'static str| [("waiting_period_threshold", days)];
+    expect(
+        patch(&app, &app.owner, "/realm", &threshold("10")).await,
+        200,
+        json!({"result": "success", "msg": "", "waiting_period_threshold": 10}),
+    )
+    .await;
+    let moved = |op: &str| json!({"type": "user_group", "op": op, "group_id": group, "user_ids": [bob.user_id]});
+    assert_eq!(watch.events(&app).await, [moved("remove_members")]);
+    expect(
+        patch(&app, &app.owner, "/realm", &threshold("0")).await,
+        200,
+        json!({"result": "success", "msg": "", "waiting_period_threshold": 0}),
+    )
+    .await;
+    assert_eq!(watch.events(&app).await, [moved("add_members")]);
+    // Zulip leaves the Jitsi server out of the reply.
+    let jitsi = [("jitsi_server_url", r#""https://meet.example.org""#)];
+    expect(patch(&app, &app.owner, "/realm", &jitsi).await, 200, success()).await;
+    app.stop().await;
+}

@@ -11,10 +11,11 @@ use serde_json::{json, Map, Value};
 use super::SettingValue;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::UserId;
+use crate::ids::{GroupId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, Kind, Setting};
-use crate::realm::model::Role;
+use crate::realm::model::{Realm, Role, SystemGroup};
+use crate::realm::ops;
 use crate::realm::state::RealmState;
 use crate::store::{self, Store};
 
@@ -88,7 +89,8 @@ impl Handler<UpdateRealmSettings> for RealmActor {
     type Result = ApiResult<Map<String, Value>>;
 
     fn handle(&mut self, msg: UpdateRealmSettings, _: &mut Self::Context) -> Self::Result {
-        let (data, events) = update_realm_settings(&mut self.state, &self.store, msg.user_id, msg.settings)?;
+        let (data, events) =
+            update_realm_settings(&mut self.state, &self.store, msg.user_id, msg.settings, ops::now())?;
         self.committed(events);
         Ok(data)
     }
@@ -184,12 +186,14 @@ fn current(state: &RealmState, setting: &Setting) -> Value {
 }
 
 /// `PATCH /realm` for plain-valued settings: administrators only (some settings owners
-/// only); one `realm` event per changed setting, to every active user.
+/// only); one `realm` event per changed setting, to every active user. A new
+/// `waiting_period_threshold` also moves members in or out of `role:fullmembers`.
 pub fn update_realm_settings(
     state: &mut RealmState,
     store: &Store,
     user_id: UserId,
     settings: Vec<SettingValue>,
+    now: i64,
 ) -> ApiResult<(Map<String, Value>, Vec<Outgoing>)> {
     let role = state.user_or_err(user_id)?.role;
     authorize_realm_change(role)?;
@@ -217,7 +221,15 @@ pub fn update_realm_settings(
     if changed.is_empty() {
         return Ok((Map::new(), Vec::new()));
     }
-    store.write(|tx| store::realms::save_settings(tx, &realm))?;
+    let full_members = full_member_changes(state, &realm, now);
+    store.write(|tx| -> ApiResult<()> {
+        store::realms::save_settings(tx, &realm)?;
+        if let Some((group, removed, added)) = &full_members {
+            store::groups::remove_members(tx, *group, removed)?;
+            store::groups::add_members(tx, *group, added)?;
+        }
+        Ok(())
+    })?;
     state.set_realm(realm);
     tracing::info!(realm.id = %state.realm().id, user.id = %user_id, "changed organization settings");
 
@@ -225,8 +237,11 @@ pub fn update_realm_settings(
     let mut data = Map::new();
     let mut events = Vec::new();
     for (setting, value) in changed {
-        let shown = if value.is_string() { Value::from("updated") } else { value.clone() };
-        data.insert(setting.name.to_owned(), shown);
+        // Zulip leaves `jitsi_server_url` out of the reply (it may be null).
+        if setting.name != "jitsi_server_url" {
+            let shown = if value.is_string() { Value::from("updated") } else { value.clone() };
+            data.insert(setting.name.to_owned(), shown);
+        }
         let body = if UPDATE_DICT_SETTINGS.contains(&setting.name) {
             json!({"op": "update_dict", "property": "default", "data": {setting.name: value}})
         } else {
@@ -234,7 +249,35 @@ pub fn update_realm_settings(
         };
         events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
     }
+    if let Some((group, removed, added)) = full_members {
+        state.remove_group_members(group, &removed);
+        state.add_group_members(group, &added);
+        for (op, ids) in [("remove_members", removed), ("add_members", added)] {
+            if !ids.is_empty() {
+                let body = json!({"op": op, "group_id": group, "user_ids": ids});
+                events.push(Outgoing::to(users.clone(), Event::new("user_group", body)));
+            }
+        }
+    }
     Ok((data, events))
+}
+
+/// Who leaves and who joins `role:fullmembers` under `realm`'s waiting period (members
+/// only: higher roles are in it through its subgroups), or `None` when nobody moves.
+fn full_member_changes(state: &RealmState, realm: &Realm, now: i64) -> Option<(GroupId, Vec<UserId>, Vec<UserId>)> {
+    let group_id = state.system_group_id(SystemGroup::FULL_MEMBERS)?;
+    let group = state.group(group_id)?;
+    let threshold = realm.waiting_period_threshold();
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    for user in state.users().filter(|u| u.role == Role::Member) {
+        let waited = (now - user.date_joined).div_euclid(86_400) >= threshold;
+        match (group.members.contains(&user.id), waited) {
+            (true, false) => removed.push(user.id),
+            (false, true) => added.push(user.id),
+            _ => {}
+        }
+    }
+    (!removed.is_empty() || !added.is_empty()).then_some((group_id, removed, added))
 }
 
 /// Only administrators change organization settings (Zulip's `require_realm_admin`).
