@@ -334,12 +334,28 @@ pub fn regenerate_own_api_key(state: &mut RealmState, store: &Store, user_id: Us
     regenerate_api_key(state, store, user_id)
 }
 
+/// Zulip's `require_realm_admin`: owners and administrators only.
+pub fn require_admin(role: Role) -> ApiResult<()> {
+    if role.is_admin() {
+        Ok(())
+    } else {
+        Err(ApiError::must_be_admin())
+    }
+}
+
+/// Zulip's `human_users_only`: bots are refused.
+pub fn require_human(is_bot: bool) -> ApiResult<()> {
+    if is_bot {
+        Err(ApiError::humans_only())
+    } else {
+        Ok(())
+    }
+}
+
 /// Whether a user may create accounts through the API: administrators holding
 /// `can_create_users` (Zulip's `require_realm_admin` plus its own check).
 pub fn authorize_user_creation(role: Role, can_create_users: bool) -> ApiResult<()> {
-    if !role.is_admin() {
-        return Err(ApiError::must_be_admin());
-    }
+    require_admin(role)?;
     if !can_create_users {
         return Err(ApiError::bad_request("User not authorized to create users"));
     }

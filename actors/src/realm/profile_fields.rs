@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 pub use self::validate::field_type;
 use self::validate::field_type::USER;
 use super::actor::RealmActor;
-use super::model::{CustomProfileField, ProfileValue, Role, User};
+use super::model::{CustomProfileField, ProfileValue, User};
+use super::ops;
 use super::state::RealmState;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -62,16 +63,6 @@ pub fn profile_data_dict(user: &User) -> Map<String, Value> {
             (id.0.to_string(), entry)
         })
         .collect()
-}
-
-/// The administrator check of every field-changing endpoint (Zulip's `require_realm_admin`,
-/// which runs before parameters are parsed).
-pub fn require_admin(role: Role) -> ApiResult<()> {
-    if role.is_admin() {
-        Ok(())
-    } else {
-        Err(ApiError::must_be_admin())
-    }
 }
 
 /// `POST /realm/profile_fields` arguments.
@@ -172,7 +163,7 @@ pub fn create_field(
     acting: UserId,
     new: NewField,
 ) -> ApiResult<(FieldId, Vec<Outgoing>)> {
-    require_admin(state.user_or_err(acting)?.role)?;
+    ops::require_admin(state.user_or_err(acting)?.role)?;
     if new.display_in_profile_summary {
         check_summary_limit(state, None)?;
     }
@@ -224,7 +215,7 @@ pub fn update_field(
     id: i64,
     changes: FieldChanges,
 ) -> ApiResult<Vec<Outgoing>> {
-    require_admin(state.user_or_err(acting)?.role)?;
+    ops::require_admin(state.user_or_err(acting)?.role)?;
     let current = field_by_id(state, id)?.clone();
     if changes.display_in_profile_summary == Some(true) {
         check_summary_limit(state, Some(current.id))?;
@@ -281,7 +272,7 @@ fn drop_values(state: &mut RealmState, field: FieldId, matches: impl Fn(&Profile
 
 /// Deletes a field and every user's value of it (administrators only).
 pub fn delete_field(state: &mut RealmState, store: &Store, acting: UserId, id: i64) -> ApiResult<Vec<Outgoing>> {
-    require_admin(state.user_or_err(acting)?.role)?;
+    ops::require_admin(state.user_or_err(acting)?.role)?;
     let field_id = field_by_id(state, id)?.id;
     store.write(|tx| store::profile_fields::delete(tx, field_id))?;
     drop_values(state, field_id, |_| true);
@@ -299,7 +290,7 @@ pub fn reorder_fields(
     acting: UserId,
     order: &[i64],
 ) -> ApiResult<Vec<Outgoing>> {
-    require_admin(state.user_or_err(acting)?.role)?;
+    ops::require_admin(state.user_or_err(acting)?.role)?;
     let position: BTreeMap<i64, i64> = order.iter().enumerate().map(|(i, id)| (*id, i as i64)).collect();
     let mut fields = state.profile_fields().to_vec();
     for field in &mut fields {
@@ -637,6 +628,7 @@ impl Handler<UpdateOwnProfileData> for RealmActor {
 
     fn handle(&mut self, msg: UpdateOwnProfileData, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
+        ops::require_human(user.is_bot)?;
         let change = validate_profile_data(&self.state, user, msg.user_id, "data", &msg.data)?;
         let result = apply_profile_data(&mut self.state, &self.store, change);
         self.finish(result)
@@ -648,6 +640,7 @@ impl Handler<RemoveOwnProfileData> for RealmActor {
 
     fn handle(&mut self, msg: RemoveOwnProfileData, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
+        ops::require_human(user.is_bot)?;
         let change = validate_profile_removal(&self.state, user, msg.user_id, &msg.field_ids)?;
         let result = apply_profile_data(&mut self.state, &self.store, change);
         self.finish(result)
@@ -659,6 +652,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::realm::model::Role;
     use crate::realm::tests::{add, setup};
 
     struct Org {

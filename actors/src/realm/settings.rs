@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use super::actor::RealmActor;
 use super::catalog::{self, Kind, Legacy, Setting};
 use super::format::{avatar_url, avatar_url_medium, can_access_delivery_email};
-use super::model::{EmailVisibility, Role, User};
+use super::model::{EmailVisibility, User};
 use super::ops;
 use super::state::RealmState;
 use super::users;
@@ -181,22 +181,6 @@ pub fn default_settings() -> Vec<&'static Setting> {
 
 // --- Validation. ---
 
-/// Only humans change personal settings (Zulip's `human_users_only`).
-pub fn authorize_own_settings(is_bot: bool) -> ApiResult<()> {
-    if is_bot {
-        return Err(ApiError::humans_only());
-    }
-    Ok(())
-}
-
-/// Only administrators change the defaults for new users.
-pub fn authorize_defaults_change(role: Role) -> ApiResult<()> {
-    if !role.is_admin() {
-        return Err(ApiError::must_be_admin());
-    }
-    Ok(())
-}
-
 /// The error of a value outside a setting's allowed list, as Zulip's parameter parsing
 /// words it.
 fn not_in_list(name: &str) -> ApiError {
@@ -316,7 +300,7 @@ pub fn update_own_settings(
     change: OwnSettingsChange,
 ) -> ApiResult<Vec<Outgoing>> {
     let before = state.user_or_err(user_id)?.clone();
-    authorize_own_settings(before.is_bot)?;
+    ops::require_human(before.is_bot)?;
     check_values(&change.settings)?;
     let new_hash = change.password.as_ref().map(|p| check_password(&before, p)).transpose()?;
     let new_email = match &change.email {
@@ -486,7 +470,7 @@ pub fn update_user_defaults(
     user_id: UserId,
     settings: Vec<SettingValue>,
 ) -> ApiResult<Vec<Outgoing>> {
-    authorize_defaults_change(state.user_or_err(user_id)?.role)?;
+    ops::require_admin(state.user_or_err(user_id)?.role)?;
     check_values(&settings)?;
     let realm = state.realm();
     let settings = changed(settings, |s| s.value(&realm.user_defaults, None));

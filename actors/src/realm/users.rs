@@ -368,6 +368,20 @@ pub fn deactivate_user(
     set_active(state, store, id, false)
 }
 
+/// Longest `deactivation_notification_comment`.
+const MAX_DEACTIVATION_COMMENT: usize = 2000;
+
+/// The notification comment of `DELETE /users/{user_id}`, checked as the parameter is
+/// parsed (before anything else).
+fn check_deactivation_comment(comment: Option<&str>) -> ApiResult<()> {
+    if comment.is_some_and(|c| c.chars().count() > MAX_DEACTIVATION_COMMENT) {
+        return Err(ApiError::bad_request(format!(
+            "deactivation_notification_comment is too long (limit: {MAX_DEACTIVATION_COMMENT} characters)"
+        )));
+    }
+    Ok(())
+}
+
 /// `POST /users/{user_id}/reactivate`.
 pub fn reactivate_user(
     state: &mut RealmState,
@@ -487,6 +501,8 @@ pub struct DeactivateOwnUser {
 pub struct DeactivateUser {
     pub acting: UserId,
     pub target: UserRef,
+    /// `deactivation_notification_comment`: checked as Zulip checks it; Agora sends no mail.
+    pub comment: Option<String>,
 }
 
 /// `POST /users/{user_id}/reactivate`.
@@ -552,6 +568,7 @@ impl Handler<DeactivateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateUser, _: &mut Self::Context) -> Self::Result {
+        check_deactivation_comment(msg.comment.as_deref())?;
         let change = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
         self.status_changed(change);
         Ok(())

@@ -3,9 +3,10 @@
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::json_object;
+use agora_actors::realm::ops::{require_admin, require_human};
 use agora_actors::realm::profile_fields::{
-    require_admin, CreateProfileField, DeleteProfileField, FieldChanges, ListProfileFields, NewField,
-    RemoveOwnProfileData, ReorderProfileFields, UpdateOwnProfileData, UpdateProfileField,
+    CreateProfileField, DeleteProfileField, FieldChanges, ListProfileFields, NewField, RemoveOwnProfileData,
+    ReorderProfileFields, UpdateOwnProfileData, UpdateProfileField,
 };
 use agora_actors::ApiError;
 use serde_json::json;
@@ -40,15 +41,6 @@ pub(super) fn routes(scope: Scope) -> Scope {
         )
 }
 
-/// Zulip's `human_users_only`.
-fn require_human(auth: &Authed) -> Result<(), ApiError> {
-    if auth.user.is_bot {
-        Err(ApiError::humans_only())
-    } else {
-        Ok(())
-    }
-}
-
 /// The `{field_id}` of a path: digits only (Zulip's URL pattern), else the JSON 404.
 fn field_id(path: &str) -> Result<i64, ApiError> {
     if path.is_empty() || !path.bytes().all(|b| b.is_ascii_digit()) {
@@ -65,6 +57,7 @@ pub async fn list_fields(auth: Authed, params: Params) -> Result<Success, HttpEr
 
 /// `POST /realm/profile_fields`.
 pub async fn create_field(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    // Zulip checks the role before it parses any parameter; the actor checks again.
     require_admin(auth.user.role)?;
     let field = NewField {
         name: params.str("name").map(|n| n.trim().to_owned()).unwrap_or_default(),
@@ -83,6 +76,7 @@ pub async fn create_field(auth: Authed, params: Params) -> Result<Success, HttpE
 
 /// `PATCH /realm/profile_fields/{field_id}`.
 pub async fn update_field(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    // Zulip checks the role before it parses any parameter; the actor checks again.
     require_admin(auth.user.role)?;
     let field_id = field_id(&path)?;
     let changes = FieldChanges {
@@ -99,6 +93,7 @@ pub async fn update_field(auth: Authed, path: web::Path<String>, params: Params)
 
 /// `DELETE /realm/profile_fields/{field_id}`.
 pub async fn delete_field(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    // Zulip checks the role before it parses any parameter; the actor checks again.
     require_admin(auth.user.role)?;
     let field_id = field_id(&path)?;
     auth.realm.addr.send(DeleteProfileField { acting: auth.user.user_id, field_id }).await??;
@@ -107,6 +102,7 @@ pub async fn delete_field(auth: Authed, path: web::Path<String>, params: Params)
 
 /// `PATCH /realm/profile_fields`: `order` lists every field id.
 pub async fn reorder_fields(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    // Zulip checks the role before it parses any parameter; the actor checks again.
     require_admin(auth.user.role)?;
     let order = params.decode("order", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("order"))?;
     auth.realm.addr.send(ReorderProfileFields { acting: auth.user.user_id, order }).await??;
@@ -115,7 +111,7 @@ pub async fn reorder_fields(auth: Authed, params: Params) -> Result<Success, Htt
 
 /// `PATCH /users/me/profile_data`: `data` = `[{"id": N, "value": ...}]`.
 pub async fn update_own_data(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    require_human(&auth)?;
+    require_human(auth.user.is_bot)?;
     let data = params.decode("data", decode::list)?.ok_or_else(|| ApiError::missing_argument("data"))?;
     auth.realm.addr.send(UpdateOwnProfileData { user_id: auth.user.user_id, data }).await??;
     Ok(params.ok())
@@ -123,7 +119,7 @@ pub async fn update_own_data(auth: Authed, params: Params) -> Result<Success, Ht
 
 /// `DELETE /users/me/profile_data`: `data` = field ids.
 pub async fn remove_own_data(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    require_human(&auth)?;
+    require_human(auth.user.is_bot)?;
     let field_ids = params.decode("data", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("data"))?;
     auth.realm.addr.send(RemoveOwnProfileData { user_id: auth.user.user_id, field_ids }).await??;
     Ok(params.ok())

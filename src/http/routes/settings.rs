@@ -3,12 +3,11 @@
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
-use agora_actors::realm::settings::organization::{
-    authorize_realm_change, realm_settings, wire, UpdateRealmSettings, Wire,
-};
+use agora_actors::realm::ops::{require_admin, require_human};
+use agora_actors::realm::settings::organization::{realm_settings, wire, UpdateRealmSettings, Wire};
 use agora_actors::realm::settings::{
-    authorize_defaults_change, authorize_own_settings, default_settings, own_settings, OwnSettingsChange,
-    PasswordChange, SettingValue, UpdateOwnSettings, UpdateUserDefaults,
+    default_settings, own_settings, OwnSettingsChange, PasswordChange, SettingValue, UpdateOwnSettings,
+    UpdateUserDefaults,
 };
 use agora_actors::ApiError;
 use serde_json::Value;
@@ -55,7 +54,7 @@ fn setting_values(params: &Params, settings: Vec<&'static Setting>) -> Result<Ve
 /// `PATCH /settings`: the requester's name, email address, password and preferences.
 pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppState>) -> Result<Success, HttpError> {
     // Refused before any parameter is read, as Zulip's `human_users_only`.
-    authorize_own_settings(auth.user.is_bot)?;
+    require_human(auth.user.is_bot)?;
     let full_name = params.str("full_name");
     let email = params.str("email");
     let old_password = params.str("old_password");
@@ -82,7 +81,7 @@ pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppS
 /// `PATCH /realm/user_settings_defaults`: administrators set new users' preferences.
 pub async fn update_user_defaults(auth: Authed, params: Params) -> Result<Success, HttpError> {
     // Refused before any parameter is read, as Zulip's `require_realm_admin`.
-    authorize_defaults_change(auth.user.role)?;
+    require_admin(auth.user.role)?;
     let settings = setting_values(&params, default_settings())?;
     auth.realm.addr.send(UpdateUserDefaults { user_id: auth.user.user_id, settings }).await??;
     Ok(params.ok())
@@ -92,7 +91,7 @@ pub async fn update_user_defaults(auth: Authed, params: Params) -> Result<Succes
 /// lists what changed.
 pub async fn update_realm(auth: Authed, params: Params) -> Result<Success, HttpError> {
     // Refused before any parameter is read, as Zulip's `require_realm_admin`.
-    authorize_realm_change(auth.user.role)?;
+    require_admin(auth.user.role)?;
     let mut settings = Vec::new();
     for setting in realm_settings() {
         let name = setting.name;

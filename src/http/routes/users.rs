@@ -134,21 +134,10 @@ pub async fn deactivate_own_user(auth: Authed, params: Params) -> Result<Success
     Ok(params.ok())
 }
 
-/// Longest `deactivation_notification_comment`.
-const MAX_DEACTIVATION_COMMENT: usize = 2000;
-
-/// `DELETE /users/{user_id}`. Agora sends no email, so the notification comment is checked
-/// as Zulip checks it and otherwise has no effect.
+/// `DELETE /users/{user_id}`.
 pub async fn deactivate_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    if let Some(comment) = params.str("deactivation_notification_comment") {
-        if comment.chars().count() > MAX_DEACTIVATION_COMMENT {
-            return Err(ApiError::bad_request(format!(
-                "deactivation_notification_comment is too long (limit: {MAX_DEACTIVATION_COMMENT} characters)"
-            ))
-            .into());
-        }
-    }
-    let msg = DeactivateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()) };
+    let comment = params.str("deactivation_notification_comment");
+    let msg = DeactivateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()), comment };
     auth.realm.addr.send(msg).await??;
     Ok(params.ok())
 }

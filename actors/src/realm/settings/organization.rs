@@ -196,7 +196,7 @@ pub fn update_realm_settings(
     now: i64,
 ) -> ApiResult<(Map<String, Value>, Vec<Outgoing>)> {
     let role = state.user_or_err(user_id)?.role;
-    authorize_realm_change(role)?;
+    ops::require_admin(role)?;
     for (setting, value) in &settings {
         check_parsed(setting, value)?;
     }
@@ -278,14 +278,6 @@ fn full_member_changes(state: &RealmState, realm: &Realm, now: i64) -> Option<(G
         }
     }
     (!removed.is_empty() || !added.is_empty()).then_some((group_id, removed, added))
-}
-
-/// Only administrators change organization settings (Zulip's `require_realm_admin`).
-pub fn authorize_realm_change(role: Role) -> ApiResult<()> {
-    if !role.is_admin() {
-        return Err(ApiError::must_be_admin());
-    }
-    Ok(())
 }
 
 #[cfg(test)]
