@@ -388,6 +388,26 @@ async fn changing_emails_needs_the_permission() {
     let renamed = Creds { email: "mo@agora.test".into(), ..member.clone() };
     assert_eq!(app.as_user(&renamed, Method::GET, "/users/me").send().await.unwrap().status(), 200);
     assert_eq!(app.as_user(&member, Method::GET, "/users/me").send().await.unwrap().status(), 401);
+
+    // With the address visible to administrators only, a member hears of the new avatar
+    // but not of the address, and the API email (a fake one) does not change.
+    let form = [("email_address_visibility", "3")];
+    let response = app.as_user(&renamed, Method::PATCH, "/settings").form(&form).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let other = app.create_user("", "other@agora.test", "Other Olga", 400).await;
+    let mut member_watch = Watch::new(&app, &other, r#"["realm_user"]"#).await;
+    watch.events(&app).await;
+    expect(patch(&app, &hr, member.user_id, &[("new_email", "mo2@agora.test")]).await, 200, success()).await;
+    let owner_events = watch.events(&app).await;
+    assert_eq!(
+        owner_events[0],
+        json!({"type": "realm_user", "op": "update", "person": {"user_id": member.user_id, "delivery_email": "mo2@agora.test"}})
+    );
+    assert_eq!(owner_events.len(), 2);
+    let member_events = member_watch.events(&app).await;
+    assert_eq!(member_events.len(), 1);
+    assert_eq!(member_events[0]["person"]["avatar_version"], json!(1));
+    assert!(member_events[0]["person"].get("delivery_email").is_none());
     app.stop().await;
 }
 
@@ -560,6 +580,9 @@ async fn administrators_set_anyones_profile_data() {
     let response = patch(&app, &o, member.user_id, &[("full_name", "Maurice Moss"), ("profile_data", unknown)]).await;
     expect(response, 400, error("Field id 9001 not found.")).await;
     assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+    let path = format!("/users/{}?include_custom_profile_fields=true", member.user_id);
+    let (_, body) = json(app.as_user(&o, Method::GET, &path).send().await.unwrap()).await;
+    assert_eq!((body["user"]["full_name"].as_str(), &body["user"]["profile_data"]), (Some("Member Mo"), &json!({})));
 
     let data = format!(r#"[{{"id": {field}, "value": "*4th* floor"}}]"#);
     expect(patch(&app, &o, member.user_id, &[("profile_data", data.as_str())]).await, 200, success()).await;
@@ -570,7 +593,6 @@ async fn administrators_set_anyones_profile_data() {
             json!({"type": "realm_user", "op": "update", "person": {"user_id": member.user_id, "custom_profile_field": value}})
         ]
     );
-    let path = format!("/users/{}?include_custom_profile_fields=true", member.user_id);
     let (_, body) = json(app.as_user(&member, Method::GET, &path).send().await.unwrap()).await;
     assert_eq!(
         body["user"]["profile_data"],
@@ -583,7 +605,8 @@ async fn administrators_set_anyones_profile_data() {
         .send()
         .await
         .unwrap();
-    assert_eq!(json(response).await.0, 400);
+    let not_editable = "You are not allowed to change this field. Contact an administrator to update it.";
+    expect(response, 400, error(not_editable)).await;
     let clear = format!(r#"[{{"id": {field}, "value": ""}}]"#);
     expect(patch(&app, &o, member.user_id, &[("profile_data", clear.as_str())]).await, 200, success()).await;
     let (_, body) = json(app.as_user(&member, Method::GET, &path).send().await.unwrap()).await;
