@@ -310,7 +310,7 @@ pub fn set_realm_deactivated(state: &mut RealmState, store: &Store, deactivated:
     if !deactivated {
         return Ok(Vec::new());
     }
-    Ok(vec![Outgoing::to(state.active_user_ids(), Event::new("realm", json!({"op": "deactivated", "realm_id": id})))])
+    Ok(vec![state.to_everyone(Event::new("realm", json!({"op": "deactivated", "realm_id": id})))])
 }
 
 /// Replaces a user's API key; the old one stops working at once.

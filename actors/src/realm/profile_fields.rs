@@ -105,7 +105,7 @@ fn field_by_id(state: &RealmState, id: i64) -> ApiResult<&CustomProfileField> {
 
 /// The `custom_profile_fields` event with the current list, to every active user.
 fn fields_event(state: &RealmState) -> Outgoing {
-    Outgoing::to(state.active_user_ids(), Event::new("custom_profile_fields", json!({ "fields": field_dicts(state) })))
+    state.to_everyone(Event::new("custom_profile_fields", json!({ "fields": field_dicts(state) })))
 }
 
 /// Refuses a third field shown in profile summaries (`except` is the field being edited).
@@ -506,7 +506,7 @@ fn value_event(receivers: Vec<UserId>, user: UserId, field: FieldId, new: Option
         data["rendered_value"] = Value::from(rendered);
     }
     let person = json!({ "user_id": user, "custom_profile_field": data });
-    Outgoing::to(receivers, Event::new("realm_user", json!({ "op": "update", "person": person })))
+    Outgoing::to(receivers, super::users::realm_user_update(person))
 }
 
 // --- Messages and handlers. ---

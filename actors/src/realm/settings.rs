@@ -345,7 +345,7 @@ pub fn update_own_settings(
     }
     if let Some(name) = &new_name {
         let person = json!({"user_id": user_id, "full_name": name});
-        events.push(Outgoing::to(state.active_user_ids(), users::realm_user_update(person)));
+        events.push(state.to_everyone(users::realm_user_update(person)));
     }
     // `timezone` is changed after every other preference.
     let (timezone, others): (Vec<_>, Vec<_>) = settings.iter().partition(|(s, _)| s.name == "timezone");
@@ -386,10 +386,7 @@ fn setting_events(state: &RealmState, user: &User, setting: &Setting, value: &Va
     events.extend(legacy.map(|event| Outgoing::to(vec![user.id], event)));
     if setting.name == "timezone" {
         let person = json!({"email": user.email, "user_id": user.id, "timezone": user.timezone});
-        events.push(Outgoing::to(
-            state.active_user_ids(),
-            Event::new("realm_user", json!({"op": "update", "person": person})),
-        ));
+        events.push(state.to_everyone(users::realm_user_update(person)));
     }
     events
 }
@@ -403,7 +400,7 @@ fn avatar_event(state: &RealmState, user: &User) -> Outgoing {
         "avatar_version": user.avatar_version,
         "user_id": user.id,
     });
-    Outgoing::to(state.active_user_ids(), users::realm_user_update(person))
+    state.to_everyone(users::realm_user_update(person))
 }
 
 /// Zulip's `send_user_email_update_event`: the new API email, to everyone.

@@ -10,6 +10,7 @@ use rusqlite::Connection;
 
 use super::model::{CustomProfileField, Realm, Role, SystemGroup, User, UserGroup};
 use crate::error::{ApiError, ApiResult};
+use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, RealmId, UserId};
 use crate::store::{self, StoreResult};
 
@@ -92,6 +93,11 @@ impl RealmState {
     /// Every user, by id.
     pub fn users(&self) -> impl Iterator<Item = &User> {
         self.users.values()
+    }
+
+    /// `event` for every active user (most organization-wide events go to them).
+    pub fn to_everyone(&self, event: Event) -> Outgoing {
+        Outgoing::to(self.active_user_ids(), event)
     }
 
     /// Ids of active users, ascending.

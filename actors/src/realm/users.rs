@@ -205,7 +205,7 @@ pub fn update_user(
         if let Some(user) = state.user_mut(target.id) {
             user.full_name = name.clone();
         }
-        events.push(to_everyone(state, json!({"user_id": target.id, "full_name": name})));
+        events.push(state.to_everyone(realm_user_update(json!({"user_id": target.id, "full_name": name}))));
     }
     if let Some((delivery, api)) = new_emails {
         events.extend(apply_email_change(state, target.id, delivery, api));
@@ -290,7 +290,7 @@ fn apply_role_change(state: &mut RealmState, user: &User, role: Role, now: i64) 
     if let Some(u) = state.user_mut(user.id) {
         u.role = role;
     }
-    let mut events = vec![to_everyone(state, json!({"user_id": user.id, "role": role.as_i64()}))];
+    let mut events = vec![state.to_everyone(realm_user_update(json!({"user_id": user.id, "role": role.as_i64()})))];
     for (op, groups) in [("remove_members", removed), ("add_members", added)] {
         for group in groups {
             match op {
@@ -298,7 +298,7 @@ fn apply_role_change(state: &mut RealmState, user: &User, role: Role, now: i64) 
                 _ => state.add_group_members(group, &[user.id]),
             }
             let event = Event::new("user_group", json!({"op": op, "group_id": group, "user_ids": [user.id]}));
-            events.push(Outgoing::to(state.active_user_ids(), event));
+            events.push(state.to_everyone(event));
         }
     }
     events
@@ -318,11 +318,6 @@ fn apply_email_change(state: &mut RealmState, user_id: UserId, delivery: String,
 /// A `realm_user` `update` event with `person`.
 pub(super) fn realm_user_update(person: Value) -> Event {
     Event::new("realm_user", json!({"op": "update", "person": person}))
-}
-
-/// A `realm_user` `update` for every active user.
-fn to_everyone(state: &RealmState, person: Value) -> Outgoing {
-    Outgoing::to(state.active_user_ids(), realm_user_update(person))
 }
 
 // --- Deactivation -------------------------------------------------------------------
@@ -434,7 +429,7 @@ pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active
             user.is_active = active;
         }
         tracing::info!(realm.id = %state.realm().id, user.id = %id, active, "changed account status");
-        events.push(to_everyone(state, json!({"user_id": id, "is_active": active})));
+        events.push(state.to_everyone(realm_user_update(json!({"user_id": id, "is_active": active}))));
     }
     Ok(StatusChange { active, users, events })
 }

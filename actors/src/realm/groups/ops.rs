@@ -208,15 +208,11 @@ fn event(op: &str, fields: Value) -> Event {
 }
 
 /// A `user_group` event for every active user (Zulip's `active_user_ids`).
-fn to_everyone(state: &RealmState, event: Event) -> Outgoing {
-    Outgoing::to(state.active_user_ids(), event)
-}
-
 /// `update` with one changed field.
 fn update_event(state: &RealmState, group: GroupId, key: &str, value: Value) -> Outgoing {
     let mut data = Map::new();
     data.insert(key.into(), value);
-    to_everyone(state, event("update", json!({"group_id": group, "data": data})))
+    state.to_everyone(event("update", json!({"group_id": group, "data": data})))
 }
 
 /// `add`: the group as `do_send_create_user_group_event` describes it.
@@ -237,7 +233,7 @@ fn add_event(state: &RealmState, group: &UserGroup, members: &BTreeSet<UserId>, 
         }
         map.insert("deactivated".into(), Value::Bool(group.deactivated));
     }
-    to_everyone(state, event("add", json!({ "group": dict })))
+    state.to_everyone(event("add", json!({ "group": dict })))
 }
 
 /// A membership event: `add_members`/`remove_members` (`user_ids`) or
@@ -246,7 +242,7 @@ fn membership_event(state: &RealmState, op: &str, group: GroupId, key: &str, ids
     let mut body = Map::new();
     body.insert("group_id".into(), json!(group));
     body.insert(key.into(), json!(ids));
-    to_everyone(state, event(op, Value::Object(body)))
+    state.to_everyone(event(op, Value::Object(body)))
 }
 
 // --- Creation. ---
@@ -598,7 +594,7 @@ pub fn deactivate_group(
     state.put_group(group);
     Ok(vec![
         update_event(state, id, "deactivated", Value::Bool(true)),
-        to_everyone(state, event("remove", json!({ "group_id": id }))),
+        state.to_everyone(event("remove", json!({ "group_id": id }))),
     ])
 }
 
