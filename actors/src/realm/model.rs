@@ -188,6 +188,13 @@ pub struct CustomProfileField {
     pub editable_by_user: bool,
 }
 
+impl CustomProfileField {
+    /// `field_data` as an object (empty when the type has none).
+    pub fn field_data_map(&self) -> Map<String, Value> {
+        serde_json::from_str(&self.field_data).unwrap_or_default()
+    }
+}
+
 /// Bot type of incoming-webhook bots, which may not use the general API.
 pub const INCOMING_WEBHOOK_BOT: i64 = 2;
 

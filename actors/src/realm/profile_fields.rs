@@ -68,7 +68,7 @@ pub fn profile_data_dict(user: &User) -> Map<String, Value> {
 /// `POST /realm/profile_fields` arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewField {
-    /// Already stripped of surrounding whitespace.
+    /// Stripped of surrounding whitespace by the operation.
     pub name: String,
     pub hint: String,
     pub field_type: i64,
@@ -82,7 +82,7 @@ pub struct NewField {
 /// `PATCH /realm/profile_fields/{id}` arguments; `None` keeps the current value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FieldChanges {
-    /// Already stripped of surrounding whitespace.
+    /// Stripped of surrounding whitespace by the operation.
     pub name: Option<String>,
     pub hint: Option<String>,
     pub field_data: Option<Map<String, Value>>,
@@ -161,9 +161,10 @@ pub fn create_field(
     state: &mut RealmState,
     store: &Store,
     acting: UserId,
-    new: NewField,
+    mut new: NewField,
 ) -> ApiResult<(FieldId, Vec<Outgoing>)> {
     ops::require_admin(state.user_or_err(acting)?.role)?;
+    new.name = new.name.trim().to_owned();
     if new.display_in_profile_summary {
         check_summary_limit(state, None)?;
     }
@@ -200,7 +201,7 @@ pub fn create_field(
 /// Whether a change of a default external account field touches only what Zulip lets
 /// change there (`update_only_display_in_profile_summary`).
 fn only_summary_or_flags(field: &CustomProfileField, changes: &FieldChanges) -> bool {
-    let stored: Map<String, Value> = serde_json::from_str(&field.field_data).unwrap_or_default();
+    let stored = field.field_data_map();
     changes.name.as_ref().is_none_or(|n| *n == field.name)
         && changes.hint.as_ref().is_none_or(|h| *h == field.hint)
         && changes.field_data.as_ref().is_none_or(|d| *d == stored)
@@ -213,14 +214,15 @@ pub fn update_field(
     store: &Store,
     acting: UserId,
     id: i64,
-    changes: FieldChanges,
+    mut changes: FieldChanges,
 ) -> ApiResult<Vec<Outgoing>> {
     ops::require_admin(state.user_or_err(acting)?.role)?;
+    changes.name = changes.name.map(|n| n.trim().to_owned());
     let current = field_by_id(state, id)?.clone();
     if changes.display_in_profile_summary == Some(true) {
         check_summary_limit(state, Some(current.id))?;
     }
-    let stored_data: Map<String, Value> = serde_json::from_str(&current.field_data).unwrap_or_default();
+    let stored_data = current.field_data_map();
     if validate::default_external_label(current.field_type, &stored_data).is_some()
         && !only_summary_or_flags(&current, &changes)
     {

@@ -60,7 +60,7 @@ pub async fn create_field(auth: Authed, params: Params) -> Result<Success, HttpE
     // Zulip checks the role before it parses any parameter; the actor checks again.
     require_admin(auth.user.role)?;
     let field = NewField {
-        name: params.str("name").map(|n| n.trim().to_owned()).unwrap_or_default(),
+        name: params.str("name").unwrap_or_default(),
         hint: params.str("hint").unwrap_or_default(),
         field_type: params
             .decode("field_type", decode::integer)?
@@ -80,7 +80,7 @@ pub async fn update_field(auth: Authed, path: web::Path<String>, params: Params)
     require_admin(auth.user.role)?;
     let field_id = field_id(&path)?;
     let changes = FieldChanges {
-        name: params.str("name").map(|n| n.trim().to_owned()),
+        name: params.str("name"),
         hint: params.str("hint"),
         field_data: params.decode("field_data", decode::object)?,
         display_in_profile_summary: params.bool("display_in_profile_summary")?,
