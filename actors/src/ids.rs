@@ -45,3 +45,11 @@ id_type!(
     /// A custom profile field.
     FieldId
 );
+id_type!(
+    /// A channel (Zulip's stream).
+    ChannelId
+);
+id_type!(
+    /// A channel folder.
+    FolderId
+);

@@ -2,10 +2,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 mod auth;
+mod channels;
 mod cli;
 mod errors;
 mod events;
 mod fetch_api_key;
+mod folders;
 mod groups;
 mod helpers;
 mod params;
@@ -14,4 +16,5 @@ mod realms;
 mod restart;
 mod server_settings;
 mod settings;
+mod topics;
 mod users;

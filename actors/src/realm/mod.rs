@@ -2,6 +2,8 @@
 
 pub mod actor;
 pub mod catalog;
+pub mod channels;
+pub mod folders;
 pub mod format;
 pub mod groups;
 pub mod messages;
@@ -12,6 +14,7 @@ pub mod register;
 pub mod settings;
 pub mod snapshot;
 pub mod state;
+pub mod topics;
 pub mod users;
 
 pub use actor::RealmActor;

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::ids::{FieldId, GroupId, RealmId, UserId};
+use crate::ids::{ChannelId, FieldId, FolderId, GroupId, RealmId, UserId};
 
 /// An organization role (spec 2.2). Lower numbers carry more power.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -193,6 +193,76 @@ impl CustomProfileField {
     pub fn field_data_map(&self) -> Map<String, Value> {
         serde_json::from_str(&self.field_data).unwrap_or_default()
     }
+}
+
+/// A channel (Zulip's stream).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Channel {
+    pub id: ChannelId,
+    pub name: String,
+    /// Markdown.
+    pub description: String,
+    pub rendered_description: String,
+    pub invite_only: bool,
+    pub is_web_public: bool,
+    pub history_public_to_subscribers: bool,
+    /// `None` inherits the organization's setting; -1 keeps messages forever.
+    pub message_retention_days: Option<i64>,
+    /// `inherit`, `allow_empty_topic`, `disable_empty_topic` or `empty_topic_only`.
+    pub topics_policy: String,
+    pub folder_id: Option<FolderId>,
+    pub creator_id: Option<UserId>,
+    /// Unix seconds.
+    pub date_created: i64,
+    pub is_archived: bool,
+    /// The `can_*_group` permission settings (API group-setting values); absent ones take
+    /// their defaults.
+    pub settings: Map<String, Value>,
+}
+
+/// A user's subscription to a channel, with its personal settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub user_id: UserId,
+    pub channel_id: ChannelId,
+    /// False once the user unsubscribed; the personal settings are kept.
+    pub active: bool,
+    /// `#rrggbb`.
+    pub color: String,
+    pub is_muted: bool,
+    pub pin_to_top: bool,
+    /// `None` inherits the user's setting.
+    pub desktop_notifications: Option<bool>,
+    pub audible_notifications: Option<bool>,
+    pub push_notifications: Option<bool>,
+    pub email_notifications: Option<bool>,
+    pub wildcard_mentions_notify: Option<bool>,
+}
+
+/// A channel folder (spec 2.14).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelFolder {
+    pub id: FolderId,
+    pub name: String,
+    pub description: String,
+    pub rendered_description: String,
+    /// Position in the organization's list.
+    pub order: i64,
+    pub is_archived: bool,
+    pub creator_id: Option<UserId>,
+    pub date_created: i64,
+}
+
+/// A user's visibility policy for one topic (spec 2.7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserTopic {
+    pub user_id: UserId,
+    pub channel_id: ChannelId,
+    /// As the user last wrote it; compared case-insensitively.
+    pub topic: String,
+    /// 0 none, 1 muted, 2 unmuted, 3 followed.
+    pub visibility_policy: i64,
+    pub last_updated: i64,
 }
 
 /// Bot type of incoming-webhook bots, which may not use the general API.

@@ -4,14 +4,16 @@
 //! validate against this state, write to SQLite and only then apply the change here, so
 //! memory never holds anything the database does not.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::Connection;
 
-use super::model::{CustomProfileField, Realm, Role, SystemGroup, User, UserGroup};
+use super::model::{
+    Channel, ChannelFolder, CustomProfileField, Realm, Role, Subscription, SystemGroup, User, UserGroup, UserTopic,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{GroupId, RealmId, UserId};
+use crate::ids::{ChannelId, FolderId, GroupId, RealmId, UserId};
 use crate::store::{self, StoreResult};
 
 /// An organization: its row, users and user groups, with lookup indexes.
@@ -28,6 +30,27 @@ pub struct RealmState {
     system_groups: HashMap<String, GroupId>,
     /// Custom profile fields, in their `order`.
     profile_fields: Vec<CustomProfileField>,
+    /// The channels layer (channels, subscriptions, folders, topic policies).
+    channels: Channels,
+}
+
+/// An organization's channels with their subscriptions, default channels, folders and
+/// per-user topic policies, with lookup indexes.
+#[derive(Debug, Clone, Default)]
+pub struct Channels {
+    by_id: BTreeMap<ChannelId, Channel>,
+    /// Lower-cased name -> channel.
+    by_name: HashMap<String, ChannelId>,
+    /// Every subscription row (active or not), by (user, channel).
+    subscriptions: HashMap<(UserId, ChannelId), Subscription>,
+    /// Active subscribers of each channel.
+    subscribers: HashMap<ChannelId, BTreeSet<UserId>>,
+    /// Channels each user is actively subscribed to.
+    subscribed: HashMap<UserId, BTreeSet<ChannelId>>,
+    defaults: BTreeSet<ChannelId>,
+    folders: BTreeMap<FolderId, ChannelFolder>,
+    /// (user, channel, lower-cased topic) -> policy.
+    user_topics: BTreeMap<(UserId, ChannelId, String), UserTopic>,
 }
 
 impl RealmState {
@@ -41,6 +64,7 @@ impl RealmState {
             system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
             groups,
             profile_fields: Vec::new(),
+            channels: Channels::default(),
         };
         for user in users {
             state.put_user(user);
@@ -64,6 +88,21 @@ impl RealmState {
         }
         let mut state = RealmState::new(realm, users, groups);
         state.set_profile_fields(fields);
+        for channel in store::channels::in_realm(conn, realm_id)? {
+            state.put_channel(channel);
+        }
+        for sub in store::channels::subscriptions_in_realm(conn, realm_id)? {
+            state.put_subscription(sub);
+        }
+        for channel in store::channels::default_channels(conn, realm_id)? {
+            state.set_default_channel(channel, true);
+        }
+        for folder in store::channels::folders_in_realm(conn, realm_id)? {
+            state.put_folder(folder);
+        }
+        for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
+            state.put_user_topic(topic);
+        }
         Ok(Some(state))
     }
 
@@ -131,6 +170,79 @@ impl RealmState {
     /// Every group, by id.
     pub fn groups(&self) -> impl Iterator<Item = &UserGroup> {
         self.groups.values()
+    }
+
+    // --- Channels. ---
+
+    /// A channel of this realm (archived ones included).
+    pub fn channel(&self, id: ChannelId) -> Option<&Channel> {
+        self.channels.by_id.get(&id)
+    }
+
+    /// Every channel, by id (archived ones included).
+    pub fn channels(&self) -> impl Iterator<Item = &Channel> {
+        self.channels.by_id.values()
+    }
+
+    /// The channel with this name, compared case-insensitively.
+    pub fn channel_by_name(&self, name: &str) -> Option<&Channel> {
+        self.channels.by_name.get(&name.to_lowercase()).and_then(|id| self.channels.by_id.get(id))
+    }
+
+    /// A user's subscription row for a channel (active or not).
+    pub fn subscription(&self, user: UserId, channel: ChannelId) -> Option<&Subscription> {
+        self.channels.subscriptions.get(&(user, channel))
+    }
+
+    /// Whether `user` is actively subscribed to `channel`.
+    pub fn is_subscribed(&self, user: UserId, channel: ChannelId) -> bool {
+        self.channels.subscribed.get(&user).is_some_and(|set| set.contains(&channel))
+    }
+
+    /// The active subscribers of a channel, ascending.
+    pub fn subscribers(&self, channel: ChannelId) -> impl Iterator<Item = UserId> + '_ {
+        self.channels.subscribers.get(&channel).into_iter().flatten().copied()
+    }
+
+    /// How many active subscribers a channel has.
+    pub fn subscriber_count(&self, channel: ChannelId) -> usize {
+        self.channels.subscribers.get(&channel).map_or(0, BTreeSet::len)
+    }
+
+    /// The channels `user` is actively subscribed to, ascending.
+    pub fn subscribed_channels(&self, user: UserId) -> impl Iterator<Item = ChannelId> + '_ {
+        self.channels.subscribed.get(&user).into_iter().flatten().copied()
+    }
+
+    /// Every subscription row of `user` (active or not).
+    pub fn subscriptions_of(&self, user: UserId) -> impl Iterator<Item = &Subscription> + '_ {
+        self.channels.by_id.keys().filter_map(move |c| self.channels.subscriptions.get(&(user, *c)))
+    }
+
+    /// The organization's default channels.
+    pub fn default_channels(&self) -> &BTreeSet<ChannelId> {
+        &self.channels.defaults
+    }
+
+    /// A channel folder.
+    pub fn folder(&self, id: FolderId) -> Option<&ChannelFolder> {
+        self.channels.folders.get(&id)
+    }
+
+    /// Every channel folder, by id (order them by `order` for the API).
+    pub fn folders(&self) -> impl Iterator<Item = &ChannelFolder> {
+        self.channels.folders.values()
+    }
+
+    /// A user's policy for a topic (compared case-insensitively), if one is set.
+    pub fn user_topic(&self, user: UserId, channel: ChannelId, topic: &str) -> Option<&UserTopic> {
+        self.channels.user_topics.get(&(user, channel, topic.to_lowercase()))
+    }
+
+    /// Every topic policy of `user`.
+    pub fn user_topics_of(&self, user: UserId) -> impl Iterator<Item = &UserTopic> + '_ {
+        let start = (user, ChannelId(i64::MIN), String::new());
+        self.channels.user_topics.range(start..).take_while(move |((u, _, _), _)| *u == user).map(|(_, t)| t)
     }
 
     /// The custom profile fields, in their `order`.
@@ -221,6 +333,56 @@ impl RealmState {
     /// Mutable access to a user for field changes that touch no index.
     pub(crate) fn user_mut(&mut self, id: UserId) -> Option<&mut User> {
         self.users.get_mut(&id)
+    }
+
+    /// Adds or replaces a channel and its name index.
+    pub(crate) fn put_channel(&mut self, channel: Channel) {
+        if let Some(old) = self.channels.by_id.get(&channel.id) {
+            self.channels.by_name.remove(&old.name.to_lowercase());
+        }
+        self.channels.by_name.insert(channel.name.to_lowercase(), channel.id);
+        self.channels.by_id.insert(channel.id, channel);
+    }
+
+    /// Adds or replaces a subscription row and the subscriber indexes.
+    pub(crate) fn put_subscription(&mut self, sub: Subscription) {
+        let (user, channel) = (sub.user_id, sub.channel_id);
+        if sub.active {
+            self.channels.subscribers.entry(channel).or_default().insert(user);
+            self.channels.subscribed.entry(user).or_default().insert(channel);
+        } else {
+            if let Some(set) = self.channels.subscribers.get_mut(&channel) {
+                set.remove(&user);
+            }
+            if let Some(set) = self.channels.subscribed.get_mut(&user) {
+                set.remove(&channel);
+            }
+        }
+        self.channels.subscriptions.insert((user, channel), sub);
+    }
+
+    /// Makes a channel a default channel (or no longer one).
+    pub(crate) fn set_default_channel(&mut self, channel: ChannelId, default: bool) {
+        if default {
+            self.channels.defaults.insert(channel);
+        } else {
+            self.channels.defaults.remove(&channel);
+        }
+    }
+
+    /// Adds or replaces a channel folder.
+    pub(crate) fn put_folder(&mut self, folder: ChannelFolder) {
+        self.channels.folders.insert(folder.id, folder);
+    }
+
+    /// Sets a user's topic policy; policy 0 removes it.
+    pub(crate) fn put_user_topic(&mut self, topic: UserTopic) {
+        let key = (topic.user_id, topic.channel_id, topic.topic.to_lowercase());
+        if topic.visibility_policy == 0 {
+            self.channels.user_topics.remove(&key);
+        } else {
+            self.channels.user_topics.insert(key, topic);
+        }
     }
 
     /// Replaces the custom profile fields (sorted here by `order`).

@@ -10,6 +10,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0001_initial.sql"),
     include_str!("../../../sql/0002_event_queues.sql"),
     include_str!("../../../sql/0003_custom_profile_fields.sql"),
+    include_str!("../../../sql/0004_channels.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

@@ -3,11 +3,14 @@
 //! unknown paths get a JSON 404.
 
 mod auth;
+mod channels;
 mod events;
+mod folders;
 mod groups;
 mod profile_fields;
 mod server;
 mod settings;
+mod topics;
 mod users;
 
 use actix_web::http::{header, Method};
@@ -33,6 +36,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = profile_fields::routes(scope);
     let scope = settings::routes(scope);
     let scope = groups::routes(scope);
+    let scope = folders::routes(scope);
+    let scope = topics::routes(scope);
+    let scope = channels::routes(scope);
     let scope = users::routes(scope);
     cfg.service(scope);
 }

@@ -1,0 +1,1 @@
+//! Channel folders (spec 2.14, 4.8).

@@ -1,0 +1,1 @@
+//! Channels and subscriptions over HTTP.

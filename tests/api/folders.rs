@@ -1,0 +1,1 @@
+//! Channel folders over HTTP.

@@ -1,0 +1,1 @@
+//! Personal channel and topic settings over HTTP.
