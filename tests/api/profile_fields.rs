@@ -583,3 +583,30 @@ async fn unknown_paths_and_methods() {
     assert_eq!(response.status().as_u16(), 405);
     app.stop().await;
 }
+
+/// Clients without `pronouns_field_type_supported` see pronouns fields as short text, in
+/// register and in events.
+#[actix_web::test]
+async fn pronouns_fields_are_short_text_for_clients_that_do_not_know_them() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let caps = r#"{"notification_settings_null": false, "pronouns_field_type_supported": false}"#;
+    let mut old =
+        Watch::with_form(&app, &o, &[("event_types", r#"["custom_profile_fields"]"#), ("client_capabilities", caps)])
+            .await;
+    let mut new = Watch::new(&app, &o, r#"["custom_profile_fields"]"#).await;
+    let form = [("name", "Pronouns"), ("field_type", "8")];
+    let response = app.as_user(&o, Method::POST, "/realm/profile_fields").form(&form).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(old.events(&app).await[0]["fields"][0]["type"], json!(1));
+    assert_eq!(new.events(&app).await[0]["fields"][0]["type"], json!(8));
+
+    let fetch = [("fetch_event_types", r#"["custom_profile_fields"]"#), ("client_capabilities", caps)];
+    let state = register(&app, &o, &fetch).await;
+    assert_eq!(state["custom_profile_fields"][0]["type"], json!(1));
+    assert!(state["custom_profile_field_types"].get("PRONOUNS").is_none());
+    let state = register(&app, &o, &fetch[..1]).await;
+    assert_eq!(state["custom_profile_fields"][0]["type"], json!(8));
+    assert_eq!(state["custom_profile_field_types"]["PRONOUNS"]["id"], json!(8));
+    app.stop().await;
+}

@@ -17,7 +17,7 @@ pub use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
 
 /// `client_capabilities` of `POST /register` (spec 4.22); all default to false.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClientCapabilities {
     pub notification_settings_null: bool,
@@ -31,6 +31,28 @@ pub struct ClientCapabilities {
     pub archived_channels: bool,
     pub empty_topic_name: bool,
     pub simplified_presence_events: bool,
+    /// The client knows the pronouns field type (8); Zulip assumes so unless told otherwise.
+    pub pronouns_field_type_supported: bool,
+}
+
+impl Default for ClientCapabilities {
+    /// Every capability off, except `pronouns_field_type_supported`, which Zulip assumes.
+    fn default() -> Self {
+        ClientCapabilities {
+            notification_settings_null: false,
+            bulk_message_deletion: false,
+            user_avatar_url_field_optional: false,
+            stream_typing_notifications: false,
+            user_settings_object: false,
+            linkifier_url_template: false,
+            user_list_incomplete: false,
+            include_deactivated_groups: false,
+            archived_channels: false,
+            empty_topic_name: false,
+            simplified_presence_events: false,
+            pronouns_field_type_supported: true,
+        }
+    }
 }
 
 impl ClientCapabilities {
@@ -66,6 +88,7 @@ impl ClientCapabilities {
             "archived_channels" => &mut self.archived_channels,
             "empty_topic_name" => &mut self.empty_topic_name,
             "simplified_presence_events" => &mut self.simplified_presence_events,
+            "pronouns_field_type_supported" => &mut self.pronouns_field_type_supported,
             _ => return None,
         })
     }
@@ -233,6 +256,13 @@ impl QueueSpec {
                 }))]
             }
             "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
+            "custom_profile_fields" if !caps.pronouns_field_type_supported => {
+                vec![Arc::new(rebuild(event, |body| {
+                    if let Some(Value::Array(fields)) = body.get_mut("fields") {
+                        pronouns_as_short_text(fields);
+                    }
+                }))]
+            }
             "typing" if !caps.empty_topic_name => rename_empty_topic(event, &["topic"]),
             "update_message" if !caps.empty_topic_name => rename_empty_topic(event, &["subject", "orig_subject"]),
             _ => vec![Arc::clone(event)],
@@ -303,6 +333,20 @@ fn rename_empty_topic(event: &Arc<Event>, keys: &[&str]) -> Vec<Arc<Event>> {
         }
     }))]
 }
+
+/// For clients without `pronouns_field_type_supported`: pronouns fields (type 8) shown as
+/// short text (type 1), as Zulip does.
+pub fn pronouns_as_short_text(fields: &mut [Value]) {
+    for field in fields {
+        if field.get("type").and_then(Value::as_i64) == Some(PRONOUNS_FIELD_TYPE) {
+            field["type"] = Value::from(SHORT_TEXT_FIELD_TYPE);
+        }
+    }
+}
+
+/// Custom profile field types the capability concerns.
+const PRONOUNS_FIELD_TYPE: i64 = 8;
+const SHORT_TEXT_FIELD_TYPE: i64 = 1;
 
 #[cfg(test)]
 mod tests {

@@ -82,8 +82,15 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
 
 fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("custom_profile_fields") {
-        out.insert("custom_profile_fields".into(), Value::Array(super::profile_fields::field_dicts(ctx.state)));
-        out.insert("custom_profile_field_types".into(), Value::Object(catalog::custom_profile_field_types()));
+        let mut fields = super::profile_fields::field_dicts(ctx.state);
+        let mut types = catalog::custom_profile_field_types();
+        // Clients that do not know the pronouns type see such fields as short text.
+        if !ctx.spec.capabilities.pronouns_field_type_supported {
+            crate::queue::spec::pronouns_as_short_text(&mut fields);
+            types.shift_remove("PRONOUNS");
+        }
+        out.insert("custom_profile_fields".into(), Value::Array(fields));
+        out.insert("custom_profile_field_types".into(), Value::Object(types));
     }
 }
 
