@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use arc_swap::ArcSwap;
-use serde_json::{Map, Value};
 
 use super::messages::*;
 use super::model::Role;
@@ -277,7 +276,7 @@ impl Handler<StopRealm> for RealmActor {
 }
 
 impl Handler<Register> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
+    type Result = ApiResult<String>;
 
     fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
         let user = self.check_queue_spec(msg.user_id, &msg.spec)?;

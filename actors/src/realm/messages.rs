@@ -93,9 +93,10 @@ pub struct RemoveListener(pub ListenerId);
 pub struct StopRealm;
 
 /// `POST /register`: creates an event queue for the user and returns the initial state
-/// (with `queue_id` and `last_event_id`), both as of the same moment.
+/// (with `queue_id` and `last_event_id`), both as of the same moment, as the JSON members
+/// of the response.
 #[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
+#[rtype(result = "ApiResult<String>")]
 pub struct Register {
     pub user_id: UserId,
     pub spec: QueueSpec,

@@ -59,8 +59,10 @@ type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
 const DATA_SETS: &[DataSet] =
     &[custom_profile_fields, realm_user_groups, realm, realm_user_settings_defaults, realm_user, user_settings];
 
-/// The initial state for a client of `user` whose queue is `queue_id`.
-pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
+/// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
+/// of the response (`"queue_id":...,...`, without braces). The user lists, the large part
+/// in big organizations, are written straight to JSON.
+pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> String {
     let mut out = Map::new();
     out.insert("queue_id".into(), Value::from(queue_id));
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
@@ -69,7 +71,7 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
     for data_set in DATA_SETS {
         data_set(ctx, &mut out);
     }
-    post_process(ctx, &mut out);
+    let raw = post_process(ctx, &mut out);
     // Agora always sends the limits, fetched with `realm` or not.
     for (key, value) in catalog::always_present_limits() {
         out.entry(key).or_insert(value);
@@ -77,7 +79,24 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
     // Every event since the snapshot is still in the queue: the realm actor built this
     // state and created the queue in one step.
     out.insert("last_event_id".into(), Value::from(-1));
-    out
+    write_members(&out, &raw)
+}
+
+/// `map`'s members as JSON, with the values of `raw`'s keys taken as already written.
+fn write_members(map: &Map<String, Value>, raw: &[(&str, String)]) -> String {
+    let mut text = String::with_capacity(4096 + raw.iter().map(|(_, v)| v.len()).sum::<usize>());
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&Value::from(key.as_str()).to_string());
+        text.push(':');
+        match raw.iter().find(|(k, _)| k == key) {
+            Some((_, json)) => text.push_str(json),
+            None => text.push_str(&value.to_string()),
+        }
+    }
+    text
 }
 
 fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
@@ -177,22 +196,25 @@ fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
 }
 
 /// Zulip's `post_process_state`: the user list split into active and deactivated users,
-/// sorted by id, without `is_active`.
-fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+/// sorted by id, without `is_active`. Their places in `out` are held by nulls; the lists
+/// come back written as JSON.
+fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) -> Vec<(&'static str, String)> {
     if !ctx.want("realm_user") {
-        return;
+        return Vec::new();
     }
     let options = UserDictOptions { client_gravatar: ctx.spec.client_gravatar, include_custom_profile_fields: true };
     let (mut active, mut inactive) = (Vec::new(), Vec::new());
     for target in ctx.state.users() {
-        let mut dict = ctx.state.user_dict(ctx.user, target, options);
-        dict.shift_remove("is_active");
+        let mut view = ctx.state.user_view(ctx.user, target, options);
+        view.is_active = None;
         if target.is_active {
-            active.push(Value::Object(dict));
+            active.push(view);
         } else {
-            inactive.push(Value::Object(dict));
+            inactive.push(view);
         }
     }
-    out.insert("realm_users".into(), Value::Array(active));
-    out.insert("realm_non_active_users".into(), Value::Array(inactive));
+    let json = |list: &[super::format::UserView<'_>]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    out.insert("realm_users".into(), Value::Null);
+    out.insert("realm_non_active_users".into(), Value::Null);
+    vec![("realm_users", json(&active)), ("realm_non_active_users", json(&inactive))]
 }
