@@ -114,3 +114,15 @@ fn reorder_needs_every_folder_and_lets_the_last_position_win() {
     let ids: Vec<i64> = folder_dicts(&state, true).iter().map(|f| f["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, vec![b.0, a.0]);
 }
+
+#[test]
+fn channels_may_name_any_folder_of_the_organization() {
+    let (_dir, store, _config, mut state) = setup();
+    let boss = owner(&state);
+    let (a, _) = create_folder(&mut state, &store, boss, new("A", ""), T1).unwrap();
+    assert_eq!(check_folder_for_channel(&state, a.0).unwrap(), a);
+    assert_eq!(message(check_folder_for_channel(&state, a.0 + 1).unwrap_err()), "Invalid channel folder ID");
+    let archive = FolderChanges { is_archived: Some(true), ..Default::default() };
+    update_folder(&mut state, &store, boss, a.0, archive).unwrap();
+    assert_eq!(check_folder_for_channel(&state, a.0).unwrap(), a);
+}
