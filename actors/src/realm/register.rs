@@ -56,8 +56,15 @@ impl Context<'_> {
 type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
 
 /// The data sets, in the order Zulip adds their keys.
-const DATA_SETS: &[DataSet] =
-    &[custom_profile_fields, realm_user_groups, realm, realm_user_settings_defaults, realm_user, user_settings];
+const DATA_SETS: &[DataSet] = &[
+    custom_profile_fields,
+    realm_user_groups,
+    realm,
+    realm_user_settings_defaults,
+    realm_user,
+    channel_folders,
+    user_settings,
+];
 
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
 /// of the response (`"queue_id":...,...`, without braces). The user lists, the large part
@@ -173,6 +180,13 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         "delivery_email": user.delivery_email,
         "full_name": user.full_name,
     })));
+}
+
+/// Every folder, archived ones included (Zulip adds them right after `subscription`).
+fn channel_folders(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("channel_folders") {
+        out.insert("channel_folders".into(), Value::Array(super::folders::folder_dicts(ctx.state, true)));
+    }
 }
 
 fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {

@@ -243,6 +243,12 @@ pub fn update_folder(conn: &Connection, folder: &ChannelFolder) -> StoreResult<(
     Ok(())
 }
 
+/// Sets a folder's position in the organization's list.
+pub fn set_folder_order(conn: &Connection, id: FolderId, order: i64) -> StoreResult<()> {
+    conn.execute("UPDATE channel_folders SET sort_order = ?2 WHERE id = ?1", params![id, order])?;
+    Ok(())
+}
+
 /// Every per-user topic policy in the realm.
 pub fn user_topics_in_realm(conn: &Connection, realm_id: RealmId) -> StoreResult<Vec<UserTopic>> {
     let mut stmt = conn.prepare(

@@ -79,3 +79,6 @@ impl RealmState {
 pub fn channel_permission(name: &str) -> Option<&'static GroupPermission> {
     catalog::CHANNEL_PERMISSION_SETTINGS.iter().find(|p| p.name == name)
 }
+
+#[cfg(test)]
+mod tests;
