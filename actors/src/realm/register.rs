@@ -56,8 +56,16 @@ impl Context<'_> {
 type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
 
 /// The data sets, in the order Zulip adds their keys.
-const DATA_SETS: &[DataSet] =
-    &[custom_profile_fields, realm_user_groups, realm, realm_user_settings_defaults, realm_user, user_settings];
+const DATA_SETS: &[DataSet] = &[
+    custom_profile_fields,
+    muted_topics,
+    realm_user_groups,
+    realm,
+    realm_user_settings_defaults,
+    realm_user,
+    user_settings,
+    user_topic,
+];
 
 /// The initial state for a client of `user` whose queue is `queue_id`.
 pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
@@ -84,6 +92,13 @@ fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("custom_profile_fields") {
         out.insert("custom_profile_fields".into(), Value::Array(super::profile_fields::field_dicts(ctx.state)));
         out.insert("custom_profile_field_types".into(), Value::Object(catalog::custom_profile_field_types()));
+    }
+}
+
+/// Muted topics in the legacy form; left out for clients that also ask for `user_topic`.
+fn muted_topics(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("muted_topics") && (ctx.fetch.fetch_event_types.is_none() || !ctx.want("user_topic")) {
+        out.insert("muted_topics".into(), Value::Array(super::topics::muted_topics_list(ctx.state, ctx.user.id)));
     }
 }
 
@@ -166,6 +181,14 @@ fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     }
     if ctx.want("user_settings") {
         out.insert("user_settings".into(), Value::Object(catalog::user_settings(ctx.user)));
+    }
+}
+
+fn user_topic(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("user_topic") {
+        let empty_topic_name = ctx.spec.capabilities.empty_topic_name;
+        let topics = super::topics::user_topics_list(ctx.state, ctx.user.id, empty_topic_name);
+        out.insert("user_topics".into(), Value::Array(topics));
     }
 }
 
