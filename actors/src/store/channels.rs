@@ -321,7 +321,11 @@ pub fn insert_user_messages(conn: &Connection, message: i64, users: &[UserId]) -
 /// `get_topic_history_for_stream`): with `received_by`, only messages that user received
 /// (protected history). Topics differing only in case are one topic, named as in its
 /// latest group.
-pub fn channel_topics(conn: &Connection, channel: ChannelId, received_by: Option<UserId>) -> StoreResult<Vec<(String, i64)>> {
+pub fn channel_topics(
+    conn: &Connection,
+    channel: ChannelId,
+    received_by: Option<UserId>,
+) -> StoreResult<Vec<(String, i64)>> {
     let rows = match received_by {
         None => {
             let mut stmt = conn.prepare_cached(

@@ -24,7 +24,9 @@ pub(super) fn routes(scope: Scope) -> Scope {
     scope
         .service(Endpoint::new("/users/me/subscriptions/properties").route(Method::POST, update_properties).build())
         .service(Endpoint::new("/users/me/subscriptions/muted_topics").route(Method::PATCH, update_muted_topic).build())
-        .service(Endpoint::new(r"/users/me/subscriptions/{stream_id:\d+}").route(Method::PATCH, update_property).build())
+        .service(
+            Endpoint::new(r"/users/me/subscriptions/{stream_id:\d+}").route(Method::PATCH, update_property).build(),
+        )
         .service(Endpoint::new("/user_topics").route(Method::POST, update_user_topic).build())
         .service(Endpoint::new(r"/users/me/{stream_id:\d+}/topics").route(Method::GET, get_topics).build())
 }
@@ -54,7 +56,8 @@ pub async fn update_properties(auth: Authed, params: Params) -> Result<Success, 
     let data = params
         .decode("subscription_data", decode::list)?
         .ok_or_else(|| ApiError::missing_argument("subscription_data"))?;
-    let changes = data.iter().enumerate().map(|(i, item)| PropertyChange::from_json(i, item)).collect::<Result<_, _>>()?;
+    let changes =
+        data.iter().enumerate().map(|(i, item)| PropertyChange::from_json(i, item)).collect::<Result<_, _>>()?;
     auth.realm.addr.send(UpdateSubscriptionProperties { user_id: auth.user.user_id, changes }).await??;
     Ok(params.ok())
 }
@@ -101,9 +104,10 @@ pub async fn update_user_topic(auth: Authed, params: Params) -> Result<Success, 
     let topic = topic_param(&params)?;
     let visibility_policy = required_int(&params, "visibility_policy")?;
     if !(0..=FOLLOWED).contains(&visibility_policy) {
-        return Err(
-            ApiError::bad_request("Invalid visibility_policy: Value error, Not in the list of possible values").into()
-        );
+        return Err(ApiError::bad_request(
+            "Invalid visibility_policy: Value error, Not in the list of possible values",
+        )
+        .into());
     }
     let msg = SetUserTopic { user_id: auth.user.user_id, stream_id, topic, visibility_policy };
     auth.realm.addr.send(msg).await??;

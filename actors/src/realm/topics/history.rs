@@ -34,7 +34,8 @@ pub fn channel_topics(
     Ok(topics
         .into_iter()
         .map(|(name, max_id)| {
-            let name = if name.is_empty() && !allow_empty_topic_name { EMPTY_TOPIC_DISPLAY_NAME.to_owned() } else { name };
+            let name =
+                if name.is_empty() && !allow_empty_topic_name { EMPTY_TOPIC_DISPLAY_NAME.to_owned() } else { name };
             json!({"name": name, "max_id": max_id})
         })
         .collect())

@@ -35,7 +35,9 @@ pub enum TopicChannel {
 
 /// The user's policies in channels that are not archived, in (channel, topic) order.
 fn live_topics<'a>(state: &'a RealmState, user: UserId) -> impl Iterator<Item = (&'a Channel, &'a UserTopic)> + 'a {
-    state.user_topics_of(user).filter_map(move |t| state.channel(t.channel_id).filter(|c| !c.is_archived).map(|c| (c, t)))
+    state
+        .user_topics_of(user)
+        .filter_map(move |t| state.channel(t.channel_id).filter(|c| !c.is_archived).map(|c| (c, t)))
 }
 
 /// The `user_topics` register data: every policy of the user in channels that are not
@@ -193,8 +195,15 @@ impl Handler<SetUserTopic> for RealmActor {
     fn handle(&mut self, msg: SetUserTopic, _: &mut Self::Context) -> Self::Result {
         self.viewer(msg.user_id)?;
         let now = crate::realm::ops::now();
-        let events =
-            set_user_topic(&mut self.state, &self.store, msg.user_id, msg.stream_id, &msg.topic, msg.visibility_policy, now)?;
+        let events = set_user_topic(
+            &mut self.state,
+            &self.store,
+            msg.user_id,
+            msg.stream_id,
+            &msg.topic,
+            msg.visibility_policy,
+            now,
+        )?;
         self.committed(events);
         Ok(())
     }

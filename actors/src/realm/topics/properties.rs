@@ -44,8 +44,12 @@ impl PropertyChange {
         let Value::Object(map) = item else {
             return Err(ApiError::bad_request(format!("subscription_data[{index}] is not a dict")));
         };
-        let field = |key: &str| map.get(key).ok_or_else(|| ApiError::bad_request(format!("{} field is missing: Field required", at(key))));
-        let stream_id = field("stream_id")?.as_i64().ok_or_else(|| ApiError::bad_request(format!("{} is not an integer", at("stream_id"))))?;
+        let field = |key: &str| {
+            map.get(key).ok_or_else(|| ApiError::bad_request(format!("{} field is missing: Field required", at(key))))
+        };
+        let stream_id = field("stream_id")?
+            .as_i64()
+            .ok_or_else(|| ApiError::bad_request(format!("{} is not an integer", at("stream_id"))))?;
         let property = match field("property")? {
             Value::String(s) => s.clone(),
             _ => return Err(ApiError::bad_request(format!("{} is not a string", at("property")))),
@@ -170,7 +174,9 @@ fn update_events(user: UserId, change: &Validated) -> Vec<Outgoing> {
     };
     let value = change.value.to_json();
     match (change.property, &change.value) {
-        ("is_muted", Checked::Flag(muted)) => vec![event("in_home_view", Value::Bool(!muted)), event("is_muted", value)],
+        ("is_muted", Checked::Flag(muted)) => {
+            vec![event("in_home_view", Value::Bool(!muted)), event("is_muted", value)]
+        }
         (property, _) => vec![event(property, value)],
     }
 }
@@ -241,12 +247,22 @@ mod tests {
 
     #[test]
     fn elements_are_decoded_with_their_location() {
-        let change = PropertyChange::from_json(0, &json!({"stream_id": 3, "property": "color", "value": "#fff"})).unwrap();
+        let change =
+            PropertyChange::from_json(0, &json!({"stream_id": 3, "property": "color", "value": "#fff"})).unwrap();
         assert_eq!(change, PropertyChange { stream_id: 3, property: "color".into(), value: json!("#fff") });
         let msg = |v: Value| PropertyChange::from_json(1, &v).unwrap_err().msg;
-        assert_eq!(msg(json!({"stream_id": 3, "property": "color"})), "subscription_data[1][\"value\"] field is missing: Field required");
-        assert_eq!(msg(json!({"stream_id": "3", "property": "x", "value": 1})), "subscription_data[1][\"stream_id\"] is not an integer");
-        assert_eq!(msg(json!({"stream_id": 3, "property": 4, "value": 1})), "subscription_data[1][\"property\"] is not a string");
+        assert_eq!(
+            msg(json!({"stream_id": 3, "property": "color"})),
+            "subscription_data[1][\"value\"] field is missing: Field required"
+        );
+        assert_eq!(
+            msg(json!({"stream_id": "3", "property": "x", "value": 1})),
+            "subscription_data[1][\"stream_id\"] is not an integer"
+        );
+        assert_eq!(
+            msg(json!({"stream_id": 3, "property": 4, "value": 1})),
+            "subscription_data[1][\"property\"] is not a string"
+        );
         assert_eq!(msg(json!([])), "subscription_data[1] is not a dict");
     }
 

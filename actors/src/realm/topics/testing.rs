@@ -154,3 +154,19 @@ impl Handler<ArchiveChannel> for RealmActor {
         Ok(())
     }
 }
+
+/// Test support: a user's subscription row to a channel, as the realm holds it.
+#[derive(Message, Debug)]
+#[rtype(result = "Option<Subscription>")]
+pub struct SubscriptionOf {
+    pub user: UserId,
+    pub channel: ChannelId,
+}
+
+impl Handler<SubscriptionOf> for RealmActor {
+    type Result = Option<Subscription>;
+
+    fn handle(&mut self, msg: SubscriptionOf, _: &mut Self::Context) -> Self::Result {
+        self.state.subscription(msg.user, msg.channel).cloned()
+    }
+}
