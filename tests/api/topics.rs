@@ -195,10 +195,14 @@ async fn subscription_property_errors_have_zulips_messages_and_change_nothing() 
             json!([{"stream_id": public, "property": "color", "value": "#fff"}, {"stream_id": "x", "property": "color", "value": "#fff"}]),
             "subscription_data[1][\"stream_id\"] is not an integer".to_owned(),
         ),
-        // A valid first change is not applied when a later one is refused.
+        // Every value is checked before any change is applied or any channel looked up.
         (
-            json!([{"stream_id": public, "property": "pin_to_top", "value": true}, {"stream_id": public, "property": "is_muted", "value": 1}]),
+            json!([{"stream_id": public, "property": "pin_to_top", "value": true}, {"stream_id": 9999, "property": "is_muted", "value": 1}]),
             "is_muted is not a boolean".to_owned(),
+        ),
+        (
+            json!([{"stream_id": public, "property": "pin_to_top", "value": true}, {"stream_id": 9999, "property": "bogus", "value": 1}]),
+            "Unknown subscription property: bogus".to_owned(),
         ),
         (json!({"stream_id": public}), "subscription_data is not a list".to_owned()),
     ];
@@ -221,6 +225,18 @@ async fn subscription_property_errors_have_zulips_messages_and_change_nothing() 
     assert_eq!(watch.events(&app).await, Vec::<Value>::new());
     let sub = subscription(&app, &alice, public).await;
     assert!(!sub.pin_to_top && !sub.is_muted);
+
+    // As in Zulip, changes apply one by one: a refused channel stops the request after the
+    // earlier changes took effect.
+    let data = json!([
+        {"stream_id": public, "property": "pin_to_top", "value": true},
+        {"stream_id": private, "property": "pin_to_top", "value": true},
+        {"stream_id": public, "property": "is_muted", "value": true},
+    ]);
+    expect(properties(&app, &alice, data).await, 400, error("Invalid channel ID")).await;
+    assert_eq!(watch.events(&app).await, vec![update(public, "pin_to_top", json!(true))]);
+    let sub = subscription(&app, &alice, public).await;
+    assert!(sub.pin_to_top && !sub.is_muted);
     app.stop().await;
 }
 

@@ -72,7 +72,7 @@ pub async fn update_property(auth: Authed, path: web::Path<String>, params: Para
         Ok(Value::Bool(b)) => Value::Bool(b),
         _ => Value::String(raw),
     };
-    let changes = vec![PropertyChange { stream_id, property, value }];
+    let changes = vec![PropertyChange::new(stream_id, property, &value)?];
     auth.realm.addr.send(UpdateSubscriptionProperties { user_id: auth.user.user_id, changes }).await??;
     Ok(params.ok())
 }

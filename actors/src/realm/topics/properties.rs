@@ -27,18 +27,54 @@ pub const PROPERTIES: [&str; 9] = [
     "wildcard_mentions_notify",
 ];
 
-/// One element of `subscription_data`: a property of one subscription and its new value
-/// (a boolean or a string, not yet checked against the property).
-#[derive(Debug, Clone, PartialEq)]
+/// A property value checked against its property (Zulip's `check_color` / boolean check).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PropertyValue {
+    Color(String),
+    Flag(bool),
+}
+
+impl PropertyValue {
+    fn to_json(&self) -> Value {
+        match self {
+            PropertyValue::Color(c) => Value::from(c.as_str()),
+            PropertyValue::Flag(b) => Value::Bool(*b),
+        }
+    }
+}
+
+/// One element of `subscription_data`: a property of one subscription and its new value,
+/// already checked against the property.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PropertyChange {
     pub stream_id: i64,
     pub property: String,
-    pub value: Value,
+    pub value: PropertyValue,
 }
 
 impl PropertyChange {
-    /// Decodes element `index` of `subscription_data` with Zulip's messages (its pydantic
-    /// model: `stream_id` an integer, `property` a string, `value` present).
+    /// Checks `value` against `property` (Zulip's `SubscriptionPropertyChangeRequest`
+    /// validator, run while the request is parsed, before any channel is looked at).
+    pub fn new(stream_id: i64, property: String, value: &Value) -> ApiResult<PropertyChange> {
+        let value = if property == "color" {
+            let Value::String(s) = value else {
+                return Err(ApiError::bad_request("color is not a string"));
+            };
+            if !is_hex_color(s) {
+                return Err(ApiError::bad_request("color is not a valid hex color code"));
+            }
+            PropertyValue::Color(s.clone())
+        } else if PROPERTIES.contains(&property.as_str()) {
+            let flag = value.as_bool().ok_or_else(|| ApiError::bad_request(format!("{property} is not a boolean")))?;
+            PropertyValue::Flag(flag)
+        } else {
+            return Err(ApiError::bad_request(format!("Unknown subscription property: {property}")));
+        };
+        Ok(PropertyChange { stream_id, property, value })
+    }
+
+    /// Decodes and checks element `index` of `subscription_data` with Zulip's messages
+    /// (its pydantic model: `stream_id` an integer, `property` a string, `value` present).
     pub fn from_json(index: usize, item: &Value) -> ApiResult<PropertyChange> {
         let at = |key: &str| format!("subscription_data[{index}][\"{key}\"]");
         let Value::Object(map) = item else {
@@ -54,24 +90,7 @@ impl PropertyChange {
             Value::String(s) => s.clone(),
             _ => return Err(ApiError::bad_request(format!("{} is not a string", at("property")))),
         };
-        let value = field("value")?.clone();
-        Ok(PropertyChange { stream_id, property, value })
-    }
-}
-
-/// A property value checked against its property: Zulip's `check_color` / `check_bool`.
-#[derive(Debug, Clone, PartialEq)]
-enum Checked {
-    Color(String),
-    Flag(bool),
-}
-
-impl Checked {
-    fn to_json(&self) -> Value {
-        match self {
-            Checked::Color(c) => Value::from(c.as_str()),
-            Checked::Flag(b) => Value::Bool(*b),
-        }
+        PropertyChange::new(stream_id, property, field("value")?)
     }
 }
 
@@ -80,48 +99,27 @@ fn is_hex_color(s: &str) -> bool {
     s.strip_prefix('#').is_some_and(|hex| (3..=6).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-fn check_value(property: &str, value: &Value) -> ApiResult<Checked> {
-    if property == "color" {
-        let Value::String(s) = value else {
-            return Err(ApiError::bad_request("color is not a string"));
-        };
-        if !is_hex_color(s) {
-            return Err(ApiError::bad_request("color is not a valid hex color code"));
-        }
-        return Ok(Checked::Color(s.clone()));
-    }
-    value.as_bool().map(Checked::Flag).ok_or_else(|| ApiError::bad_request(format!("{property} is not a boolean")))
-}
-
-/// A validated change: the subscription as it will be and the property as stored
-/// (`in_home_view` is stored as its inverse, `is_muted`).
-struct Validated {
-    sub: Subscription,
-    property: &'static str,
-    value: Checked,
-}
-
-/// Applies one checked property to a subscription; returns the stored property name and
-/// value.
-fn apply(sub: &mut Subscription, property: &str, value: Checked) -> (&'static str, Checked) {
-    match (property, value) {
-        ("color", Checked::Color(c)) => {
+/// Applies one checked change to a subscription; returns the property as stored
+/// (`in_home_view` is stored as its inverse, `is_muted`) with its stored value.
+fn apply(sub: &mut Subscription, property: &str, value: PropertyValue) -> (&'static str, PropertyValue) {
+    let flag = match value {
+        PropertyValue::Color(c) => {
             sub.color = c.clone();
-            ("color", Checked::Color(c))
+            return ("color", PropertyValue::Color(c));
         }
-        ("in_home_view", Checked::Flag(b)) => {
-            sub.is_muted = !b;
-            ("is_muted", Checked::Flag(!b))
+        PropertyValue::Flag(b) => b,
+    };
+    let (stored, flag) = match property {
+        "in_home_view" | "is_muted" => {
+            let muted = if property == "in_home_view" { !flag } else { flag };
+            sub.is_muted = muted;
+            ("is_muted", muted)
         }
-        ("is_muted", Checked::Flag(b)) => {
-            sub.is_muted = b;
-            ("is_muted", Checked::Flag(b))
+        "pin_to_top" => {
+            sub.pin_to_top = flag;
+            ("pin_to_top", flag)
         }
-        ("pin_to_top", Checked::Flag(b)) => {
-            sub.pin_to_top = b;
-            ("pin_to_top", Checked::Flag(b))
-        }
-        (name, Checked::Flag(b)) => {
+        name => {
             let (slot, stored) = match name {
                 "desktop_notifications" => (&mut sub.desktop_notifications, "desktop_notifications"),
                 "audible_notifications" => (&mut sub.audible_notifications, "audible_notifications"),
@@ -129,77 +127,71 @@ fn apply(sub: &mut Subscription, property: &str, value: Checked) -> (&'static st
                 "email_notifications" => (&mut sub.email_notifications, "email_notifications"),
                 _ => (&mut sub.wildcard_mentions_notify, "wildcard_mentions_notify"),
             };
-            *slot = Some(b);
-            (stored, Checked::Flag(b))
+            *slot = Some(flag);
+            (stored, flag)
         }
-        // `check_value` gives colors only to `color`.
-        (_, value) => ("color", value),
-    }
-}
-
-/// Checks every change in order with Zulip's messages (unknown property, channel access,
-/// subscription, value); later changes of the same subscription build on earlier ones.
-fn validate(state: &RealmState, acting: UserId, changes: &[PropertyChange]) -> ApiResult<Vec<Validated>> {
-    let user = state.user_or_err(acting)?;
-    let mut out: Vec<Validated> = Vec::with_capacity(changes.len());
-    for change in changes {
-        if !PROPERTIES.contains(&change.property.as_str()) {
-            return Err(ApiError::bad_request(format!("Unknown subscription property: {}", change.property)));
-        }
-        let channel = accessible_channel(state, user, ChannelId(change.stream_id))?;
-        let not_subscribed = || ApiError::bad_request(format!("Not subscribed to channel ID {}", change.stream_id));
-        let current = out.iter().rev().find(|v| v.sub.channel_id == channel.id).map(|v| &v.sub);
-        let mut sub = match current {
-            Some(sub) => sub.clone(),
-            None => state.subscription(acting, channel.id).filter(|s| s.active).cloned().ok_or_else(not_subscribed)?,
-        };
-        let value = check_value(&change.property, &change.value)?;
-        let (property, value) = apply(&mut sub, &change.property, value);
-        out.push(Validated { sub, property, value });
-    }
-    Ok(out)
+    };
+    (stored, PropertyValue::Flag(flag))
 }
 
 /// The `subscription`/`update` events of one change: `is_muted` is preceded by the legacy
 /// `in_home_view` with the inverse value.
-fn update_events(user: UserId, change: &Validated) -> Vec<Outgoing> {
+fn update_events(user: UserId, channel: ChannelId, property: &str, value: &PropertyValue) -> Vec<Outgoing> {
     let event = |property: &str, value: Value| {
         Outgoing::to(
             vec![user],
             Event::new(
                 "subscription",
-                json!({"op": "update", "property": property, "value": value, "stream_id": change.sub.channel_id}),
+                json!({"op": "update", "property": property, "value": value, "stream_id": channel}),
             ),
         )
     };
-    let value = change.value.to_json();
-    match (change.property, &change.value) {
-        ("is_muted", Checked::Flag(muted)) => {
-            vec![event("in_home_view", Value::Bool(!muted)), event("is_muted", value)]
+    match (property, value) {
+        ("is_muted", PropertyValue::Flag(muted)) => {
+            vec![event("in_home_view", Value::Bool(!muted)), event("is_muted", value.to_json())]
         }
-        (property, _) => vec![event(property, value)],
+        _ => vec![event(property, value.to_json())],
     }
 }
 
-/// Changes properties of `acting`'s own subscriptions. Every change is validated before
-/// any is applied, so a refused request changes nothing (Zulip applies them one by one and
-/// may stop halfway).
+/// Applies one change: the channel must be accessible and the user subscribed to it.
+fn change_one(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    change: &PropertyChange,
+) -> ApiResult<Vec<Outgoing>> {
+    let user = state.user_or_err(acting)?;
+    let channel = accessible_channel(state, user, ChannelId(change.stream_id))?.id;
+    let mut sub = state
+        .subscription(acting, channel)
+        .filter(|s| s.active)
+        .cloned()
+        .ok_or_else(|| ApiError::bad_request(format!("Not subscribed to channel ID {}", change.stream_id)))?;
+    let (property, value) = apply(&mut sub, &change.property, change.value.clone());
+    store.write(|tx| store::channels::put_subscription(tx, &sub))?;
+    state.put_subscription(sub);
+    Ok(update_events(acting, channel, property, &value))
+}
+
+/// Changes properties of `acting`'s own subscriptions, one after the other as Zulip does:
+/// each change is stored on its own, so a refused change (no access, not subscribed) stops
+/// the request after the earlier ones took effect. Returns the events of the applied
+/// changes and the outcome.
 pub fn update_properties(
     state: &mut RealmState,
     store: &Store,
     acting: UserId,
     changes: &[PropertyChange],
-) -> ApiResult<Vec<Outgoing>> {
-    let validated = validate(state, acting, changes)?;
-    store.write(|tx| validated.iter().try_for_each(|v| store::channels::put_subscription(tx, &v.sub)))?;
+) -> (Vec<Outgoing>, ApiResult<()>) {
     let mut events = Vec::new();
-    for change in &validated {
-        events.extend(update_events(acting, change));
+    for change in changes {
+        match change_one(state, store, acting, change) {
+            Ok(more) => events.extend(more),
+            Err(e) => return (events, Err(e)),
+        }
     }
-    for change in validated {
-        state.put_subscription(change.sub);
-    }
-    Ok(events)
+    (events, Ok(()))
 }
 
 /// `POST /users/me/subscriptions/properties` (and the single-property `PATCH`): changes
@@ -216,9 +208,9 @@ impl Handler<UpdateSubscriptionProperties> for RealmActor {
 
     fn handle(&mut self, msg: UpdateSubscriptionProperties, _: &mut Self::Context) -> Self::Result {
         self.viewer(msg.user_id)?;
-        let events = update_properties(&mut self.state, &self.store, msg.user_id, &msg.changes)?;
+        let (events, result) = update_properties(&mut self.state, &self.store, msg.user_id, &msg.changes);
         self.committed(events);
-        Ok(())
+        result
     }
 }
 
@@ -238,18 +230,23 @@ mod tests {
 
     #[test]
     fn values_are_checked_per_property() {
-        assert_eq!(check_value("color", &json!("#fff")).unwrap(), Checked::Color("#fff".into()));
-        assert_eq!(check_value("color", &json!(true)).unwrap_err().msg, "color is not a string");
-        assert_eq!(check_value("color", &json!("red")).unwrap_err().msg, "color is not a valid hex color code");
-        assert_eq!(check_value("pin_to_top", &json!("yes")).unwrap_err().msg, "pin_to_top is not a boolean");
-        assert_eq!(check_value("is_muted", &json!(false)).unwrap(), Checked::Flag(false));
+        let check = |property: &str, value: Value| PropertyChange::new(1, property.into(), &value).map(|c| c.value);
+        assert_eq!(check("color", json!("#fff")).unwrap(), PropertyValue::Color("#fff".into()));
+        assert_eq!(check("color", json!(true)).unwrap_err().msg, "color is not a string");
+        assert_eq!(check("color", json!("red")).unwrap_err().msg, "color is not a valid hex color code");
+        assert_eq!(check("pin_to_top", json!("yes")).unwrap_err().msg, "pin_to_top is not a boolean");
+        assert_eq!(check("is_muted", json!(false)).unwrap(), PropertyValue::Flag(false));
+        assert_eq!(check("bogus", json!(false)).unwrap_err().msg, "Unknown subscription property: bogus");
     }
 
     #[test]
     fn elements_are_decoded_with_their_location() {
         let change =
             PropertyChange::from_json(0, &json!({"stream_id": 3, "property": "color", "value": "#fff"})).unwrap();
-        assert_eq!(change, PropertyChange { stream_id: 3, property: "color".into(), value: json!("#fff") });
+        assert_eq!(
+            change,
+            PropertyChange { stream_id: 3, property: "color".into(), value: PropertyValue::Color("#fff".into()) }
+        );
         let msg = |v: Value| PropertyChange::from_json(1, &v).unwrap_err().msg;
         assert_eq!(
             msg(json!({"stream_id": 3, "property": "color"})),
@@ -281,9 +278,12 @@ mod tests {
             email_notifications: None,
             wildcard_mentions_notify: None,
         };
-        assert_eq!(apply(&mut sub, "in_home_view", Checked::Flag(false)), ("is_muted", Checked::Flag(true)));
+        assert_eq!(
+            apply(&mut sub, "in_home_view", PropertyValue::Flag(false)),
+            ("is_muted", PropertyValue::Flag(true))
+        );
         assert!(sub.is_muted);
-        apply(&mut sub, "push_notifications", Checked::Flag(false));
+        apply(&mut sub, "push_notifications", PropertyValue::Flag(false));
         assert_eq!(sub.push_notifications, Some(false));
     }
 }
