@@ -470,10 +470,10 @@ async fn legacy_topic_muting_works_and_is_idempotent() {
 
     let private_text = private.to_string();
     let errors: Vec<(Vec<(&str, &str)>, Value)> = vec![
-        (vec![("topic", "t"), ("op", "add")], missing("stream_id")),
+        (vec![("topic", "t"), ("op", "add")], error("Missing 'stream_id' argument")),
         (
             vec![("stream", "Denmark"), ("stream_id", &id_text), ("topic", "t"), ("op", "add")],
-            error("Please choose one: 'stream' or 'stream_id'."),
+            json!({"result": "error", "msg": "Unsupported parameter combination: stream_id, stream", "parameters": "stream_id, stream", "code": "BAD_REQUEST"}),
         ),
         (vec![("stream", "Denmark"), ("op", "add")], missing("topic")),
         (vec![("stream", "Denmark"), ("topic", "t")], missing("op")),

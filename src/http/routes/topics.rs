@@ -91,8 +91,14 @@ pub async fn update_muted_topic(auth: Authed, params: Params) -> Result<Success,
     let channel = match (stream_id, stream) {
         (Some(id), None) => TopicChannel::Id(id),
         (None, Some(name)) => TopicChannel::Name(name),
-        (None, None) => return Err(ApiError::missing_argument("stream_id").into()),
-        (Some(_), Some(_)) => return Err(ApiError::bad_request("Please choose one: 'stream' or 'stream_id'.").into()),
+        // Zulip's `check_for_exactly_one_stream_arg`: a plain error with the missing-argument
+        // text, and its `IncompatibleParametersError`.
+        (None, None) => return Err(ApiError::bad_request("Missing 'stream_id' argument").into()),
+        (Some(_), Some(_)) => {
+            let both = "stream_id, stream";
+            let msg = format!("Unsupported parameter combination: {both}");
+            return Err(ApiError::bad_request(msg).with("parameters", both).into());
+        }
     };
     auth.realm.addr.send(MuteTopic { user_id: auth.user.user_id, channel, topic, mute }).await??;
     Ok(params.ok())
