@@ -478,6 +478,10 @@ async fn legacy_topic_muting_works_and_is_idempotent() {
         (vec![("stream", "Denmark"), ("op", "add")], missing("topic")),
         (vec![("stream", "Denmark"), ("topic", "t")], missing("op")),
         (vec![("stream", "Denmark"), ("topic", "t"), ("op", "toggle")], error("Invalid op")),
+        // `op` is checked first, then `topic`, then the channel arguments.
+        (vec![("stream_id", "x")], missing("op")),
+        (vec![("stream_id", "x"), ("op", "add")], missing("topic")),
+        (vec![("stream_id", "x"), ("op", "add"), ("topic", "t")], error("stream_id is not valid JSON")),
         (vec![("stream", "Nope"), ("topic", "t"), ("op", "add")], error("Invalid channel name 'Nope'")),
         (vec![("stream", "Secret"), ("topic", "t"), ("op", "add")], error("Invalid channel name 'Secret'")),
         (vec![("stream_id", &private_text), ("topic", "t"), ("op", "add")], error("Invalid channel ID")),

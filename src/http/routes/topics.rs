@@ -80,14 +80,15 @@ pub async fn update_property(auth: Authed, path: web::Path<String>, params: Para
 /// `PATCH /users/me/subscriptions/muted_topics`: exactly one of `stream_id` and `stream`,
 /// `topic`, `op` = `add` | `remove`.
 pub async fn update_muted_topic(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    let stream_id = params.int("stream_id")?;
-    let stream = params.str("stream");
-    let topic = topic_param(&params)?;
+    // Zulip's parameter order: op, topic, stream, stream_id.
     let mute = match params.required_str("op")?.as_str() {
         "add" => true,
         "remove" => false,
         _ => return Err(ApiError::bad_request("Invalid op").into()),
     };
+    let topic = topic_param(&params)?;
+    let stream = params.str("stream");
+    let stream_id = params.int("stream_id")?;
     let channel = match (stream_id, stream) {
         (Some(id), None) => TopicChannel::Id(id),
         (None, Some(name)) => TopicChannel::Name(name),
