@@ -633,3 +633,19 @@ async fn personal_settings_and_topics_survive_a_restart() {
     app.stop().await;
     drop(tmp);
 }
+
+#[actix_web::test]
+async fn register_places_muted_topics_and_user_topics_where_zulip_does() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let id = channel(&app, "Denmark", false, true, &[&alice]).await;
+    expect(user_topic(&app, &alice, id, "Lunch", "1").await, 200, success()).await;
+    let state = register(&app, &alice, &[]).await;
+    let keys: Vec<&str> = state.as_object().unwrap().keys().map(String::as_str).collect();
+    let at = |key: &str| keys.iter().position(|k| *k == key).unwrap_or_else(|| panic!("{key} missing"));
+    assert!(at("custom_profile_field_types") < at("muted_topics") && at("muted_topics") < at("realm_user_groups"));
+    assert!(at("user_settings") < at("user_topics"));
+    assert_eq!((&state["muted_topics"][0][0], &state["muted_topics"][0][1]), (&json!("Denmark"), &json!("Lunch")));
+    assert_eq!(state["user_topics"][0]["visibility_policy"], 1);
+    app.stop().await;
+}
