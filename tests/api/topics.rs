@@ -382,6 +382,9 @@ async fn user_topic_validation_and_channel_access() {
     }
     expect(user_topic(&app, &alice, private, "t", "0").await, 200, success()).await;
     expect(user_topic(&app, &alice, archived, "t", "0").await, 200, success()).await;
+    // A subscribed guest may.
+    subscribe(&app, &guest, public, true).await;
+    expect(user_topic(&app, &guest, public, "t", "3").await, 200, success()).await;
     expect(user_topic(&app, &alice, 9999, "t", "0").await, 400, error("Invalid channel ID")).await;
     assert_eq!(
         without_timestamps(watch.events(&app).await),
