@@ -84,3 +84,12 @@ CREATE TABLE messages (
     date_sent     INTEGER NOT NULL
 );
 CREATE INDEX messages_channel_topic ON messages (channel_id, topic COLLATE NOCASE, id);
+
+-- Who received which message (Zulip's UserMessage): a channel message's subscribers when it
+-- was sent. Topics of a channel with protected history come from these rows.
+CREATE TABLE user_messages (
+    user_id     INTEGER NOT NULL REFERENCES users(id),
+    message_id  INTEGER NOT NULL REFERENCES messages(id),
+    flags       INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, message_id)
+) WITHOUT ROWID;

@@ -58,12 +58,14 @@ type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
 /// The data sets, in the order Zulip adds their keys.
 const DATA_SETS: &[DataSet] = &[
     custom_profile_fields,
+    muted_topics,
     realm_user_groups,
     realm,
     realm_user_settings_defaults,
     realm_user,
     channel_folders,
     user_settings,
+    user_topic,
 ];
 
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
@@ -117,6 +119,13 @@ fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         }
         out.insert("custom_profile_fields".into(), Value::Array(fields));
         out.insert("custom_profile_field_types".into(), Value::Object(types));
+    }
+}
+
+/// Muted topics in the legacy form; left out for clients that also ask for `user_topic`.
+fn muted_topics(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("muted_topics") && (ctx.fetch.fetch_event_types.is_none() || !ctx.want("user_topic")) {
+        out.insert("muted_topics".into(), Value::Array(super::topics::muted_topics_list(ctx.state, ctx.user.id)));
     }
 }
 
@@ -206,6 +215,14 @@ fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     }
     if ctx.want("user_settings") {
         out.insert("user_settings".into(), Value::Object(catalog::user_settings(ctx.user)));
+    }
+}
+
+fn user_topic(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("user_topic") {
+        let empty_topic_name = ctx.spec.capabilities.empty_topic_name;
+        let topics = super::topics::user_topics_list(ctx.state, ctx.user.id, empty_topic_name);
+        out.insert("user_topics".into(), Value::Array(topics));
     }
 }
 

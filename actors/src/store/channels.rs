@@ -312,3 +312,43 @@ pub fn insert_message(
     )?;
     Ok(conn.last_insert_rowid())
 }
+
+/// Records that `users` received `message` (Zulip's UserMessage rows, no flags).
+pub fn insert_user_messages(conn: &Connection, message: i64, users: &[UserId]) -> StoreResult<()> {
+    let mut stmt =
+        conn.prepare_cached("INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, 0)")?;
+    for user in users {
+        stmt.execute(params![user, message])?;
+    }
+    Ok(())
+}
+
+/// The topics of a channel with the id of each one's latest message, newest first (Zulip's
+/// `get_topic_history_for_stream`): with `received_by`, only messages that user received
+/// (protected history). Topics differing only in case are one topic, named as in its
+/// latest group.
+pub fn channel_topics(
+    conn: &Connection,
+    channel: ChannelId,
+    received_by: Option<UserId>,
+) -> StoreResult<Vec<(String, i64)>> {
+    let rows = match received_by {
+        None => {
+            let mut stmt = conn.prepare_cached(
+                "SELECT topic, MAX(id) FROM messages WHERE channel_id = ?1 GROUP BY topic ORDER BY MAX(id) DESC",
+            )?;
+            let rows = stmt.query_map([channel], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<rusqlite::Result<Vec<(String, i64)>>>()?
+        }
+        Some(user) => {
+            let mut stmt = conn.prepare_cached(
+                "SELECT m.topic, MAX(m.id) FROM messages m JOIN user_messages um ON um.message_id = m.id
+                 WHERE um.user_id = ?1 AND m.channel_id = ?2 GROUP BY m.topic ORDER BY MAX(m.id) DESC",
+            )?;
+            let rows = stmt.query_map(params![user, channel], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<rusqlite::Result<Vec<(String, i64)>>>()?
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    Ok(rows.into_iter().filter(|(topic, _)| seen.insert(topic.to_lowercase())).collect())
+}

@@ -1,0 +1,60 @@
+//! The topics of a channel (`GET /users/me/{stream_id}/topics`; Zulip's
+//! `get_topics_backend` and `get_topic_history_for_stream`).
+//!
+//! The user needs content access to the channel ("Invalid channel ID" otherwise). With
+//! public history every topic of the channel is listed; with protected history
+//! (`history_public_to_subscribers` false) only topics of messages the user received,
+//! that is messages sent while they were subscribed, as Zulip's join on UserMessage does.
+
+use actix::prelude::*;
+use serde_json::{json, Value};
+
+use super::accessible_channel;
+use crate::error::ApiResult;
+use crate::ids::{ChannelId, UserId};
+use crate::realm::actor::RealmActor;
+use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
+use crate::realm::state::RealmState;
+use crate::store::{self, Store};
+
+/// The `topics` list for `viewer`: `{name, max_id}` newest first; the empty topic is named
+/// `""` with `allow_empty_topic_name`, else by its display name.
+pub fn channel_topics(
+    state: &RealmState,
+    store: &Store,
+    viewer: UserId,
+    channel: i64,
+    allow_empty_topic_name: bool,
+) -> ApiResult<Vec<Value>> {
+    let user = state.user_or_err(viewer)?;
+    let channel = accessible_channel(state, user, ChannelId(channel))?;
+    let received_by = (!channel.history_public_to_subscribers).then_some(viewer);
+    let conn = store.conn()?;
+    let topics = store::channels::channel_topics(&conn, channel.id, received_by)?;
+    Ok(topics
+        .into_iter()
+        .map(|(name, max_id)| {
+            let name =
+                if name.is_empty() && !allow_empty_topic_name { EMPTY_TOPIC_DISPLAY_NAME.to_owned() } else { name };
+            json!({"name": name, "max_id": max_id})
+        })
+        .collect())
+}
+
+/// `GET /users/me/{stream_id}/topics`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<Vec<Value>>")]
+pub struct GetChannelTopics {
+    pub user_id: UserId,
+    pub stream_id: i64,
+    pub allow_empty_topic_name: bool,
+}
+
+impl Handler<GetChannelTopics> for RealmActor {
+    type Result = ApiResult<Vec<Value>>;
+
+    fn handle(&mut self, msg: GetChannelTopics, _: &mut Self::Context) -> Self::Result {
+        self.viewer(msg.user_id)?;
+        channel_topics(&self.state, &self.store, msg.user_id, msg.stream_id, msg.allow_empty_topic_name)
+    }
+}

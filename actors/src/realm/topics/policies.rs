@@ -1,0 +1,222 @@
+//! Topic visibility policies (`POST /user_topics`) and the legacy topic muting (`PATCH
+//! /users/me/subscriptions/muted_topics`); Zulip's `update_user_topic`,
+//! `update_muted_topic` and `do_set_user_topic_visibility_policy`.
+//!
+//! Setting a policy a topic already has, or clearing one it does not have, changes nothing
+//! and sends nothing. A change sends the legacy `muted_topics` event (the full list of
+//! muted topics) and then `user_topic`, both to the user alone.
+
+use actix::prelude::*;
+use serde_json::{json, Value};
+
+use super::accessible_channel;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{Event, Outgoing};
+use crate::ids::{ChannelId, UserId};
+use crate::realm::actor::RealmActor;
+use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
+use crate::realm::model::{Channel, User, UserTopic};
+use crate::realm::state::RealmState;
+use crate::store::{self, Store};
+
+/// Visibility policy 0: none (inherit).
+pub const INHERIT: i64 = 0;
+/// Visibility policy 1: muted.
+pub const MUTED: i64 = 1;
+/// Visibility policy 3: followed (the largest valid policy).
+pub const FOLLOWED: i64 = 3;
+
+/// How a request names its channel (the muting endpoint takes either form).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TopicChannel {
+    Id(i64),
+    Name(String),
+}
+
+/// The user's policies in channels that are not archived, in (channel, topic) order.
+fn live_topics<'a>(state: &'a RealmState, user: UserId) -> impl Iterator<Item = (&'a Channel, &'a UserTopic)> + 'a {
+    state
+        .user_topics_of(user)
+        .filter_map(move |t| state.channel(t.channel_id).filter(|c| !c.is_archived).map(|c| (c, t)))
+}
+
+/// The `user_topics` register data: every policy of the user in channels that are not
+/// archived; with `empty_topic_name` false the empty topic is shown by its display name.
+pub fn user_topics_list(state: &RealmState, user: UserId, empty_topic_name: bool) -> Vec<Value> {
+    live_topics(state, user)
+        .map(|(_, t)| {
+            let name = if t.topic.is_empty() && !empty_topic_name { EMPTY_TOPIC_DISPLAY_NAME } else { &t.topic };
+            json!({
+                "stream_id": t.channel_id,
+                "topic_name": name,
+                "visibility_policy": t.visibility_policy,
+                "last_updated": t.last_updated,
+            })
+        })
+        .collect()
+}
+
+/// The legacy `muted_topics` list: `[channel name, topic, last_updated]` for each muted
+/// topic in a channel that is not archived.
+pub fn muted_topics_list(state: &RealmState, user: UserId) -> Vec<Value> {
+    live_topics(state, user)
+        .filter(|(_, t)| t.visibility_policy == MUTED)
+        .map(|(c, t)| json!([c.name, t.topic, t.last_updated]))
+        .collect()
+}
+
+/// Zulip's `access_stream_to_remove_visibility_policy_by_*`: clearing a policy needs only
+/// a channel of the organization (archived or inaccessible ones included).
+fn channel_to_clear<'a>(state: &'a RealmState, channel: &TopicChannel, error: &str) -> ApiResult<&'a Channel> {
+    let found = match channel {
+        TopicChannel::Id(id) => state.channel(ChannelId(*id)),
+        TopicChannel::Name(name) => state.channel_by_name(name),
+    };
+    found.ok_or_else(|| ApiError::bad_request(error))
+}
+
+/// Zulip's `access_stream_by_id` / `access_stream_by_name`: setting a policy needs content
+/// access.
+fn channel_to_set<'a>(state: &'a RealmState, user: &User, channel: &TopicChannel) -> ApiResult<&'a Channel> {
+    match channel {
+        TopicChannel::Id(id) => accessible_channel(state, user, ChannelId(*id)),
+        TopicChannel::Name(name) => state
+            .channel_by_name(name)
+            .filter(|c| !c.is_archived && state.has_content_access(user, c))
+            .ok_or_else(|| ApiError::bad_request(format!("Invalid channel name '{name}'"))),
+    }
+}
+
+/// Sets `user`'s policy for a topic of `channel` (0 clears it), persists it and returns
+/// the events; nothing when the policy does not change. An existing row keeps the topic's
+/// spelling as first written; the event carries the request's.
+fn set_policy(
+    state: &mut RealmState,
+    store: &Store,
+    user: UserId,
+    channel: ChannelId,
+    topic: &str,
+    policy: i64,
+    now: i64,
+) -> ApiResult<Vec<Outgoing>> {
+    let existing = state.user_topic(user, channel, topic);
+    let unchanged = match existing {
+        Some(row) => row.visibility_policy == policy,
+        None => policy == INHERIT,
+    };
+    if unchanged {
+        return Ok(Vec::new());
+    }
+    let row = UserTopic {
+        user_id: user,
+        channel_id: channel,
+        topic: existing.map_or_else(|| topic.to_owned(), |r| r.topic.clone()),
+        visibility_policy: policy,
+        last_updated: now,
+    };
+    store.write(|tx| store::channels::put_user_topic(tx, &row))?;
+    state.put_user_topic(row);
+    let muted = Event::new("muted_topics", json!({ "muted_topics": muted_topics_list(state, user) }));
+    let user_topic = Event::new(
+        "user_topic",
+        json!({"stream_id": channel, "topic_name": topic, "last_updated": now, "visibility_policy": policy}),
+    );
+    Ok(vec![Outgoing::to(vec![user], muted), Outgoing::to(vec![user], user_topic)])
+}
+
+/// `POST /user_topics`: `policy` is 0 to 3 (the route checks it); the empty topic's display
+/// name means the empty topic.
+pub fn set_user_topic(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    channel: i64,
+    topic: &str,
+    policy: i64,
+    now: i64,
+) -> ApiResult<Vec<Outgoing>> {
+    let user = state.user_or_err(acting)?;
+    let target = TopicChannel::Id(channel);
+    let channel = if policy == INHERIT {
+        channel_to_clear(state, &target, "Invalid channel ID")?
+    } else {
+        channel_to_set(state, user, &target)?
+    };
+    let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { "" } else { topic };
+    set_policy(state, store, acting, channel.id, topic, policy, now)
+}
+
+/// `PATCH /users/me/subscriptions/muted_topics`: `mute` true mutes the topic, false clears
+/// its policy (whatever it was). Since feature level 169 neither is an error when there is
+/// nothing to do; an unknown channel when unmuting is "Topic is not muted".
+pub fn mute_topic(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    channel: &TopicChannel,
+    topic: &str,
+    mute: bool,
+    now: i64,
+) -> ApiResult<Vec<Outgoing>> {
+    let user = state.user_or_err(acting)?;
+    let (channel, policy) = if mute {
+        (channel_to_set(state, user, channel)?, MUTED)
+    } else {
+        (channel_to_clear(state, channel, "Topic is not muted")?, INHERIT)
+    };
+    let channel = channel.id;
+    set_policy(state, store, acting, channel, topic, policy, now)
+}
+
+/// `POST /user_topics`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct SetUserTopic {
+    pub user_id: UserId,
+    pub stream_id: i64,
+    pub topic: String,
+    pub visibility_policy: i64,
+}
+
+/// `PATCH /users/me/subscriptions/muted_topics`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct MuteTopic {
+    pub user_id: UserId,
+    pub channel: TopicChannel,
+    pub topic: String,
+    /// `op=add` (true) or `op=remove` (false).
+    pub mute: bool,
+}
+
+impl Handler<SetUserTopic> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: SetUserTopic, _: &mut Self::Context) -> Self::Result {
+        self.viewer(msg.user_id)?;
+        let now = crate::realm::ops::now();
+        let events = set_user_topic(
+            &mut self.state,
+            &self.store,
+            msg.user_id,
+            msg.stream_id,
+            &msg.topic,
+            msg.visibility_policy,
+            now,
+        )?;
+        self.committed(events);
+        Ok(())
+    }
+}
+
+impl Handler<MuteTopic> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: MuteTopic, _: &mut Self::Context) -> Self::Result {
+        self.viewer(msg.user_id)?;
+        let now = crate::realm::ops::now();
+        let events = mute_topic(&mut self.state, &self.store, msg.user_id, &msg.channel, &msg.topic, msg.mute, now)?;
+        self.committed(events);
+        Ok(())
+    }
+}
