@@ -56,8 +56,17 @@ impl Context<'_> {
 type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
 
 /// The data sets, in the order Zulip adds their keys.
-const DATA_SETS: &[DataSet] =
-    &[custom_profile_fields, realm_user_groups, realm, realm_user_settings_defaults, realm_user, user_settings];
+const DATA_SETS: &[DataSet] = &[
+    custom_profile_fields,
+    realm_user_groups,
+    realm,
+    realm_user_settings_defaults,
+    realm_user,
+    subscription,
+    default_streams,
+    user_settings,
+    streams,
+];
 
 /// The initial state for a client of `user` whose queue is `queue_id`.
 pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> Map<String, Value> {
@@ -147,6 +156,33 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         "delivery_email": user.delivery_email,
         "full_name": user.full_name,
     })));
+}
+
+fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("subscription") {
+        let archived = ctx.spec.capabilities.archived_channels;
+        let (subscribed, unsubscribed, never) =
+            super::channels::reads::subscription_sets(ctx.state, ctx.user, ctx.fetch.include_subscribers, archived);
+        out.insert("subscriptions".into(), Value::Array(subscribed));
+        out.insert("unsubscribed".into(), Value::Array(unsubscribed));
+        out.insert("never_subscribed".into(), Value::Array(never));
+    }
+}
+
+fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("default_streams") {
+        out.insert("realm_default_streams".into(), Value::Array(super::channels::ops::default_stream_dicts(ctx.state)));
+    }
+}
+
+fn streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("stream") {
+        let archived = ctx.spec.capabilities.archived_channels;
+        out.insert(
+            "streams".into(),
+            Value::Array(super::channels::reads::register_streams(ctx.state, ctx.user, archived)),
+        );
+    }
 }
 
 fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
