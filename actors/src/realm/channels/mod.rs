@@ -196,3 +196,6 @@ impl Handler<QueryChannels> for RealmActor {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests;
