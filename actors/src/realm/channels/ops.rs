@@ -258,7 +258,8 @@ fn pick_color(used: &mut Vec<String>) -> String {
     let color = STREAM_ASSIGNMENT_COLORS
         .iter()
         .find(|c| !used.iter().any(|u| u == *c))
-        .map_or_else(|| STREAM_ASSIGNMENT_COLORS[used.len() % STREAM_ASSIGNMENT_COLORS.len()], |c| c)
+        .copied()
+        .unwrap_or_else(|| STREAM_ASSIGNMENT_COLORS[used.len() % STREAM_ASSIGNMENT_COLORS.len()])
         .to_owned();
     used.push(color.clone());
     color
@@ -819,7 +820,10 @@ pub fn update_channel(
     }
     if let Some(policy) = &update.topics_policy {
         check_topics_policy(policy)?;
-        if policy == "empty_topic_only" && store::channels::has_named_topic(&*store.conn()?, id)? {
+        if policy == "empty_topic_only" && {
+            let conn = store.conn()?;
+            store::channels::has_named_topic(&conn, id)?
+        } {
             return Err(ApiError::bad_request(
                 "To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.",
             ));

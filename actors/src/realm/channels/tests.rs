@@ -62,7 +62,7 @@ fn colors_cycle_through_the_palette_and_state_matches_the_database() {
     // All 24 used: the palette again, by count.
     assert_eq!(colors[24], ops::STREAM_ASSIGNMENT_COLORS[0]);
     assert_eq!(colors[25], ops::STREAM_ASSIGNMENT_COLORS[1]);
-    let loaded = crate::realm::state::RealmState::load(&*store.conn().unwrap(), state.realm().id).unwrap().unwrap();
+    let loaded = crate::realm::state::RealmState::load(&store.conn().unwrap(), state.realm().id).unwrap().unwrap();
     let reloaded: Vec<String> = loaded.subscriptions_of(alice).map(|s| s.color.clone()).collect();
     assert_eq!(reloaded, colors);
 }
