@@ -309,10 +309,28 @@ async fn private_channels_need_access_to_subscribe() {
     subscribe(&app, &alice, "public", &[]).await;
     let (status, body) = subscribe(&app, &bob, "public", &[("principals", &format!("[{}]", bob.user_id))]).await;
     assert_eq!(status, 200, "{body}");
-    // Alice administers `secret` (its creator), so she may add Bob.
+    // Alice administers `secret` (its creator), so she may add Bob, who then learns of
+    // the channel before his subscription.
+    let mut w_bob = Watch::new(&app, &bob, r#"["stream", "subscription"]"#).await;
     let (status, body) = subscribe(&app, &alice, "secret", &[("principals", &format!("[{}]", bob.user_id))]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["subscribed"], json!({"3": ["secret"]}));
+    let events = w_bob.events(&app).await;
+    assert_eq!(events.len(), 2);
+    assert_eq!((&events[0]["type"], &events[0]["op"]), (&json!("stream"), &json!("create")));
+    assert_eq!(events[0]["streams"][0]["invite_only"], true);
+    assert_eq!((&events[1]["type"], &events[1]["op"]), (&json!("subscription"), &json!("add")));
+    assert_eq!(events[1]["subscriptions"][0]["subscribers"], json!([alice.user_id, bob.user_id]));
+    // An administrator outside the private channel may not change who may add to it.
+    let response = send(
+        &app,
+        &app.owner,
+        Method::PATCH,
+        "/streams/1",
+        &[("can_add_subscribers_group", &json!({"new": MEMBERS}).to_string())],
+    )
+    .await;
+    expect(response, 400, error("Invalid channel ID")).await;
 }
 
 #[actix_web::test]
@@ -681,6 +699,10 @@ async fn archiving_a_channel() {
     let (alice, bob, _) = users(&app).await;
     subscribe(&app, &app.owner, "general", &[("is_default_stream", "true")]).await;
     let mut w_bob = Watch::new(&app, &bob, r#"["stream", "default_streams"]"#).await;
+    // A client without the `archived_channels` capability.
+    let legacy = r#"{"notification_settings_null":true}"#;
+    let mut w_legacy =
+        Watch::with_form(&app, &alice, &[("event_types", r#"["stream"]"#), ("client_capabilities", legacy)]).await;
     expect(
         send(&app, &alice, Method::DELETE, "/streams/1", &[]).await,
         400,
@@ -688,10 +710,20 @@ async fn archiving_a_channel() {
     )
     .await;
     expect(send(&app, &app.owner, Method::DELETE, "/streams/1", &[]).await, 200, success()).await;
-    let events = w_bob.events(&app).await;
-    assert_eq!(events[0]["op"], "delete");
-    assert_eq!(events[0]["stream_ids"], json!([1]));
-    assert_eq!(events[1], json!({"type": "default_streams", "default_streams": []}));
+    assert_eq!(
+        w_bob.events(&app).await,
+        vec![
+            json!({"type": "stream", "op": "update", "property": "is_archived", "value": true, "stream_id": 1,
+                "name": "general"}),
+            json!({"type": "default_streams", "default_streams": []}),
+        ]
+    );
+    let legacy_events = w_legacy.events(&app).await;
+    assert_eq!(legacy_events.len(), 1);
+    assert_eq!(legacy_events[0]["op"], "delete");
+    assert_eq!(legacy_events[0]["stream_ids"], json!([1]));
+    assert_eq!(legacy_events[0]["streams"][0]["is_archived"], true);
+    assert!(legacy_events[0].get("for_archive").is_none());
     expect(
         send(&app, &app.owner, Method::DELETE, "/streams/1", &[]).await,
         400,

@@ -747,10 +747,14 @@ pub fn archive_channel(
     state.put_channel(channel);
     state.set_default_channel(id, false);
     let dict = state.channel(id).map(|c| Value::Object(format::stream_dict(state, c))).unwrap_or(Value::Null);
-    let mut events = vec![Outgoing::to(
-        audience,
-        Event::new("stream", json!({"op": "delete", "streams": [dict], "stream_ids": [id]})),
-    )];
+    let name = state.channel(id).map(|c| c.name.clone()).unwrap_or_default();
+    // The queues pick one of the two by the client's `archived_channels` capability.
+    let update = json!({"op": "update", "property": "is_archived", "value": true, "stream_id": id, "name": name});
+    let delete = json!({"op": "delete", "streams": [dict], "stream_ids": [id], "for_archive": true});
+    let mut events = vec![
+        Outgoing::to(audience.clone(), Event::new("stream", update)),
+        Outgoing::to(audience, Event::new("stream", delete)),
+    ];
     if was_default {
         events.push(default_streams_event(state));
     }
@@ -843,7 +847,8 @@ pub fn update_channel(
     for (name, raw) in &update.settings {
         let permission = channel_permission(name).ok_or_else(|| ApiError::bad_request(format!("Invalid {name}")))?;
         let change = crate::realm::groups::setting::GroupSettingChange::from_api(name, raw)?;
-        if name == "can_add_subscribers_group" && !state.has_content_access(&actor, &old) && !actor.role.is_admin() {
+        // Spec 2.5: this one needs content access on top of administering the channel.
+        if name == "can_add_subscribers_group" && !state.has_content_access(&actor, &old) {
             return Err(ApiError::bad_request("Invalid channel ID"));
         }
         let current = state.channel_setting(&channel, name);
