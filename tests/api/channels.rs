@@ -434,7 +434,8 @@ async fn subscribe_events_reach_exactly_the_right_users() {
     assert_eq!(status, 200);
     let events = w_alice.events(&app).await;
     let date = events[0]["streams"][0]["date_created"].as_i64().unwrap();
-    let stream = stream_object(1, "Denmark", "", alice.user_id, date, 1);
+    // Announced at creation, before anyone is subscribed.
+    let stream = stream_object(1, "Denmark", "", alice.user_id, date, 0);
     assert_eq!(events[0], json!({"type": "stream", "op": "create", "streams": [stream]}));
     assert_eq!(events[1]["op"], "add");
     assert_eq!(events[1]["subscriptions"][0]["name"], "Denmark");

@@ -149,13 +149,31 @@ fn display(value: &Value) -> String {
     }
 }
 
-/// A topics policy from the API.
-pub fn check_topics_policy(policy: &str) -> ApiResult<()> {
-    if TOPICS_POLICIES.contains(&policy) {
-        Ok(())
-    } else {
-        Err(ApiError::bad_request("Invalid topics_policy"))
+/// Zulip's `validate_topics_policy`: a known policy; anything but `inherit` needs the
+/// organization's `can_set_topics_policy_group`; `empty_topic_only` on an existing channel
+/// needs every message of it in the empty topic.
+pub fn check_topics_policy(
+    state: &RealmState,
+    store: &Store,
+    actor: &User,
+    policy: &str,
+    channel: Option<ChannelId>,
+) -> ApiResult<()> {
+    if !TOPICS_POLICIES.contains(&policy) {
+        return Err(ApiError::bad_request("Invalid topics_policy"));
     }
+    if policy != "inherit" && !access_realm_permission(state, "can_set_topics_policy_group", actor.id) {
+        return Err(ApiError::bad_request("Insufficient permission"));
+    }
+    if let (Some(id), "empty_topic_only") = (channel, policy) {
+        let conn = store.conn()?;
+        if store::channels::has_named_topic(&conn, id)? {
+            return Err(ApiError::bad_request(
+                "To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A folder a channel may be put in: it exists and is not archived.
@@ -187,6 +205,7 @@ fn require_member(state: &RealmState, user: UserId) -> ApiResult<&User> {
 /// A channel about to be created, validated.
 fn new_channel(
     state: &RealmState,
+    store: &Store,
     acting: &User,
     name: &str,
     description: &str,
@@ -220,7 +239,7 @@ fn new_channel(
         None => None,
     };
     let topics_policy = options.topics_policy.clone().unwrap_or_else(|| "inherit".to_owned());
-    check_topics_policy(&topics_policy)?;
+    check_topics_policy(state, store, acting, &topics_policy, None)?;
     let folder_id = options.folder_id.map(|id| check_folder(state, id)).transpose()?;
     let mut settings = Map::new();
     for (name, value) in &options.settings {
@@ -305,7 +324,13 @@ struct Plan {
 
 /// Validates a subscription request against the state (names, creation permissions,
 /// principals, access) without changing anything.
-fn plan_subscriptions(state: &RealmState, actor: &User, req: &SubscribeRequest, now: i64) -> ApiResult<Plan> {
+fn plan_subscriptions(
+    state: &RealmState,
+    store: &Store,
+    actor: &User,
+    req: &SubscribeRequest,
+    now: i64,
+) -> ApiResult<Plan> {
     let mut plan = Plan { created: Vec::new(), existing: Vec::new(), users: Vec::new(), unauthorized: Vec::new() };
     let mut seen: Vec<String> = Vec::new();
     for (raw_name, description) in &req.channels {
@@ -321,7 +346,7 @@ fn plan_subscriptions(state: &RealmState, actor: &User, req: &SubscribeRequest, 
                 return Err(ApiError::bad_request(format!("Channel '{}' is archived.", c.name)));
             }
             Some(c) if !c.is_archived => plan.existing.push(c.id),
-            _ => plan.created.push(new_channel(state, actor, name, &description, &req.options, now)?),
+            _ => plan.created.push(new_channel(state, store, actor, name, &description, &req.options, now)?),
         }
     }
     plan.users = match &req.principals {
@@ -379,7 +404,7 @@ pub fn subscribe(
     now: i64,
 ) -> ApiResult<(SubscribeResult, Vec<Outgoing>)> {
     let actor = require_member(state, acting)?.clone();
-    let plan = plan_subscriptions(state, &actor, &req, now)?;
+    let plan = plan_subscriptions(state, store, &actor, &req, now)?;
     let before = audiences(state, &plan.existing);
     let realm_id = state.realm().id;
     let default_stream = req.options.is_default_stream;
@@ -436,20 +461,23 @@ pub fn subscribe(
         }
         state.put_channel(channel);
     }
+    // New channels are announced as created, before anyone is subscribed (as Zulip does).
+    let empty = vec![BTreeSet::new(); created_ids.len()];
+    let mut events = creation_events(state, &created_ids, &empty);
     let mut added: BTreeMap<ChannelId, Vec<UserId>> = BTreeMap::new();
     let mut per_user: BTreeMap<UserId, Vec<ChannelId>> = BTreeMap::new();
+    let mut before_all = audiences(state, &created_ids);
+    before_all.extend(before);
     for (user, _, _, sub) in rows {
         added.entry(sub.channel_id).or_default().push(user);
         per_user.entry(user).or_default().push(sub.channel_id);
         state.put_subscription(sub);
     }
-    // Events: creation for who newly sees a channel, `add` for the subscribers, `peer_add`
-    // for everyone else who may see the channel.
+    // Then creation for subscribers who could not see a channel before, `add` for the
+    // subscribers, `peer_add` for everyone else who may see the channel.
     let mut all_channels = created_ids.clone();
     all_channels.extend(existing.iter().copied());
-    let mut before_all = vec![BTreeSet::new(); created_ids.len()];
-    before_all.extend(before);
-    let mut events = creation_events(state, &all_channels, &before_all);
+    events.extend(creation_events(state, &all_channels, &before_all));
     if default_stream && !created_ids.is_empty() {
         events.push(default_streams_event(state));
     }
@@ -597,7 +625,7 @@ fn create_empty(
     let actor = require_member(state, acting)?.clone();
     let (name, description) = req.channels.into_iter().next().ok_or_else(ApiError::internal)?;
     let description = clean_description(description.as_deref().unwrap_or(""))?;
-    let mut channel = new_channel(state, &actor, &name, &description, &req.options, now)?;
+    let mut channel = new_channel(state, store, &actor, &name, &description, &req.options, now)?;
     let realm_id = state.realm().id;
     let default_stream = req.options.is_default_stream;
     channel.id = store.write(|tx| -> crate::store::StoreResult<ChannelId> {
@@ -823,15 +851,7 @@ pub fn update_channel(
         }
     }
     if let Some(policy) = &update.topics_policy {
-        check_topics_policy(policy)?;
-        if policy == "empty_topic_only" && {
-            let conn = store.conn()?;
-            store::channels::has_named_topic(&conn, id)?
-        } {
-            return Err(ApiError::bad_request(
-                "To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting other topics.",
-            ));
-        }
+        check_topics_policy(state, store, &actor, policy, Some(id))?;
         if *policy != channel.topics_policy {
             channel.topics_policy = policy.clone();
             changed.push(("topics_policy", json!(policy)));

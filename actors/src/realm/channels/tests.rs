@@ -93,3 +93,24 @@ fn stream_post_policy_follows_can_send_message_group() {
     let channel = state.channel_by_name("news").unwrap();
     assert_eq!(super::format::stream_post_policy(&state, channel), 4);
 }
+
+#[test]
+fn empty_topic_only_needs_every_message_in_the_empty_topic() {
+    let (_dir, store, config, mut state) = setup();
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    ops::subscribe(&mut state, &store, alice, request("chat", false), T0).unwrap();
+    let channel = state.channel_by_name("chat").unwrap().id;
+    let realm = state.realm().id;
+    store.write(|tx| crate::store::channels::insert_message(tx, realm, alice, channel, "", "hi", T0)).unwrap();
+    let update = ops::ChannelUpdate { topics_policy: Some("empty_topic_only".into()), ..Default::default() };
+    let events = ops::update_channel(&mut state, &store, alice, channel, update.clone()).unwrap();
+    assert_eq!(events[0].event.get("property"), Some(&json!("topics_policy")));
+    assert_eq!(state.channel(channel).unwrap().topics_policy, "empty_topic_only");
+    // Back, then a named topic appears: refused, and nothing changes.
+    let inherit = ops::ChannelUpdate { topics_policy: Some("inherit".into()), ..Default::default() };
+    ops::update_channel(&mut state, &store, alice, channel, inherit).unwrap();
+    store.write(|tx| crate::store::channels::insert_message(tx, realm, alice, channel, "lunch", "hi", T0)).unwrap();
+    let refused = ops::update_channel(&mut state, &store, alice, channel, update).unwrap_err();
+    assert!(refused.msg.starts_with("To enable this configuration"), "{}", refused.msg);
+    assert_eq!(state.channel(channel).unwrap().topics_policy, "inherit");
+}
