@@ -8,7 +8,6 @@ use serde_json::{json, Value};
 use crate::helpers::{expect, json, register, spawn_app, Creds, TestApp, Watch};
 
 /// System group ids of the root organization.
-const OWNERS: i64 = 1;
 const ADMINISTRATORS: i64 = 2;
 const MEMBERS: i64 = 5;
 const EVERYONE: i64 = 6;
@@ -84,6 +83,7 @@ fn stream_object(id: i64, name: &str, description: &str, creator: i64, date: i64
         "description": description,
         "first_message_id": null,
         "folder_id": null,
+        "is_recently_active": true,
         "history_public_to_subscribers": true,
         "invite_only": false,
         "is_web_public": false,
@@ -92,11 +92,10 @@ fn stream_object(id: i64, name: &str, description: &str, creator: i64, date: i64
         "rendered_description": rendered,
         "stream_id": id,
         "stream_post_policy": 1,
+        "is_announcement_only": false,
         "stream_weekly_traffic": null,
         "subscriber_count": subscribers,
         "topics_policy": "inherit",
-        "is_announcement_only": false,
-        "is_recently_active": true,
     })
 }
 
@@ -759,11 +758,9 @@ async fn default_streams_endpoints_and_data_set() {
     )
     .await;
     expect(post(&app, &app.owner, "/default_streams", &[("stream_id", "1")]).await, 200, success()).await;
-    let events = w_bob.events(&app).await;
-    assert_eq!(events.len(), 1);
-    assert_eq!(events[0]["default_streams"][0]["name"], "general");
+    assert_eq!(w_bob.events(&app).await, vec![json!({"type": "default_streams", "default_streams": [1]})]);
     let state = register(&app, &bob, &[("fetch_event_types", r#"["default_streams"]"#)]).await;
-    assert_eq!(state["realm_default_streams"][0]["stream_id"], 1);
+    assert_eq!(state["realm_default_streams"], json!([1]));
     let (_, body) = get(&app, &app.owner, "/streams?include_default=true").await;
     assert_eq!(body["streams"][0]["is_default"], true);
     expect(send(&app, &app.owner, Method::DELETE, "/default_streams", &[("stream_id", "1")]).await, 200, success())
@@ -800,5 +797,15 @@ async fn register_subscription_data_sets() {
         register(&app, &alice, &[("fetch_event_types", r#"["subscription"]"#), ("include_subscribers", "partial")])
             .await;
     assert_eq!(state["subscriptions"][0]["partial_subscribers"], json!([alice.user_id]));
-    let _ = OWNERS;
+    // Without `notification_settings_null`, null settings are the user's own.
+    let state = register(&app, &alice, &[("fetch_event_types", r#"["subscription", "user_settings"]"#)]).await;
+    let (sub, settings) = (&state["subscriptions"][0], &state["user_settings"]);
+    assert_eq!(sub["desktop_notifications"], settings["enable_stream_desktop_notifications"]);
+    assert_eq!(sub["wildcard_mentions_notify"], settings["wildcard_mentions_notify"]);
+    assert_eq!(sub["audible_notifications"], settings["enable_stream_audible_notifications"]);
+    assert!(sub["push_notifications"].is_boolean());
+    let capable = r#"{"notification_settings_null":true}"#;
+    let state =
+        register(&app, &alice, &[("fetch_event_types", r#"["subscription"]"#), ("client_capabilities", capable)]).await;
+    assert_eq!(state["subscriptions"][0]["desktop_notifications"], Value::Null);
 }

@@ -63,9 +63,9 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_settings_defaults,
     realm_user,
     subscription,
+    streams,
     default_streams,
     user_settings,
-    streams,
 ];
 
 /// The initial state for a client of `user` whose queue is `queue_id`.
@@ -161,8 +161,14 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
 fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("subscription") {
         let archived = ctx.spec.capabilities.archived_channels;
-        let (subscribed, unsubscribed, never) =
+        let (mut subscribed, mut unsubscribed, never) =
             super::channels::reads::subscription_sets(ctx.state, ctx.user, ctx.fetch.include_subscribers, archived);
+        if !ctx.spec.capabilities.notification_settings_null {
+            let settings = catalog::user_settings(ctx.user);
+            for sub in subscribed.iter_mut().chain(unsubscribed.iter_mut()) {
+                super::channels::format::fill_notification_defaults(sub, &settings);
+            }
+        }
         out.insert("subscriptions".into(), Value::Array(subscribed));
         out.insert("unsubscribed".into(), Value::Array(unsubscribed));
         out.insert("never_subscribed".into(), Value::Array(never));
@@ -171,7 +177,8 @@ fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) {
 
 fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("default_streams") {
-        out.insert("realm_default_streams".into(), Value::Array(super::channels::ops::default_stream_dicts(ctx.state)));
+        let ids = ctx.state.default_channels().iter().map(|id| Value::from(id.0)).collect();
+        out.insert("realm_default_streams".into(), Value::Array(ids));
     }
 }
 

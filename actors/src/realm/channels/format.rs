@@ -63,7 +63,8 @@ fn opt<T: Into<Value>>(value: Option<T>) -> Value {
     value.map_or(Value::Null, Into::into)
 }
 
-/// Zulip's `APIStreamDict` (`GET /streams`, `stream` create events).
+/// Zulip's `APIStreamDict` (`GET /streams`, `stream` create events), in the key order
+/// recorded from Zulip 10.2, with the newer keys where Zulip adds them.
 pub fn stream_dict(state: &RealmState, channel: &Channel) -> Map<String, Value> {
     let c = common(state, channel);
     let mut m = Map::new();
@@ -76,6 +77,7 @@ pub fn stream_dict(state: &RealmState, channel: &Channel) -> Map<String, Value> 
     put(&mut m, "description", channel.description.as_str());
     put(&mut m, "first_message_id", c.first_message_id);
     put(&mut m, "folder_id", opt(channel.folder_id.map(|f| f.0)));
+    put(&mut m, "is_recently_active", is_recently_active(channel));
     put(&mut m, "history_public_to_subscribers", channel.history_public_to_subscribers);
     put(&mut m, "invite_only", channel.invite_only);
     put(&mut m, "is_web_public", channel.is_web_public);
@@ -84,11 +86,10 @@ pub fn stream_dict(state: &RealmState, channel: &Channel) -> Map<String, Value> 
     put(&mut m, "rendered_description", channel.rendered_description.as_str());
     put(&mut m, "stream_id", channel.id.0);
     put(&mut m, "stream_post_policy", c.post_policy);
+    put(&mut m, "is_announcement_only", c.post_policy == 2);
     put(&mut m, "stream_weekly_traffic", Value::Null);
     put(&mut m, "subscriber_count", c.subscriber_count);
     put(&mut m, "topics_policy", channel.topics_policy.as_str());
-    put(&mut m, "is_announcement_only", c.post_policy == 2);
-    put(&mut m, "is_recently_active", is_recently_active(channel));
     m
 }
 
@@ -181,4 +182,27 @@ pub fn channels_using_group(state: &RealmState, group: crate::ids::GroupId) -> V
                 .then(|| serde_json::json!({"type": "channel", "channel_id": c.id, "settings": settings}))
         })
         .collect()
+}
+
+/// The personal notification settings of a subscription and the user settings they
+/// inherit from when null.
+const NOTIFICATION_DEFAULTS: [(&str, &str); 5] = [
+    ("desktop_notifications", "enable_stream_desktop_notifications"),
+    ("email_notifications", "enable_stream_email_notifications"),
+    ("wildcard_mentions_notify", "wildcard_mentions_notify"),
+    ("push_notifications", "enable_stream_push_notifications"),
+    ("audible_notifications", "enable_stream_audible_notifications"),
+];
+
+/// For clients without `notification_settings_null`: a subscription's null notification
+/// settings become the user's own settings (Zulip's `post_process_state`).
+pub fn fill_notification_defaults(sub: &mut Value, user_settings: &Map<String, Value>) {
+    let Some(sub) = sub.as_object_mut() else { return };
+    for (key, setting) in NOTIFICATION_DEFAULTS {
+        if sub.get(key).is_some_and(Value::is_null) {
+            if let Some(value) = user_settings.get(setting) {
+                sub.insert(key.to_owned(), value.clone());
+            }
+        }
+    }
 }

@@ -553,19 +553,10 @@ fn peer_events(state: &RealmState, op: &str, changed: &BTreeMap<ChannelId, Vec<U
         .collect()
 }
 
-/// The `default_streams` event, to every active user.
+/// The `default_streams` event (the default channels' ids), to every active user.
 pub fn default_streams_event(state: &RealmState) -> Outgoing {
-    state.to_everyone(Event::new("default_streams", json!({ "default_streams": default_stream_dicts(state) })))
-}
-
-/// The default channels as stream objects.
-pub fn default_stream_dicts(state: &RealmState) -> Vec<Value> {
-    state
-        .default_channels()
-        .iter()
-        .filter_map(|id| state.channel(*id))
-        .map(|c| Value::Object(format::stream_dict(state, c)))
-        .collect()
+    let ids: Vec<i64> = state.default_channels().iter().map(|id| id.0).collect();
+    state.to_everyone(Event::new("default_streams", json!({ "default_streams": ids })))
 }
 
 /// `POST /channels/create`, as parsed by the HTTP layer.
