@@ -809,3 +809,41 @@ async fn register_subscription_data_sets() {
         register(&app, &alice, &[("fetch_event_types", r#"["subscription"]"#), ("client_capabilities", capable)]).await;
     assert_eq!(state["subscriptions"][0]["desktop_notifications"], Value::Null);
 }
+
+#[actix_web::test]
+async fn channel_administration_by_role() {
+    let app = spawn_app().await;
+    let (alice, _, guest) = users(&app).await;
+    let admin = app.create_user("", "ada@agora.test", "Ada Admin", 200).await;
+    let moderator = app.create_user("", "mo@agora.test", "Mo Moderator", 300).await;
+    subscribe(&app, &alice, "general", &[]).await;
+    let refused = error("You do not have permission to administer this channel.");
+    for who in [&moderator] {
+        expect(send(&app, who, Method::PATCH, "/streams/1", &[("description", "x")]).await, 400, refused.clone()).await;
+        expect(send(&app, who, Method::DELETE, "/streams/1", &[]).await, 400, refused.clone()).await;
+    }
+    // A guest does not even see the channel.
+    expect(
+        send(&app, &guest, Method::PATCH, "/streams/1", &[("description", "x")]).await,
+        400,
+        error("Invalid channel ID"),
+    )
+    .await;
+    // Administrators act as members of can_administer_channel_group.
+    expect(send(&app, &admin, Method::PATCH, "/streams/1", &[("description", "by admin")]).await, 200, success()).await;
+    // Subscription status: the user is looked up first.
+    expect(
+        app.as_user(&alice, Method::GET, "/users/999/subscriptions/99").send().await.unwrap(),
+        400,
+        error("No such user"),
+    )
+    .await;
+    // Deactivated users are not listed as subscribers.
+    subscribe(&app, &alice, "general", &[("principals", &format!("[{}]", moderator.user_id))]).await;
+    expect(send(&app, &app.owner, Method::DELETE, &format!("/users/{}", moderator.user_id), &[]).await, 200, success())
+        .await;
+    let (_, body) = get(&app, &alice, "/streams/1/members").await;
+    assert_eq!(body["subscribers"], json!([alice.user_id]));
+    let (_, body) = get(&app, &alice, "/streams/1").await;
+    assert_eq!(body["stream"]["subscriber_count"], 1);
+}

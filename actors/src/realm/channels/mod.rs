@@ -181,10 +181,7 @@ impl Handler<QueryChannels> for RealmActor {
             ChannelQuery::StreamId(name) => {
                 ("stream_id", Value::from(reads::stream_id_by_name(state, viewer, &name)?.0))
             }
-            ChannelQuery::Members(id) => {
-                let ids: Vec<i64> = reads::members(state, viewer, id)?.into_iter().map(|u| u.0).collect();
-                ("subscribers", Value::from(ids))
-            }
+            ChannelQuery::Members(id) => ("subscribers", Value::from(reads::members(state, viewer, id)?)),
             ChannelQuery::Subscriptions(include) => {
                 ("subscriptions", Value::from(reads::my_subscriptions(state, viewer, include)))
             }

@@ -514,7 +514,7 @@ fn new_subscription(user: UserId, channel: ChannelId, color: String) -> Subscrip
 /// A subscription object with its `subscribers`.
 pub fn subscription_with_subscribers(state: &RealmState, channel: &Channel, sub: &Subscription) -> Value {
     let mut dict = format::subscription_dict(state, channel, sub);
-    dict.insert("subscribers".into(), json!(state.subscribers(channel.id).map(|u| u.0).collect::<Vec<_>>()));
+    dict.insert("subscribers".into(), json!(format::active_subscribers(state, channel.id)));
     Value::Object(dict)
 }
 

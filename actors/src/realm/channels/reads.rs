@@ -93,15 +93,16 @@ pub fn stream_id_by_name(state: &RealmState, user: &User, name: &str) -> ApiResu
 }
 
 /// `GET /streams/{id}/members`.
-pub fn members(state: &RealmState, user: &User, id: ChannelId) -> ApiResult<Vec<UserId>> {
+pub fn members(state: &RealmState, user: &User, id: ChannelId) -> ApiResult<Vec<i64>> {
     let channel = visible_channel(state, user, id)?;
-    Ok(state.subscribers(channel.id).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect())
+    Ok(format::active_subscribers(state, channel.id))
 }
 
 /// `GET /users/{user_id}/subscriptions/{stream_id}`.
 pub fn is_subscribed(state: &RealmState, viewer: &User, target: UserId, id: ChannelId) -> ApiResult<bool> {
-    let channel = visible_channel(state, viewer, id)?;
+    // Zulip looks the user up first.
     state.user(target).ok_or_else(|| ApiError::bad_request("No such user"))?;
+    let channel = visible_channel(state, viewer, id)?;
     Ok(state.is_subscribed(target, channel.id))
 }
 
@@ -127,7 +128,7 @@ pub fn subscription_sets(
         };
         let active = state.is_subscribed(user.id, channel.id);
         if include != IncludeSubscribers::No && (active || visible) {
-            let ids: Vec<i64> = state.subscribers(channel.id).map(|u| u.0).collect();
+            let ids = format::active_subscribers(state, channel.id);
             let key = if include == IncludeSubscribers::Partial { "partial_subscribers" } else { "subscribers" };
             dict.insert(key.into(), json!(ids));
         }
@@ -161,7 +162,7 @@ pub fn my_subscriptions(state: &RealmState, user: &User, include: IncludeSubscri
             let mut dict = format::subscription_dict(state, c, s);
             if include != IncludeSubscribers::No {
                 let key = if include == IncludeSubscribers::Partial { "partial_subscribers" } else { "subscribers" };
-                dict.insert(key.into(), json!(state.subscribers(c.id).map(|u| u.0).collect::<Vec<_>>()));
+                dict.insert(key.into(), json!(format::active_subscribers(state, c.id)));
             }
             (c.name.as_str(), dict)
         })
