@@ -207,9 +207,15 @@ async fn python_client_get_subscriptions_and_the_subscription_object() {
 async fn colors_follow_the_palette_per_user() {
     let app = spawn_app().await;
     let (alice, bob, _) = users(&app).await;
+    let mut w_bob = Watch::new(&app, &bob, r#"["subscription"]"#).await;
     let subs = r#"[{"name": "one"}, {"name": "two"}, {"name": "three"}]"#;
     let response = post(&app, &alice, "/users/me/subscriptions", &[("subscriptions", subs)]).await;
     assert_eq!(response.status(), 200);
+    // One peer event for the three channels Alice joined.
+    assert_eq!(
+        w_bob.events(&app).await,
+        vec![json!({"type": "subscription", "op": "peer_add", "stream_ids": [1, 2, 3], "user_ids": [alice.user_id]})]
+    );
     subscribe(&app, &bob, "three", &[]).await;
     let colors = |body: Value| -> Vec<(String, String)> {
         body["subscriptions"]

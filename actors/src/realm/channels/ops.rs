@@ -535,20 +535,26 @@ fn subscription_add_events(state: &RealmState, per_user: &BTreeMap<UserId, Vec<C
 }
 
 /// `peer_add` / `peer_remove` events: for each channel, to who may see it, except the
-/// users whose subscription changed.
+/// users whose subscription changed. Channels with the same changed users and the same
+/// audience share one event (`stream_ids` ascending), so a user joining many public
+/// channels is one event per peer.
 fn peer_events(state: &RealmState, op: &str, changed: &BTreeMap<ChannelId, Vec<UserId>>) -> Vec<Outgoing> {
-    changed
-        .iter()
-        .filter_map(|(channel, users)| {
-            let peers: Vec<UserId> =
-                state.channel_metadata_audience(*channel).into_iter().filter(|u| !users.contains(u)).collect();
-            let ids: Vec<i64> = users.iter().map(|u| u.0).collect();
-            (!peers.is_empty()).then(|| {
-                Outgoing::to(
-                    peers,
-                    Event::new("subscription", json!({"op": op, "stream_ids": [channel.0], "user_ids": ids})),
-                )
-            })
+    let mut groups: BTreeMap<(Vec<UserId>, Vec<UserId>), Vec<i64>> = BTreeMap::new();
+    for (channel, users) in changed {
+        let mut users = users.clone();
+        users.sort();
+        let peers: Vec<UserId> =
+            state.channel_metadata_audience(*channel).into_iter().filter(|u| !users.contains(u)).collect();
+        if !peers.is_empty() {
+            groups.entry((users, peers)).or_default().push(channel.0);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((users, peers), stream_ids)| {
+            let user_ids: Vec<i64> = users.iter().map(|u| u.0).collect();
+            let fields = json!({"op": op, "stream_ids": stream_ids, "user_ids": user_ids});
+            Outgoing::to(peers, Event::new("subscription", fields))
         })
         .collect()
 }
