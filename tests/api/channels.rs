@@ -690,8 +690,12 @@ async fn privacy_changes_create_and_delete_for_who_gains_or_loses_access() {
     assert_eq!(events[0]["stream_ids"], json!([1]));
     assert_eq!(
         w_alice.events(&app).await,
-        vec![json!({"type": "stream", "op": "update", "property": "invite_only", "value": true, "stream_id": 1,
-            "name": "general", "history_public_to_subscribers": false, "is_web_public": false})]
+        vec![
+            json!({"type": "stream", "op": "update", "property": "invite_only", "value": true, "stream_id": 1,
+                "name": "general", "history_public_to_subscribers": false, "is_web_public": false}),
+            json!({"type": "stream", "op": "update", "property": "history_public_to_subscribers", "value": false,
+                "stream_id": 1, "name": "general"}),
+        ]
     );
     expect(send(&app, &alice, Method::PATCH, "/streams/1", &[("is_private", "false")]).await, 200, success()).await;
     let events = w_bob.events(&app).await;

@@ -511,22 +511,22 @@ fn new_subscription(user: UserId, channel: ChannelId, color: String) -> Subscrip
     }
 }
 
-/// A subscription object with its `subscribers`.
-pub fn subscription_with_subscribers(state: &RealmState, channel: &Channel, sub: &Subscription) -> Value {
-    let mut dict = format::subscription_dict(state, channel, sub);
-    dict.insert("subscribers".into(), json!(format::active_subscribers(state, channel.id)));
-    Value::Object(dict)
-}
-
-/// `subscription` add events, one per newly subscribed user.
+/// `subscription` add events, one per newly subscribed user; each channel's subscriber
+/// list is built once.
 fn subscription_add_events(state: &RealmState, per_user: &BTreeMap<UserId, Vec<ChannelId>>) -> Vec<Outgoing> {
+    let mut subscribers: BTreeMap<ChannelId, Value> = BTreeMap::new();
     per_user
         .iter()
         .map(|(user, channels)| {
             let subs: Vec<Value> = channels
                 .iter()
                 .filter_map(|c| {
-                    Some(subscription_with_subscribers(state, state.channel(*c)?, state.subscription(*user, *c)?))
+                    let channel = state.channel(*c)?;
+                    let mut dict = format::subscription_dict(state, channel, state.subscription(*user, *c)?);
+                    let list =
+                        subscribers.entry(*c).or_insert_with(|| json!(format::active_subscribers(state, *c))).clone();
+                    dict.insert("subscribers".into(), list);
+                    Some(Value::Object(dict))
                 })
                 .collect();
             Outgoing::to(vec![*user], Event::new("subscription", json!({"op": "add", "subscriptions": subs})))
@@ -937,14 +937,19 @@ fn apply_privacy(
         true
     };
     let web_public = update.is_web_public.unwrap_or(channel.is_web_public) && !invite_only;
-    if invite_only != channel.invite_only
-        || history != channel.history_public_to_subscribers
-        || web_public != channel.is_web_public
-    {
-        channel.invite_only = invite_only;
-        channel.history_public_to_subscribers = history;
-        channel.is_web_public = web_public;
+    // One event per changed property, as Zulip's `do_change_stream_permission`.
+    let old = (channel.invite_only, channel.history_public_to_subscribers, channel.is_web_public);
+    channel.invite_only = invite_only;
+    channel.history_public_to_subscribers = history;
+    channel.is_web_public = web_public;
+    if old.0 != invite_only {
         changed.push(("invite_only", json!(invite_only)));
+    }
+    if old.1 != history {
+        changed.push(("history_public_to_subscribers", json!(history)));
+    }
+    if old.2 != web_public {
+        changed.push(("is_web_public", json!(web_public)));
     }
     Ok(())
 }
