@@ -266,6 +266,13 @@ async fn subscribe_validation_errors() {
     assert_eq!((status, body), (400, error("No such user")));
     let (status, body) = subscribe(&app, &alice, "x", &[("principals", r#"["nobody@agora.test"]"#)]).await;
     assert_eq!((status, body), (400, error("No such user")));
+    let (status, body) = subscribe(&app, &alice, "x", &[("principals", r#"[2, "bob@agora.test"]"#)]).await;
+    assert_eq!((status, body), (400, error("principals[\"list[str]\"][0] is not a string")));
+    let former = app.create_user("", "former@agora.test", "Former", 400).await;
+    let response = send(&app, &app.owner, Method::DELETE, &format!("/users/{}", former.user_id), &[]).await;
+    assert_eq!(response.status(), 200);
+    let (status, body) = subscribe(&app, &alice, "x", &[("principals", &format!("[{}]", former.user_id))]).await;
+    assert_eq!((status, body), (400, error("User is deactivated")));
     let (status, body) = subscribe(&app, &alice, "x", &[("is_web_public", "true")]).await;
     assert_eq!((status, body), (400, error("Web-public channels are not enabled.")));
     // Default channels: administrators only, and never private.

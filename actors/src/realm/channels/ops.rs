@@ -342,11 +342,16 @@ fn plan_subscriptions(
         }
         seen.push(name.to_lowercase());
         match state.channel_by_name(name) {
+            // An archived name stays taken; who cannot see the channel learns no more than
+            // for any channel they cannot access.
             Some(c) if c.is_archived && state.has_metadata_access(actor, c) => {
                 return Err(ApiError::bad_request(format!("Channel '{}' is archived.", c.name)));
             }
-            Some(c) if !c.is_archived => plan.existing.push(c.id),
-            _ => plan.created.push(new_channel(state, store, actor, name, &description, &req.options, now)?),
+            Some(c) if c.is_archived => {
+                return Err(ApiError::bad_request(format!("Unable to access channel ({name}).")));
+            }
+            Some(c) => plan.existing.push(c.id),
+            None => plan.created.push(new_channel(state, store, actor, name, &description, &req.options, now)?),
         }
     }
     plan.users = match &req.principals {
