@@ -385,13 +385,29 @@ async fn can_add_subscribers_group_with_nested_subgroups() {
     let (status, body) = subscribe(&app, &bob, "secret", &[("principals", &format!("[{}]", carol.user_id))]).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["subscribed"], json!({"5": ["secret"]}));
-    // The group is now in use by the channel.
+    // Administering through nested subgroups: Bob may change a channel whose
+    // can_administer_channel_group is `outer`; Carol may not.
+    let (status, _) = subscribe(&app, &alice, "managed", &[("can_administer_channel_group", &outer.to_string())]).await;
+    assert_eq!(status, 200);
+    let managed = channel_id(&app, "managed").await;
+    let path = format!("/streams/{managed}");
+    expect(send(&app, &bob, Method::PATCH, &path, &[("description", "by bob")]).await, 200, success()).await;
+    expect(
+        send(&app, &carol, Method::PATCH, &path, &[("description", "by carol")]).await,
+        400,
+        error("You do not have permission to administer this channel."),
+    )
+    .await;
+    // The group is now in use by the channels.
     let response = post(&app, &app.owner, &format!("/user_groups/{outer}/deactivate"), &[]).await;
     expect(
         response,
         400,
         json!({"result": "error", "msg": "Cannot deactivate user group in use.",
-            "objections": [{"type": "channel", "channel_id": 1, "settings": ["can_add_subscribers_group"]}],
+            "objections": [
+                {"type": "channel", "channel_id": 1, "settings": ["can_add_subscribers_group"]},
+                {"type": "channel", "channel_id": 2, "settings": ["can_administer_channel_group"]},
+            ],
             "code": "CANNOT_DEACTIVATE_GROUP_IN_USE"}),
     )
     .await;

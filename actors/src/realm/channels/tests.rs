@@ -114,3 +114,32 @@ fn empty_topic_only_needs_every_message_in_the_empty_topic() {
     assert!(refused.msg.starts_with("To enable this configuration"), "{}", refused.msg);
     assert_eq!(state.channel(channel).unwrap().topics_policy, "inherit");
 }
+
+#[test]
+fn folders_must_exist_and_be_active() {
+    let (_dir, store, config, mut state) = setup();
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    // Folders only in memory: the archived one is refused before anything is written.
+    let folder = |id: i64, is_archived: bool| crate::realm::model::ChannelFolder {
+        id: crate::ids::FolderId(id),
+        name: format!("f{id}"),
+        description: String::new(),
+        rendered_description: String::new(),
+        order: id,
+        is_archived,
+        creator_id: None,
+        date_created: T0,
+    };
+    state.put_folder(folder(2, true));
+    let mut req = request("foldered", false);
+    req.options.folder_id = Some(2);
+    let refused = ops::subscribe(&mut state, &store, alice, req.clone(), T0).unwrap_err();
+    assert_eq!(refused.msg, "Invalid channel folder ID");
+    req.options.folder_id = None;
+    ops::subscribe(&mut state, &store, alice, req, T0).unwrap();
+    let id = state.channel_by_name("foldered").unwrap().id;
+    let update = ops::ChannelUpdate { folder_id: Some(Some(7)), ..Default::default() };
+    let refused = ops::update_channel(&mut state, &store, alice, id, update).unwrap_err();
+    assert_eq!(refused.msg, "Invalid channel folder ID");
+    assert_eq!(state.channel(id).unwrap().folder_id, None);
+}
