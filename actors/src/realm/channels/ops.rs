@@ -400,6 +400,47 @@ fn creation_events(state: &RealmState, channels: &[ChannelId], before: &[BTreeSe
     events
 }
 
+/// A subscription row to write; for a channel being created, its index in the new
+/// channels (its id is known only once inserted).
+struct Row {
+    sub: Subscription,
+    created_index: Option<usize>,
+}
+
+/// The rows a subscription request writes, filling `subscribed` and `already_subscribed`
+/// (per user, channels in request order; colors picked per user; a former subscription
+/// comes back with its personal settings).
+fn subscription_rows(
+    state: &RealmState,
+    users: &[UserId],
+    existing: &[ChannelId],
+    created: &[Channel],
+    result: &mut SubscribeResult,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for user in users {
+        let mut used: Vec<String> = state.subscriptions_of(*user).map(|s| s.color.clone()).collect();
+        for channel in existing.iter().filter_map(|id| state.channel(*id)) {
+            if state.is_subscribed(*user, channel.id) {
+                result.already_subscribed.entry(*user).or_default().push(channel.name.clone());
+                continue;
+            }
+            let sub = match state.subscription(*user, channel.id) {
+                Some(old) => Subscription { active: true, ..old.clone() },
+                None => new_subscription(*user, channel.id, pick_color(&mut used)),
+            };
+            result.subscribed.entry(*user).or_default().push(channel.name.clone());
+            rows.push(Row { sub, created_index: None });
+        }
+        for (i, channel) in created.iter().enumerate() {
+            result.subscribed.entry(*user).or_default().push(channel.name.clone());
+            let sub = new_subscription(*user, ChannelId(0), pick_color(&mut used));
+            rows.push(Row { sub, created_index: Some(i) });
+        }
+    }
+    rows
+}
+
 /// `POST /users/me/subscriptions`: creates missing channels, subscribes the users.
 pub fn subscribe(
     state: &mut RealmState,
@@ -414,36 +455,8 @@ pub fn subscribe(
     let realm_id = state.realm().id;
     let default_stream = req.options.is_default_stream;
     let Plan { mut created, existing, users, unauthorized } = plan;
-    let names: BTreeMap<ChannelId, String> =
-        existing.iter().filter_map(|id| state.channel(*id).map(|c| (c.id, c.name.clone()))).collect();
-    // Subscription rows to write, per user (colors picked per user).
-    let (rows, mut result) = {
-        let state = &*state;
-        let mut result = SubscribeResult::default();
-        let mut rows: Vec<(UserId, Option<ChannelId>, usize, Subscription)> = Vec::new();
-        for user in &users {
-            let mut used: Vec<String> = state.subscriptions_of(*user).map(|s| s.color.clone()).collect();
-            for (i, id) in existing.iter().enumerate() {
-                let name = names.get(id).cloned().unwrap_or_default();
-                if state.is_subscribed(*user, *id) {
-                    result.already_subscribed.entry(*user).or_default().push(name);
-                    continue;
-                }
-                let sub = match state.subscription(*user, *id) {
-                    Some(old) => Subscription { active: true, ..old.clone() },
-                    None => new_subscription(*user, *id, pick_color(&mut used)),
-                };
-                result.subscribed.entry(*user).or_default().push(name);
-                rows.push((*user, Some(*id), i, sub));
-            }
-            for (i, channel) in created.iter().enumerate() {
-                result.subscribed.entry(*user).or_default().push(channel.name.clone());
-                rows.push((*user, None, i, new_subscription(*user, ChannelId(0), pick_color(&mut used))));
-            }
-        }
-        (rows, result)
-    };
-    let mut rows = rows;
+    let mut result = SubscribeResult::default();
+    let mut rows = subscription_rows(state, &users, &existing, &created, &mut result);
     store.write(|tx| -> crate::store::StoreResult<()> {
         for channel in &mut created {
             channel.id = store::channels::insert(tx, realm_id, channel)?;
@@ -451,11 +464,11 @@ pub fn subscribe(
                 store::channels::set_default_channel(tx, realm_id, channel.id, true)?;
             }
         }
-        for (_, existing_id, index, sub) in &mut rows {
-            if existing_id.is_none() {
-                sub.channel_id = created[*index].id;
+        for row in &mut rows {
+            if let Some(index) = row.created_index {
+                row.sub.channel_id = created[index].id;
             }
-            store::channels::put_subscription(tx, sub)?;
+            store::channels::put_subscription(tx, &row.sub)?;
         }
         Ok(())
     })?;
@@ -473,9 +486,9 @@ pub fn subscribe(
     let mut per_user: BTreeMap<UserId, Vec<ChannelId>> = BTreeMap::new();
     let mut before_all = audiences(state, &created_ids);
     before_all.extend(before);
-    for (user, _, _, sub) in rows {
-        added.entry(sub.channel_id).or_default().push(user);
-        per_user.entry(user).or_default().push(sub.channel_id);
+    for Row { sub, .. } in rows {
+        added.entry(sub.channel_id).or_default().push(sub.user_id);
+        per_user.entry(sub.user_id).or_default().push(sub.channel_id);
         state.put_subscription(sub);
     }
     // Then creation for subscribers who could not see a channel before, `add` for the
