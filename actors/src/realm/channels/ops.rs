@@ -290,11 +290,11 @@ fn resolve_principals(state: &RealmState, principals: &Principals) -> ApiResult<
         Principals::Ids(ids) => ids.iter().map(|id| state.user(UserId(*id))).collect(),
         Principals::Emails(emails) => emails.iter().map(|e| state.user_by_api_email(e)).collect(),
     };
-    let mut users = Vec::new();
+    let (mut users, mut seen) = (Vec::new(), BTreeSet::new());
     for user in found {
         match user {
             Some(u) if u.is_active => {
-                if !users.contains(&u.id) {
+                if seen.insert(u.id) {
                     users.push(u.id)
                 }
             }
@@ -332,15 +332,14 @@ fn plan_subscriptions(
     now: i64,
 ) -> ApiResult<Plan> {
     let mut plan = Plan { created: Vec::new(), existing: Vec::new(), users: Vec::new(), unauthorized: Vec::new() };
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
     for (raw_name, description) in &req.channels {
         let name = raw_name.trim();
         check_channel_name(name)?;
         let description = clean_description(description.as_deref().unwrap_or(""))?;
-        if seen.contains(&name.to_lowercase()) {
+        if !seen.insert(name.to_lowercase()) {
             continue;
         }
-        seen.push(name.to_lowercase());
         match state.channel_by_name(name) {
             // An archived name stays taken; who cannot see the channel learns no more than
             // for any channel they cannot access.
@@ -691,19 +690,18 @@ pub fn unsubscribe(
         Some(p @ Principals::Emails(v)) if !v.is_empty() => resolve_principals(state, p)?,
         _ => vec![acting],
     };
-    if users.iter().any(|u| *u != acting) {
-        for id in &channels {
-            let Some(channel) = state.channel(*id) else { continue };
-            let own_bots_only = users
-                .iter()
-                .filter(|u| **u != acting)
-                .all(|u| state.user(*u).is_some_and(|b| b.is_bot && b.bot_owner_id == Some(acting)));
-            let allowed = actor.role.is_admin()
-                || own_bots_only
-                || state.in_channel_group(channel, "can_remove_subscribers_group", &actor);
-            if !allowed {
-                return Err(ApiError::bad_request("Insufficient permission"));
-            }
+    let others: Vec<&UserId> = users.iter().filter(|u| **u != acting).collect();
+    // Administrators, bot owners removing their own bots, and members of the channel's
+    // can_remove_subscribers_group may remove others.
+    let own_bots_only =
+        others.iter().all(|u| state.user(**u).is_some_and(|b| b.is_bot && b.bot_owner_id == Some(acting)));
+    if !others.is_empty() && !actor.role.is_admin() && !own_bots_only {
+        let refused = channels
+            .iter()
+            .filter_map(|id| state.channel(*id))
+            .any(|channel| !state.in_channel_group(channel, "can_remove_subscribers_group", &actor));
+        if refused {
+            return Err(ApiError::bad_request("Insufficient permission"));
         }
     }
     let mut removed_rows: Vec<Subscription> = Vec::new();
