@@ -615,6 +615,18 @@ async fn python_client_remove_subscriptions() {
         json!({"result": "success", "msg": "", "removed": ["general"], "not_removed": []}),
     )
     .await;
+    // Members of can_remove_subscribers_group may remove others too.
+    subscribe(&app, &alice, "general", &[]).await;
+    let setting = json!({"new": MEMBERS}).to_string();
+    let response =
+        send(&app, &alice, Method::PATCH, "/streams/1", &[("can_remove_subscribers_group", setting.as_str())]).await;
+    expect(response, 200, success()).await;
+    expect(
+        send(&app, &bob, Method::DELETE, "/users/me/subscriptions", &form).await,
+        200,
+        json!({"result": "success", "msg": "", "removed": ["general"], "not_removed": []}),
+    )
+    .await;
     // Resubscribing keeps the personal color.
     let (_, body) = subscribe(&app, &alice, "general", &[]).await;
     assert_eq!(body["subscribed"], json!({"2": ["general"]}));
