@@ -811,6 +811,10 @@ async fn default_streams_endpoints_and_data_set() {
     expect(send(&app, &app.owner, Method::DELETE, "/default_streams", &[("stream_id", "1")]).await, 200, success())
         .await;
     assert_eq!(w_bob.events(&app).await, vec![json!({"type": "default_streams", "default_streams": []})]);
+    // Removing it again changes nothing.
+    expect(send(&app, &app.owner, Method::DELETE, "/default_streams", &[("stream_id", "1")]).await, 200, success())
+        .await;
+    assert_eq!(w_bob.events(&app).await, Vec::<Value>::new());
 }
 
 #[actix_web::test]

@@ -1045,10 +1045,9 @@ pub fn set_default_stream(
     if add && channel.invite_only {
         return Err(ApiError::bad_request("Private channels cannot be made default."));
     }
+    // Adding a default channel again, or removing a channel that is not one, changes
+    // nothing and succeeds, as in Zulip.
     let is_default = state.default_channels().contains(&id);
-    if !add && !is_default {
-        return Err(ApiError::bad_request("Channel is not a default channel."));
-    }
     if add == is_default {
         return Ok(Vec::new());
     }
