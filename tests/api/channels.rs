@@ -333,6 +333,26 @@ async fn private_channels_need_access_to_subscribe() {
     assert_eq!(events[0]["streams"][0]["invite_only"], true);
     assert_eq!((&events[1]["type"], &events[1]["op"]), (&json!("subscription"), &json!("add")));
     assert_eq!(events[1]["subscriptions"][0]["subscribers"], json!([alice.user_id, bob.user_id]));
+    // Bob leaves: he is told of the removal, then loses sight of the channel; Alice sees
+    // him go.
+    let mut w_alice = Watch::new(&app, &alice, r#"["stream", "subscription"]"#).await;
+    let response =
+        send(&app, &bob, Method::DELETE, "/users/me/subscriptions", &[("subscriptions", r#"["secret"]"#)]).await;
+    assert_eq!(response.status(), 200);
+    let events = w_bob.events(&app).await;
+    assert_eq!(
+        events[0],
+        json!({"type": "subscription", "op": "remove", "subscriptions": [{"name": "secret", "stream_id": 1}]})
+    );
+    assert_eq!(
+        (&events[1]["type"], &events[1]["op"], &events[1]["stream_ids"]),
+        (&json!("stream"), &json!("delete"), &json!([1]))
+    );
+    assert_eq!(events.len(), 2);
+    assert_eq!(
+        w_alice.events(&app).await,
+        vec![json!({"type": "subscription", "op": "peer_remove", "stream_ids": [1], "user_ids": [bob.user_id]})]
+    );
     // An administrator outside the private channel may not change who may add to it.
     let response = send(
         &app,

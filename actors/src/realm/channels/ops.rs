@@ -732,17 +732,32 @@ pub fn unsubscribe(
         per_channel.entry(sub.channel_id).or_default().push(sub.user_id);
         state.put_subscription(sub);
     }
-    let mut events: Vec<Outgoing> = per_user
-        .into_iter()
-        .map(|(user, subs)| {
-            Outgoing::to(vec![user], Event::new("subscription", json!({"op": "remove", "subscriptions": subs})))
-        })
-        .collect();
+    let mut events = Vec::new();
+    for (user, subs) in per_user {
+        let ids: Vec<ChannelId> = subs.iter().filter_map(|s| s["stream_id"].as_i64()).map(ChannelId).collect();
+        events
+            .push(Outgoing::to(vec![user], Event::new("subscription", json!({"op": "remove", "subscriptions": subs}))));
+        events.extend(lost_access_event(state, user, &ids));
+    }
     events.extend(peer_events(state, "peer_remove", &per_channel));
     let mut out = Map::new();
     out.insert("removed".into(), json!(removed));
     out.insert("not_removed".into(), json!(not_removed));
     Ok((out, events))
+}
+
+/// A `stream` delete event for the channels among `channels` that `user` can no longer
+/// see (a non-administrator leaving a private channel), as Zulip sends after removal.
+fn lost_access_event(state: &RealmState, user: UserId, channels: &[ChannelId]) -> Option<Outgoing> {
+    let viewer = state.user(user)?;
+    let lost: Vec<&Channel> =
+        channels.iter().filter_map(|id| state.channel(*id)).filter(|c| !state.has_metadata_access(viewer, c)).collect();
+    if lost.is_empty() {
+        return None;
+    }
+    let dicts: Vec<Value> = lost.iter().map(|c| Value::Object(format::stream_dict(state, c))).collect();
+    let ids: Vec<i64> = lost.iter().map(|c| c.id.0).collect();
+    Some(Outgoing::to(vec![user], Event::new("stream", json!({"op": "delete", "streams": dicts, "stream_ids": ids}))))
 }
 
 // --- Channel administration. ---
