@@ -208,6 +208,15 @@ impl QueueSpec {
             }
             "typing" if event.get("stream_id").is_some() => caps.stream_typing_notifications,
             "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
+            // An archived channel is `update is_archived` for clients that know archived
+            // channels, and `delete` (marked `for_archive`) for the others.
+            "stream" => match event.op() {
+                Some("delete") => !(is_true(event.get("for_archive")) && caps.archived_channels),
+                Some("update") => {
+                    event.get("property").and_then(Value::as_str) != Some("is_archived") || caps.archived_channels
+                }
+                _ => true,
+            },
             "user_group" => match event.op() {
                 Some("remove") => !caps.include_deactivated_groups,
                 // A reactivated group is re-added for clients that had it removed.
@@ -255,6 +264,9 @@ impl QueueSpec {
                     body.shift_remove("deactivated");
                 }))]
             }
+            "stream" if event.get("for_archive").is_some() => vec![Arc::new(rebuild(event, |body| {
+                body.shift_remove("for_archive");
+            }))],
             "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
             "custom_profile_fields" if !caps.pronouns_field_type_supported => {
                 vec![Arc::new(rebuild(event, |body| {

@@ -63,7 +63,10 @@ const DATA_SETS: &[DataSet] = &[
     realm,
     realm_user_settings_defaults,
     realm_user,
+    subscription,
     channel_folders,
+    streams,
+    default_streams,
     user_settings,
     user_topic,
 ];
@@ -195,6 +198,40 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
 fn channel_folders(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("channel_folders") {
         out.insert("channel_folders".into(), Value::Array(super::folders::folder_dicts(ctx.state, true)));
+    }
+}
+
+fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("subscription") {
+        let archived = ctx.spec.capabilities.archived_channels;
+        let (mut subscribed, mut unsubscribed, never) =
+            super::channels::reads::subscription_sets(ctx.state, ctx.user, ctx.fetch.include_subscribers, archived);
+        if !ctx.spec.capabilities.notification_settings_null {
+            let settings = catalog::user_settings(ctx.user);
+            for sub in subscribed.iter_mut().chain(unsubscribed.iter_mut()) {
+                super::channels::format::fill_notification_defaults(sub, &settings);
+            }
+        }
+        out.insert("subscriptions".into(), Value::Array(subscribed));
+        out.insert("unsubscribed".into(), Value::Array(unsubscribed));
+        out.insert("never_subscribed".into(), Value::Array(never));
+    }
+}
+
+fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("default_streams") {
+        let ids = ctx.state.default_channels().iter().map(|id| Value::from(id.0)).collect();
+        out.insert("realm_default_streams".into(), Value::Array(ids));
+    }
+}
+
+fn streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("stream") {
+        let archived = ctx.spec.capabilities.archived_channels;
+        out.insert(
+            "streams".into(),
+            Value::Array(super::channels::reads::register_streams(ctx.state, ctx.user, archived)),
+        );
     }
 }
 

@@ -51,6 +51,8 @@ pub struct Channels {
     folders: BTreeMap<FolderId, ChannelFolder>,
     /// (user, channel, lower-cased topic) -> policy.
     user_topics: BTreeMap<(UserId, ChannelId, String), UserTopic>,
+    /// The id of each channel's first message, for channels that have messages.
+    first_messages: HashMap<ChannelId, i64>,
 }
 
 impl RealmState {
@@ -103,6 +105,7 @@ impl RealmState {
         for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
             state.put_user_topic(topic);
         }
+        state.channels.first_messages = store::channels::first_message_ids(conn, realm_id)?;
         Ok(Some(state))
     }
 
@@ -217,6 +220,11 @@ impl RealmState {
     /// Every subscription row of `user` (active or not).
     pub fn subscriptions_of(&self, user: UserId) -> impl Iterator<Item = &Subscription> + '_ {
         self.channels.by_id.keys().filter_map(move |c| self.channels.subscriptions.get(&(user, *c)))
+    }
+
+    /// The id of a channel's first message, if it has any.
+    pub fn first_message_id(&self, channel: ChannelId) -> Option<i64> {
+        self.channels.first_messages.get(&channel).copied()
     }
 
     /// The organization's default channels.
@@ -359,6 +367,12 @@ impl RealmState {
             }
         }
         self.channels.subscriptions.insert((user, channel), sub);
+    }
+
+    /// Records a message sent to a channel (its first one becomes `first_message_id`).
+    #[allow(dead_code)] // For the messages issue, which sends channel messages.
+    pub(crate) fn note_channel_message(&mut self, channel: ChannelId, message_id: i64) {
+        self.channels.first_messages.entry(channel).or_insert(message_id);
     }
 
     /// Makes a channel a default channel (or no longer one).

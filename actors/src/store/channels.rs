@@ -295,6 +295,26 @@ pub fn id_by_name(conn: &Connection, realm_id: RealmId, name: &str) -> StoreResu
         .optional()?)
 }
 
+/// The id of each channel's first message, for the realm's channels that have messages.
+pub fn first_message_ids(
+    conn: &Connection,
+    realm_id: RealmId,
+) -> StoreResult<std::collections::HashMap<ChannelId, i64>> {
+    let mut stmt = conn.prepare(
+        "SELECT channel_id, MIN(id) FROM messages WHERE realm_id = ?1 AND channel_id IS NOT NULL GROUP BY channel_id",
+    )?;
+    let rows = stmt.query_map([realm_id], |r| Ok((r.get::<_, ChannelId>(0)?, r.get::<_, i64>(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether a channel has a message outside the empty topic.
+pub fn has_named_topic(conn: &Connection, channel: ChannelId) -> StoreResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM messages WHERE channel_id = ?1 AND topic != '' LIMIT 1", [channel], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 /// Inserts a channel message (until the messages issue owns sending) and returns its id.
 pub fn insert_message(
     conn: &Connection,

@@ -100,7 +100,7 @@ fn narrow(name: &str, raw: &str) -> Result<Vec<NarrowTerm>, ApiError> {
 
 /// `include_subscribers`: a JSON boolean or `"partial"` (quoted or, as the Python client
 /// sends strings, bare).
-fn include_subscribers(name: &str, raw: &str) -> Result<IncludeSubscribers, ApiError> {
+pub(super) fn include_subscribers(name: &str, raw: &str) -> Result<IncludeSubscribers, ApiError> {
     match raw.trim() {
         "true" => Ok(IncludeSubscribers::Yes),
         "false" => Ok(IncludeSubscribers::No),

@@ -532,11 +532,10 @@ impl Work<'_> {
 
 // --- Deactivation. ---
 
-/// Extension point: objections of channels whose permission settings use the group
-/// (`{"type": "channel", "channel_id": N, "settings": [..]}`), for the channels issue to
-/// fill in. Channels do not exist yet, so there are none.
-pub fn channel_setting_objections(_state: &RealmState, _group: GroupId) -> Vec<Value> {
-    Vec::new()
+/// Objections of unarchived channels whose permission settings use the group
+/// (`{"type": "channel", "channel_id": N, "settings": [..]}`).
+pub fn channel_setting_objections(state: &RealmState, group: GroupId) -> Vec<Value> {
+    crate::realm::channels::format::channels_using_group(state, group)
 }
 
 /// Why a group cannot be deactivated (`access_user_group_for_deactivation`), in Zulip's

@@ -1,0 +1,184 @@
+//! Channel reads: listings, single channels, subscribers and the register data sets.
+
+use serde_json::{json, Map, Value};
+
+use super::format;
+use super::ops::visible_channel;
+use crate::error::{ApiError, ApiResult};
+use crate::ids::{ChannelId, UserId};
+use crate::realm::model::{Channel, Role, User};
+use crate::realm::register::IncludeSubscribers;
+use crate::realm::state::RealmState;
+
+/// The filters of `GET /streams`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamFilter {
+    pub include_public: bool,
+    pub include_web_public: bool,
+    pub include_subscribed: bool,
+    pub exclude_archived: bool,
+    pub include_all: bool,
+    pub include_default: bool,
+    pub include_owner_subscribed: bool,
+    pub include_can_access_content: bool,
+}
+
+impl Default for StreamFilter {
+    fn default() -> Self {
+        StreamFilter {
+            include_public: true,
+            include_web_public: false,
+            include_subscribed: true,
+            exclude_archived: true,
+            include_all: false,
+            include_default: false,
+            include_owner_subscribed: false,
+            include_can_access_content: false,
+        }
+    }
+}
+
+/// Whether a user's bot is subscribed to the channel.
+fn owned_bot_subscribed(state: &RealmState, owner: UserId, channel: ChannelId) -> bool {
+    state.subscribers(channel).any(|u| state.user(u).is_some_and(|b| b.is_bot && b.bot_owner_id == Some(owner)))
+}
+
+/// Whether `channel` passes the filter for `user`.
+fn selected(state: &RealmState, user: &User, channel: &Channel, f: &StreamFilter) -> bool {
+    if f.exclude_archived && channel.is_archived {
+        return false;
+    }
+    if f.include_all {
+        return state.has_metadata_access(user, channel);
+    }
+    (f.include_public && user.role != Role::Guest && !channel.invite_only)
+        || (f.include_web_public && channel.is_web_public)
+        || (f.include_subscribed && state.is_subscribed(user.id, channel.id))
+        || (f.include_can_access_content && state.has_content_access(user, channel))
+        || (f.include_owner_subscribed && owned_bot_subscribed(state, user.id, channel.id))
+}
+
+/// `GET /streams`: the channels the filter selects, by name.
+pub fn list_streams(state: &RealmState, user: &User, f: StreamFilter) -> ApiResult<Vec<Value>> {
+    if f.include_all && !user.role.is_admin() {
+        return Err(ApiError::bad_request("User not authorized for this query"));
+    }
+    let mut channels: Vec<&Channel> = state.channels().filter(|c| selected(state, user, c, &f)).collect();
+    channels.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(channels
+        .into_iter()
+        .map(|c| {
+            let mut dict = format::stream_dict(state, c);
+            if f.include_default {
+                dict.insert("is_default".into(), json!(state.default_channels().contains(&c.id)));
+            }
+            Value::Object(dict)
+        })
+        .collect())
+}
+
+/// `GET /streams/{id}`.
+pub fn get_stream(state: &RealmState, user: &User, id: ChannelId) -> ApiResult<Value> {
+    let channel = visible_channel(state, user, id)?;
+    Ok(Value::Object(format::stream_dict(state, channel)))
+}
+
+/// `GET /get_stream_id`.
+pub fn stream_id_by_name(state: &RealmState, user: &User, name: &str) -> ApiResult<ChannelId> {
+    state
+        .channel_by_name(name.trim())
+        .filter(|c| state.has_metadata_access(user, c))
+        .map(|c| c.id)
+        .ok_or_else(|| ApiError::bad_request(format!("Invalid channel name '{name}'")))
+}
+
+/// `GET /streams/{id}/members`.
+pub fn members(state: &RealmState, user: &User, id: ChannelId) -> ApiResult<Vec<i64>> {
+    let channel = visible_channel(state, user, id)?;
+    Ok(format::active_subscribers(state, channel.id))
+}
+
+/// `GET /users/{user_id}/subscriptions/{stream_id}`.
+pub fn is_subscribed(state: &RealmState, viewer: &User, target: UserId, id: ChannelId) -> ApiResult<bool> {
+    // Zulip looks the user up first.
+    state.user(target).ok_or_else(|| ApiError::bad_request("No such user"))?;
+    let channel = visible_channel(state, viewer, id)?;
+    Ok(state.is_subscribed(target, channel.id))
+}
+
+/// The subscription data set of `user`: `(subscriptions, unsubscribed, never_subscribed)`,
+/// each sorted by name (Zulip's `gather_subscriptions_helper`).
+pub fn subscription_sets(
+    state: &RealmState,
+    user: &User,
+    include: IncludeSubscribers,
+    include_archived: bool,
+) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+    let (mut subscribed, mut unsubscribed, mut never) = (Vec::new(), Vec::new(), Vec::new());
+    for channel in state.channels() {
+        if channel.is_archived && !include_archived {
+            continue;
+        }
+        let visible = state.has_metadata_access(user, channel);
+        let mut dict = match state.subscription(user.id, channel.id) {
+            Some(sub) if sub.active => format::subscription_dict(state, channel, sub),
+            Some(sub) if visible => format::subscription_dict(state, channel, sub),
+            None if visible && channel_listed_to(user, channel, state) => format::never_subscribed_dict(state, channel),
+            _ => continue,
+        };
+        let active = state.is_subscribed(user.id, channel.id);
+        if include != IncludeSubscribers::No && (active || visible) {
+            let ids = format::active_subscribers(state, channel.id);
+            let key = if include == IncludeSubscribers::Partial { "partial_subscribers" } else { "subscribers" };
+            dict.insert(key.into(), json!(ids));
+        }
+        let entry = (channel.name.clone(), Value::Object(dict));
+        match state.subscription(user.id, channel.id) {
+            Some(sub) if sub.active => subscribed.push(entry),
+            Some(_) => unsubscribed.push(entry),
+            None => never.push(entry),
+        }
+    }
+    let sorted = |mut v: Vec<(String, Value)>| {
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.into_iter().map(|(_, d)| d).collect::<Vec<_>>()
+    };
+    (sorted(subscribed), sorted(unsubscribed), sorted(never))
+}
+
+/// Whether a channel the user has never joined belongs in `never_subscribed`: guests see
+/// only web-public ones there.
+fn channel_listed_to(user: &User, channel: &Channel, state: &RealmState) -> bool {
+    user.role != Role::Guest || state.has_metadata_access(user, channel)
+}
+
+/// `GET /users/me/subscriptions`: the active subscriptions, by name.
+pub fn my_subscriptions(state: &RealmState, user: &User, include: IncludeSubscribers) -> Vec<Value> {
+    let mut subs: Vec<(&str, Map<String, Value>)> = state
+        .subscribed_channels(user.id)
+        .filter_map(|id| Some((state.channel(id)?, state.subscription(user.id, id)?)))
+        .filter(|(c, _)| !c.is_archived)
+        .map(|(c, s)| {
+            let mut dict = format::subscription_dict(state, c, s);
+            if include != IncludeSubscribers::No {
+                let key = if include == IncludeSubscribers::Partial { "partial_subscribers" } else { "subscribers" };
+                dict.insert(key.into(), json!(format::active_subscribers(state, c.id)));
+            }
+            (c.name.as_str(), dict)
+        })
+        .collect();
+    subs.sort_by(|a, b| a.0.cmp(b.0));
+    subs.into_iter().map(|(_, d)| Value::Object(d)).collect()
+}
+
+/// The `streams` register data set: what `GET /streams` lists by default, or every
+/// channel for administrators (Zulip's `do_get_streams` with `include_all`).
+pub fn register_streams(state: &RealmState, user: &User, include_archived: bool) -> Vec<Value> {
+    let filter = StreamFilter {
+        include_all: user.role.is_admin(),
+        include_web_public: true,
+        exclude_archived: !include_archived,
+        ..StreamFilter::default()
+    };
+    list_streams(state, user, filter).unwrap_or_default()
+}
