@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use agora_actors::store::Store;
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
@@ -386,16 +385,6 @@ async fn register_includes_archived_folders() {
 
 /// Puts a channel (archived or not) in `folder`, straight into the database of a stopped
 /// server: channels are created by another area's endpoints.
-fn put_channel_in_folder(data_dir: &Path, name: &str, folder: i64, archived: bool) {
-    let store = Store::open(data_dir).unwrap();
-    let sql = format!(
-        "INSERT INTO channels (realm_id, name, folder_id, date_created, is_archived)
-         SELECT id, '{name}', {folder}, 0, {} FROM realms WHERE subdomain = ''",
-        i64::from(archived)
-    );
-    store.conn().unwrap().execute_batch(&sql).unwrap();
-}
-
 /// Stops `app` and starts a new server on its data directory, after `between`.
 async fn restart(app: TestApp, between: impl FnOnce(&Path)) -> (TestApp, Option<tempfile::TempDir>) {
     let data_dir = app.data_dir.clone();
@@ -408,9 +397,16 @@ async fn restart(app: TestApp, between: impl FnOnce(&Path)) -> (TestApp, Option<
 async fn a_folder_holding_channels_cannot_be_archived() {
     let app = spawn_app().await;
     let id = create(&app, "Frontend", "").await;
-    let (app, _tmp) = restart(app, |dir| put_channel_in_folder(dir, "archived", id, true)).await;
+    let folder = id.to_string();
+    let form = [("name", "ui"), ("subscribers", "[]"), ("folder_id", folder.as_str())];
+    let response = send(&app, &app.owner, Method::POST, "/channels/create", &form).await;
+    let (status, body) = json(response).await;
+    assert_eq!(status, 200, "{body}");
+    let channel = body["id"].as_i64().unwrap();
     let refused = error("You need to remove all the channels from this folder to archive it.");
+    expect(update_as(&app, &app.owner, id, &[("is_archived", "true")]).await, 400, refused.clone()).await;
     // Even an archived channel keeps the folder in use.
+    expect(send(&app, &app.owner, Method::DELETE, &format!("/streams/{channel}"), &[]).await, 200, success()).await;
     expect(update_as(&app, &app.owner, id, &[("is_archived", "true")]).await, 400, refused).await;
     assert_eq!(folders(&app, &app.owner, "").await[0]["is_archived"], json!(false));
     app.stop().await;
