@@ -407,11 +407,13 @@ async fn user_topic_validation_and_channel_access() {
     .await;
     expect(response, 400, error("stream_id is not valid JSON")).await;
 
-    // Setting a policy needs content access; clearing one needs only an existing channel.
+    // Setting a policy needs content access; clearing one needs only a channel the user
+    // may know of (or holds a policy in): a private channel they cannot see is answered as
+    // if it did not exist.
     for (who, channel) in [(&alice, private), (&alice, 9999), (&alice, archived), (&guest, public)] {
         expect(user_topic(&app, who, channel, "t", "1").await, 400, error("Invalid channel ID")).await;
     }
-    expect(user_topic(&app, &alice, private, "t", "0").await, 200, success()).await;
+    expect(user_topic(&app, &alice, private, "t", "0").await, 400, error("Invalid channel ID")).await;
     expect(user_topic(&app, &alice, archived, "t", "0").await, 200, success()).await;
     // A subscribed guest may.
     subscribe(&app, &guest, public, true).await;
@@ -423,6 +425,12 @@ async fn user_topic_validation_and_channel_access() {
             json!({"type": "user_topic", "stream_id": public, "topic_name": "é".repeat(60), "last_updated": 0, "visibility_policy": 1})
         ]
     );
+    // Someone who lost access to a channel can still clear the policies they set there.
+    let club = channel(&app, "Club", true, true, &[&alice]).await;
+    expect(user_topic(&app, &alice, club, "t", "1").await, 200, success()).await;
+    subscribe(&app, &alice, club, false).await;
+    expect(user_topic(&app, &alice, club, "t", "1").await, 400, error("Invalid channel ID")).await;
+    expect(user_topic(&app, &alice, club, "t", "0").await, 200, success()).await;
     app.stop().await;
 }
 
@@ -521,6 +529,9 @@ async fn legacy_topic_muting_works_and_is_idempotent() {
         (vec![("stream_id", &private_text), ("topic", "t"), ("op", "add")], error("Invalid channel ID")),
         (vec![("stream", "Nope"), ("topic", "t"), ("op", "remove")], error("Topic is not muted")),
         (vec![("stream_id", "9999"), ("topic", "t"), ("op", "remove")], error("Topic is not muted")),
+        // A private channel the user cannot see answers as if it did not exist.
+        (vec![("stream", "Secret"), ("topic", "t"), ("op", "remove")], error("Topic is not muted")),
+        (vec![("stream_id", &private_text), ("topic", "t"), ("op", "remove")], error("Topic is not muted")),
     ];
     for (form, body) in errors {
         expect(mute(&app, &alice, &form).await, 400, body).await;

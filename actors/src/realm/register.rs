@@ -220,7 +220,12 @@ fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) {
 
 fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("default_streams") {
-        let ids = ctx.state.default_channels().iter().map(|id| Value::from(id.0)).collect();
+        // Guests are not told the default channels, as in Zulip.
+        let ids = if ctx.user.role == Role::Guest {
+            Vec::new()
+        } else {
+            ctx.state.default_channels().iter().map(|id| Value::from(id.0)).collect()
+        };
         out.insert("realm_default_streams".into(), Value::Array(ids));
     }
 }

@@ -10,7 +10,7 @@ use super::format;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, UserId};
-use crate::realm::catalog::{self, MAX_BULK_NEW_SUBSCRIPTION_MESSAGES};
+use crate::realm::catalog;
 use crate::realm::channels::access::channel_permission;
 use crate::realm::groups::ops::has_realm_permission as access_realm_permission;
 use crate::realm::groups::setting::GroupSettingValue;
@@ -230,8 +230,10 @@ fn new_channel(
     }
     let message_retention_days = match &options.message_retention_days {
         Some(value) => {
+            // Zulip's `list_to_streams`: parsed first; only a value other than the
+            // organization's default needs an owner.
             let days = parse_retention(value)?;
-            if acting.role != Role::Owner {
+            if days.is_some() && acting.role != Role::Owner {
                 return Err(ApiError::must_be_owner());
             }
             days
@@ -500,9 +502,10 @@ pub fn subscribe(
     }
     events.extend(subscription_add_events(state, &per_user));
     events.extend(peer_events(state, "peer_add", &added));
-    let notified = users.iter().filter(|u| **u != acting && result.subscribed.contains_key(u)).count();
     if req.send_new_subscription_messages {
-        result.new_subscription_messages_sent = Some(notified > 0 && notified <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES);
+        // Zulip's Notification Bot tells users subscribed by someone else; Agora has no
+        // messages yet, so it reports honestly that it sent none.
+        result.new_subscription_messages_sent = Some(false);
     }
     if !req.authorization_errors_fatal {
         result.unauthorized = Some(unauthorized);
@@ -576,10 +579,12 @@ fn peer_events(state: &RealmState, op: &str, changed: &BTreeMap<ChannelId, Vec<U
         .collect()
 }
 
-/// The `default_streams` event (the default channels' ids), to every active user.
+/// The `default_streams` event (the default channels' ids), to every active member:
+/// guests are not told the default channels, as in Zulip.
 pub fn default_streams_event(state: &RealmState) -> Outgoing {
-    let ids: Vec<i64> = state.default_channels().iter().map(|id| id.0).collect();
-    state.to_everyone(Event::new("default_streams", json!({ "default_streams": ids })))
+    let ids: Vec<i64> = state.default_channels().iter().map(|c| c.0).collect();
+    let members = state.users().filter(|u| u.is_active && u.role != Role::Guest).map(|u| u.id).collect();
+    Outgoing::to(members, Event::new("default_streams", json!({ "default_streams": ids })))
 }
 
 /// `POST /channels/create`, as parsed by the HTTP layer.
@@ -869,10 +874,11 @@ pub fn update_channel(
     }
     apply_privacy(state, &actor, &mut channel, &update, &mut changed)?;
     if let Some(value) = &update.message_retention_days {
-        let days = parse_retention(value)?;
+        // Zulip's `update_stream_backend` checks the role before the value.
         if actor.role != Role::Owner {
             return Err(ApiError::must_be_owner());
         }
+        let days = parse_retention(value)?;
         if days != channel.message_retention_days {
             channel.message_retention_days = days;
             changed.push(("message_retention_days", json!(days)));
@@ -913,6 +919,9 @@ pub fn update_channel(
             crate::realm::ops::require_admin(actor.role)?;
             if d && channel.invite_only {
                 return Err(ApiError::bad_request("A default channel cannot be private."));
+            }
+            if d && channel.is_archived {
+                return Err(ApiError::bad_request("Invalid channel ID"));
             }
             Some(d)
         }
@@ -1057,6 +1066,11 @@ pub fn set_default_stream(
     let actor = state.user(acting).ok_or_else(ApiError::internal)?.clone();
     crate::realm::ops::require_admin(actor.role)?;
     let channel = visible_channel(state, &actor, id)?;
+    // An archived channel is no longer a default one (archiving removes it) and cannot
+    // become one: new users would join a channel they cannot post to.
+    if add && channel.is_archived {
+        return Err(ApiError::bad_request("Invalid channel ID"));
+    }
     if add && channel.invite_only {
         return Err(ApiError::bad_request("Private channels cannot be made default."));
     }

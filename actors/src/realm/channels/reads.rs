@@ -38,9 +38,10 @@ impl Default for StreamFilter {
     }
 }
 
-/// Whether a user's bot is subscribed to the channel.
-fn owned_bot_subscribed(state: &RealmState, owner: UserId, channel: ChannelId) -> bool {
-    state.subscribers(channel).any(|u| state.user(u).is_some_and(|b| b.is_bot && b.bot_owner_id == Some(owner)))
+/// For a bot: whether its owner is subscribed to the channel (Zulip's
+/// `include_owner_subscribed`). Always false for humans.
+fn owner_subscribed(state: &RealmState, user: &User, channel: ChannelId) -> bool {
+    user.is_bot && user.bot_owner_id.is_some_and(|owner| state.is_subscribed(owner, channel))
 }
 
 /// Whether `channel` passes the filter for `user`.
@@ -55,7 +56,9 @@ fn selected(state: &RealmState, user: &User, channel: &Channel, f: &StreamFilter
         || (f.include_web_public && channel.is_web_public)
         || (f.include_subscribed && state.is_subscribed(user.id, channel.id))
         || (f.include_can_access_content && state.has_content_access(user, channel))
-        || (f.include_owner_subscribed && owned_bot_subscribed(state, user.id, channel.id))
+        || (f.include_owner_subscribed
+            && owner_subscribed(state, user, channel.id)
+            && state.has_metadata_access(user, channel))
 }
 
 /// `GET /streams`: the channels the filter selects, by name.
@@ -123,7 +126,7 @@ pub fn subscription_sets(
         let mut dict = match state.subscription(user.id, channel.id) {
             Some(sub) if sub.active => format::subscription_dict(state, channel, sub),
             Some(sub) if visible => format::subscription_dict(state, channel, sub),
-            None if visible && channel_listed_to(user, channel, state) => format::never_subscribed_dict(state, channel),
+            None if visible => format::never_subscribed_dict(state, channel),
             _ => continue,
         };
         let active = state.is_subscribed(user.id, channel.id);
@@ -146,12 +149,6 @@ pub fn subscription_sets(
     (sorted(subscribed), sorted(unsubscribed), sorted(never))
 }
 
-/// Whether a channel the user has never joined belongs in `never_subscribed`: guests see
-/// only web-public ones there.
-fn channel_listed_to(user: &User, channel: &Channel, state: &RealmState) -> bool {
-    user.role != Role::Guest || state.has_metadata_access(user, channel)
-}
-
 /// `GET /users/me/subscriptions`: the active subscriptions, by name.
 pub fn my_subscriptions(state: &RealmState, user: &User, include: IncludeSubscribers) -> Vec<Value> {
     let mut subs: Vec<(&str, Map<String, Value>)> = state
@@ -171,14 +168,13 @@ pub fn my_subscriptions(state: &RealmState, user: &User, include: IncludeSubscri
     subs.into_iter().map(|(_, d)| Value::Object(d)).collect()
 }
 
-/// The `streams` register data set: what `GET /streams` lists by default, or every
-/// channel for administrators (Zulip's `do_get_streams` with `include_all`).
+/// The `streams` register data set: every channel the user may know of (metadata access),
+/// the same set `stream` events reach them for, so that a client's state after a reconnect
+/// agrees with the events it received.
 pub fn register_streams(state: &RealmState, user: &User, include_archived: bool) -> Vec<Value> {
-    let filter = StreamFilter {
-        include_all: user.role.is_admin(),
-        include_web_public: true,
-        exclude_archived: !include_archived,
-        ..StreamFilter::default()
-    };
-    list_streams(state, user, filter).unwrap_or_default()
+    let filter = StreamFilter { include_all: true, exclude_archived: !include_archived, ..StreamFilter::default() };
+    let mut channels: Vec<&Channel> =
+        state.visible_channels(user).filter(|c| selected(state, user, c, &filter)).collect();
+    channels.sort_by(|a, b| a.name.cmp(&b.name));
+    channels.into_iter().map(|c| Value::Object(format::stream_dict(state, c))).collect()
 }

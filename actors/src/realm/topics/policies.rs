@@ -66,13 +66,23 @@ pub fn muted_topics_list(state: &RealmState, user: UserId) -> Vec<Value> {
 }
 
 /// Zulip's `access_stream_to_remove_visibility_policy_by_*`: clearing a policy needs only
-/// a channel of the organization (archived or inaccessible ones included).
-fn channel_to_clear<'a>(state: &'a RealmState, channel: &TopicChannel, error: &str) -> ApiResult<&'a Channel> {
+/// a channel of the organization (archived or inaccessible ones included, so that a user
+/// who lost access can still clear their policies). A channel the user may not know of
+/// and holds no policy in is answered as if it did not exist, so that its existence does
+/// not leak.
+fn channel_to_clear<'a>(
+    state: &'a RealmState,
+    user: &User,
+    channel: &TopicChannel,
+    error: &str,
+) -> ApiResult<&'a Channel> {
     let found = match channel {
         TopicChannel::Id(id) => state.channel(ChannelId(*id)),
         TopicChannel::Name(name) => state.channel_by_name(name),
     };
-    found.ok_or_else(|| ApiError::bad_request(error))
+    found
+        .filter(|c| state.has_metadata_access(user, c) || state.user_topics_of(user.id).any(|t| t.channel_id == c.id))
+        .ok_or_else(|| ApiError::bad_request(error))
 }
 
 /// Zulip's `access_stream_by_id` / `access_stream_by_name`: setting a policy needs content
@@ -138,7 +148,7 @@ pub fn set_user_topic(
     let user = state.user_or_err(acting)?;
     let target = TopicChannel::Id(channel);
     let channel = if policy == INHERIT {
-        channel_to_clear(state, &target, "Invalid channel ID")?
+        channel_to_clear(state, user, &target, "Invalid channel ID")?
     } else {
         channel_to_set(state, user, &target)?
     };
@@ -162,7 +172,7 @@ pub fn mute_topic(
     let (channel, policy) = if mute {
         (channel_to_set(state, user, channel)?, MUTED)
     } else {
-        (channel_to_clear(state, channel, "Topic is not muted")?, INHERIT)
+        (channel_to_clear(state, user, channel, "Topic is not muted")?, INHERIT)
     };
     let channel = channel.id;
     set_policy(state, store, acting, channel, topic, policy, now)
