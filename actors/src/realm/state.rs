@@ -47,6 +47,8 @@ pub struct Channels {
     subscribers: HashMap<ChannelId, BTreeSet<UserId>>,
     /// Channels each user is actively subscribed to.
     subscribed: HashMap<UserId, BTreeSet<ChannelId>>,
+    /// Channels each user has a subscription row for (active or not).
+    rows_of: HashMap<UserId, BTreeSet<ChannelId>>,
     defaults: BTreeSet<ChannelId>,
     folders: BTreeMap<FolderId, ChannelFolder>,
     /// (user, channel, lower-cased topic) -> policy.
@@ -217,9 +219,14 @@ impl RealmState {
         self.channels.subscribed.get(&user).into_iter().flatten().copied()
     }
 
-    /// Every subscription row of `user` (active or not).
+    /// Every subscription row of `user` (active or not), by channel id.
     pub fn subscriptions_of(&self, user: UserId) -> impl Iterator<Item = &Subscription> + '_ {
-        self.channels.by_id.keys().filter_map(move |c| self.channels.subscriptions.get(&(user, *c)))
+        self.channels
+            .rows_of
+            .get(&user)
+            .into_iter()
+            .flatten()
+            .filter_map(move |c| self.channels.subscriptions.get(&(user, *c)))
     }
 
     /// The id of a channel's first message, if it has any.
@@ -366,6 +373,7 @@ impl RealmState {
                 set.remove(&channel);
             }
         }
+        self.channels.rows_of.entry(user).or_default().insert(channel);
         self.channels.subscriptions.insert((user, channel), sub);
     }
 
