@@ -563,11 +563,8 @@ fn peer_events(state: &RealmState, op: &str, changed: &BTreeMap<ChannelId, Vec<U
     for (channel, users) in changed {
         let mut users = users.clone();
         users.sort();
-        let peers: Vec<UserId> = state
-            .channel_metadata_audience(*channel)
-            .into_iter()
-            .filter(|u| users.binary_search(u).is_err())
-            .collect();
+        let peers: Vec<UserId> =
+            state.channel_metadata_audience(*channel).into_iter().filter(|u| users.binary_search(u).is_err()).collect();
         if !peers.is_empty() {
             groups.entry((users, peers)).or_default().push(channel.0);
         }

@@ -6,6 +6,7 @@
 pub mod history;
 pub mod policies;
 pub mod properties;
+#[cfg(feature = "test-support")]
 pub mod testing;
 
 pub use history::{channel_topics, GetChannelTopics};

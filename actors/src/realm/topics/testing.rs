@@ -1,6 +1,6 @@
-//! **Test support only**: a realm actor message that stores a channel message directly, for
-//! the integration tests of channel topics until the messages issue adds sending. It skips
-//! every check and sends no events; no HTTP route reaches it.
+//! **Test support only** (feature `test-support`, enabled for the integration tests alone):
+//! a realm actor message that stores a channel message directly, for the tests of channel
+//! topics until the messages issue adds sending. It skips every check and sends no events.
 
 use actix::prelude::*;
 
