@@ -15,6 +15,20 @@ pub const MAX_SUBDOMAIN_LENGTH: usize = 40;
 /// Subdomains that would clash with the root domain or with service names.
 const RESERVED_SUBDOMAINS: &[&str] = &["www", "api", "static", "admin", "mail", "ftp", "zulip", "agora"];
 
+/// The 1-based position of the first character Zulip does not accept in names (Zulip's
+/// `check_string_is_printable`: categories Cc, Cs and Cn). Control characters and the 66
+/// non-characters are refused; other unassigned code points, which need Unicode's tables,
+/// are let through. Rust strings hold no surrogates.
+pub fn first_unprintable(s: &str) -> Option<usize> {
+    s.chars().position(|c| c.is_control() || is_noncharacter(c)).map(|i| i + 1)
+}
+
+/// Whether `c` is one of Unicode's 66 non-characters.
+fn is_noncharacter(c: char) -> bool {
+    let c = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&c) || c & 0xFFFE == 0xFFFE
+}
+
 /// Checks and trims a full name (Zulip's `check_full_name`).
 pub fn full_name(raw: &str) -> ApiResult<String> {
     let name = raw.trim();

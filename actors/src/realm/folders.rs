@@ -20,6 +20,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{FolderId, UserId};
 use crate::markdown;
 use crate::store::{self, Store, StoreError};
+use crate::validate;
 
 /// A folder as `GET /channel_folders`, register and the `add` event show it.
 pub fn folder_dict(folder: &ChannelFolder) -> Value {
@@ -53,23 +54,14 @@ fn folder_by_id(state: &RealmState, id: i64) -> ApiResult<&ChannelFolder> {
 }
 
 /// Checks the `folder_id` given for a channel (creation or `PATCH /streams/{id}`): it must
-/// name a folder of this organization, else 400 "Invalid channel folder ID". An archived
-/// folder is accepted, as Zulip's `get_channel_folder_by_id` does (archiving is refused
-/// while a folder holds channels, but nothing stops a channel joining an archived one).
+/// name an active folder of this organization, else 400 "Invalid channel folder ID".
+/// Archived folders are refused: archiving needs the folder empty, and a channel joining
+/// one afterwards would break that rule.
 pub fn check_folder_for_channel(state: &RealmState, folder_id: i64) -> ApiResult<FolderId> {
-    folder_by_id(state, folder_id).map(|f| f.id)
-}
-
-/// The 1-based position of the first character Zulip does not accept in names (control
-/// characters, surrogates and Unicode non-characters: `check_string_is_printable`).
-pub fn first_unprintable(s: &str) -> Option<usize> {
-    s.chars().position(|c| c.is_control() || is_noncharacter(c)).map(|i| i + 1)
-}
-
-/// Whether `c` is one of Unicode's 66 non-characters.
-fn is_noncharacter(c: char) -> bool {
-    let c = u32::from(c);
-    (0xFDD0..=0xFDEF).contains(&c) || c & 0xFFFE == 0xFFFE
+    match folder_by_id(state, folder_id) {
+        Ok(folder) if !folder.is_archived => Ok(folder.id),
+        _ => Err(ApiError::bad_request("Invalid channel folder ID")),
+    }
 }
 
 /// Zulip's parameter length check (`StringConstraints(max_length=..)`).
@@ -86,7 +78,7 @@ fn check_name(state: &RealmState, name: &str) -> ApiResult<()> {
     if name.trim().is_empty() {
         return Err(ApiError::bad_request("Channel folder name can't be empty."));
     }
-    if let Some(position) = first_unprintable(name) {
+    if let Some(position) = validate::first_unprintable(name) {
         return Err(ApiError::bad_request(format!(
             "Invalid character in channel folder name, at position {position}."
         )));

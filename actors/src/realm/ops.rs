@@ -343,6 +343,15 @@ pub fn require_admin(role: Role) -> ApiResult<()> {
     }
 }
 
+/// Zulip's `require_member_or_admin`: the acting user, unless a guest.
+pub fn require_member(state: &RealmState, user: UserId) -> ApiResult<&User> {
+    let user = state.user(user).ok_or_else(ApiError::internal)?;
+    if user.role == Role::Guest {
+        return Err(ApiError::bad_request("Not allowed for guest users"));
+    }
+    Ok(user)
+}
+
 /// Zulip's `human_users_only`: bots are refused.
 pub fn require_human(is_bot: bool) -> ApiResult<()> {
     if is_bot {

@@ -12,7 +12,7 @@ use agora_actors::ApiError;
 use serde_json::{json, Map, Value};
 
 use super::events::include_subscribers;
-use super::Endpoint;
+use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
 use crate::http::decode;
 use crate::http::params::Params;
@@ -51,11 +51,6 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .route(Method::DELETE, remove_default_stream)
                 .build(),
         )
-}
-
-/// A numeric path segment; one too large for any id names nothing (`-1`).
-fn path_id(raw: &str) -> i64 {
-    raw.parse().unwrap_or(-1)
 }
 
 /// `principals`: a JSON list of user ids or of emails.

@@ -12,7 +12,7 @@ use agora_actors::realm::groups::{
 use agora_actors::ApiError;
 use serde_json::{json, Value};
 
-use super::Endpoint;
+use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
 use crate::http::decode;
 use crate::http::params::Params;
@@ -38,11 +38,6 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .build(),
         )
         .service(Endpoint::new("/user_groups/{group:\\d+}/deactivate").route(Method::POST, deactivate_group).build())
-}
-
-/// A numeric path segment; one too large for any id names nothing (`-1`).
-fn path_id(raw: &str) -> i64 {
-    raw.parse().unwrap_or(-1)
 }
 
 /// The `can_*_group` parameters given, as raw JSON values.

@@ -43,6 +43,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(scope);
 }
 
+/// A numeric path id (the route's pattern allows digits only); an id too large for any
+/// object names none.
+fn path_id(raw: &str) -> i64 {
+    raw.parse().unwrap_or(-1)
+}
+
 /// The JSON 404 for any path no route serves.
 pub async fn not_found() -> HttpResponse {
     error_response(&ApiError::not_found())

@@ -12,7 +12,7 @@ use agora_actors::realm::topics::{
 use agora_actors::{json_object, ApiError};
 use serde_json::{json, Value};
 
-use super::Endpoint;
+use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
 use crate::http::decode;
 use crate::http::params::Params;
@@ -29,11 +29,6 @@ pub(super) fn routes(scope: Scope) -> Scope {
         )
         .service(Endpoint::new("/user_topics").route(Method::POST, update_user_topic).build())
         .service(Endpoint::new(r"/users/me/{stream_id:\d+}/topics").route(Method::GET, get_topics).build())
-}
-
-/// A path id: digits only (the pattern ensures it); too large a number is no channel.
-fn path_id(path: &str) -> i64 {
-    path.parse().unwrap_or(-1)
 }
 
 /// A required JSON integer parameter.

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use super::format;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, FolderId, UserId};
+use crate::ids::{ChannelId, UserId};
 use crate::realm::catalog;
 use crate::realm::channels::access::channel_permission;
 use crate::realm::groups::ops::has_realm_permission as access_realm_permission;
@@ -107,15 +107,10 @@ pub fn check_channel_name(name: &str) -> ApiResult<()> {
             catalog::MAX_STREAM_NAME_LENGTH
         )));
     }
-    if let Some(pos) = name.chars().position(|c| c.is_control() || is_unassigned_private(c)) {
-        return Err(ApiError::bad_request(format!("Invalid character in channel name, at position {}.", pos + 1)));
+    if let Some(pos) = crate::validate::first_unprintable(name) {
+        return Err(ApiError::bad_request(format!("Invalid character in channel name, at position {pos}.")));
     }
     Ok(())
-}
-
-/// Characters of Unicode's private-use and unassigned categories Zulip refuses in names.
-fn is_unassigned_private(c: char) -> bool {
-    matches!(c as u32, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD)
 }
 
 /// A description as stored: newlines become spaces; refused when too long.
@@ -176,28 +171,11 @@ pub fn check_topics_policy(
     Ok(())
 }
 
-/// A folder a channel may be put in: it exists and is not archived.
-pub fn check_folder(state: &RealmState, id: i64) -> ApiResult<FolderId> {
-    match state.folder(FolderId(id)) {
-        Some(folder) if !folder.is_archived => Ok(folder.id),
-        _ => Err(ApiError::bad_request("Invalid channel folder ID")),
-    }
-}
-
 /// A channel permission setting's value from the API, validated against its rule.
 pub fn check_channel_group_setting(state: &RealmState, name: &str, value: &Value) -> ApiResult<GroupSettingValue> {
     let permission = channel_permission(name).ok_or_else(|| ApiError::bad_request(format!("Invalid {name}")))?;
     let parsed = GroupSettingValue::from_api(name, value)?;
     state.check_group_setting(name, &permission.rule, parsed)
-}
-
-/// The acting user, refused when a guest (`require_non_guest_user`).
-fn require_member(state: &RealmState, user: UserId) -> ApiResult<&User> {
-    let user = state.user(user).ok_or_else(ApiError::internal)?;
-    if user.role == Role::Guest {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
-    }
-    Ok(user)
 }
 
 // --- Creation. ---
@@ -242,7 +220,8 @@ fn new_channel(
     };
     let topics_policy = options.topics_policy.clone().unwrap_or_else(|| "inherit".to_owned());
     check_topics_policy(state, store, acting, &topics_policy, None)?;
-    let folder_id = options.folder_id.map(|id| check_folder(state, id)).transpose()?;
+    let folder_id =
+        options.folder_id.map(|id| crate::realm::folders::check_folder_for_channel(state, id)).transpose()?;
     let mut settings = Map::new();
     for (name, value) in &options.settings {
         let value = check_channel_group_setting(state, name, value)?;
@@ -450,7 +429,7 @@ pub fn subscribe(
     req: SubscribeRequest,
     now: i64,
 ) -> ApiResult<(SubscribeResult, Vec<Outgoing>)> {
-    let actor = require_member(state, acting)?.clone();
+    let actor = crate::realm::ops::require_member(state, acting)?.clone();
     let plan = plan_subscriptions(state, store, &actor, &req, now)?;
     let before = audiences(state, &plan.existing);
     let realm_id = state.realm().id;
@@ -606,7 +585,7 @@ pub fn create_channel(
     now: i64,
 ) -> ApiResult<(ChannelId, Vec<Outgoing>)> {
     let NewChannel { name, description, subscribers, send_new_subscription_messages, options } = new;
-    require_member(state, acting)?;
+    crate::realm::ops::require_member(state, acting)?;
     let name = name.trim();
     check_channel_name(name)?;
     if let Some(existing) = state.channel_by_name(name) {
@@ -641,7 +620,7 @@ fn create_empty(
     req: SubscribeRequest,
     now: i64,
 ) -> ApiResult<(ChannelId, Vec<Outgoing>)> {
-    let actor = require_member(state, acting)?.clone();
+    let actor = crate::realm::ops::require_member(state, acting)?.clone();
     let (name, description) = req.channels.into_iter().next().ok_or_else(ApiError::internal)?;
     let description = clean_description(description.as_deref().unwrap_or(""))?;
     let mut channel = new_channel(state, store, &actor, &name, &description, &req.options, now)?;
@@ -892,7 +871,7 @@ pub fn update_channel(
         }
     }
     if let Some(folder) = update.folder_id {
-        let folder = folder.map(|f| check_folder(state, f)).transpose()?;
+        let folder = folder.map(|f| crate::realm::folders::check_folder_for_channel(state, f)).transpose()?;
         if folder != channel.folder_id {
             channel.folder_id = folder;
             changed.push(("folder_id", json!(folder)));

@@ -42,12 +42,12 @@ fn channel_in(id: i64, folder: FolderId) -> Channel {
 
 #[test]
 fn unprintable_positions_count_characters_from_one() {
-    assert_eq!(first_unprintable("abc"), None);
-    assert_eq!(first_unprintable("abc\0"), Some(4));
-    assert_eq!(first_unprintable("é\u{7}"), Some(2));
-    assert_eq!(first_unprintable("x\u{FDD0}"), Some(2));
-    assert_eq!(first_unprintable("\u{1FFFF}"), Some(1));
-    assert_eq!(first_unprintable("日本 語"), None);
+    assert_eq!(crate::validate::first_unprintable("abc"), None);
+    assert_eq!(crate::validate::first_unprintable("abc\0"), Some(4));
+    assert_eq!(crate::validate::first_unprintable("é\u{7}"), Some(2));
+    assert_eq!(crate::validate::first_unprintable("x\u{FDD0}"), Some(2));
+    assert_eq!(crate::validate::first_unprintable("\u{1FFFF}"), Some(1));
+    assert_eq!(crate::validate::first_unprintable("日本 語"), None);
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn reorder_needs_every_folder_and_lets_the_last_position_win() {
 }
 
 #[test]
-fn channels_may_name_any_folder_of_the_organization() {
+fn channels_may_name_any_active_folder_of_the_organization() {
     let (_dir, store, _config, mut state) = setup();
     let boss = owner(&state);
     let (a, _) = create_folder(&mut state, &store, boss, new("A", ""), T1).unwrap();
@@ -124,5 +124,5 @@ fn channels_may_name_any_folder_of_the_organization() {
     assert_eq!(message(check_folder_for_channel(&state, a.0 + 1).unwrap_err()), "Invalid channel folder ID");
     let archive = FolderChanges { is_archived: Some(true), ..Default::default() };
     update_folder(&mut state, &store, boss, a.0, archive).unwrap();
-    assert_eq!(check_folder_for_channel(&state, a.0).unwrap(), a);
+    assert_eq!(message(check_folder_for_channel(&state, a.0).unwrap_err()), "Invalid channel folder ID");
 }

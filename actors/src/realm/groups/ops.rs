@@ -10,7 +10,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
 use crate::realm::catalog::{self, GroupPermission, Kind};
-use crate::realm::model::{Role, User, UserGroup};
+use crate::realm::model::UserGroup;
 use crate::realm::state::RealmState;
 use crate::store::{self, Store};
 
@@ -79,15 +79,6 @@ impl MembershipEndpoint {
 
 fn insufficient_permission() -> ApiError {
     ApiError::bad_request("Insufficient permission")
-}
-
-/// The acting user, refused when a guest (Zulip's `require_member_or_admin`).
-fn require_member(state: &RealmState, user: UserId) -> ApiResult<&User> {
-    let user = state.user(user).ok_or_else(ApiError::internal)?;
-    if user.role == Role::Guest {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
-    }
-    Ok(user)
 }
 
 /// The rule of a user-group permission setting.
@@ -279,7 +270,7 @@ pub fn create_group(
     new: NewGroup,
     now: i64,
 ) -> ApiResult<(GroupId, Vec<Outgoing>)> {
-    require_member(state, acting)?;
+    crate::realm::ops::require_member(state, acting)?;
     if !has_realm_permission(state, "can_create_groups", acting) {
         return Err(insufficient_permission());
     }
@@ -338,7 +329,7 @@ pub fn update_group(
     id: GroupId,
     update: GroupUpdate,
 ) -> ApiResult<Vec<Outgoing>> {
-    require_member(state, acting)?;
+    crate::realm::ops::require_member(state, acting)?;
     let changes = parse_settings(&update.settings, GroupSettingChange::from_api)?;
     if update.name.is_none() && update.description.is_none() && changes.is_empty() && update.deactivated.is_none() {
         return Err(ApiError::bad_request("No new data supplied"));
@@ -399,7 +390,7 @@ pub fn change_membership(
     change: MembershipChange,
     endpoint: MembershipEndpoint,
 ) -> ApiResult<Vec<Outgoing>> {
-    require_member(state, acting)?;
+    crate::realm::ops::require_member(state, acting)?;
     let MembershipChange { add, delete, add_subgroups, delete_subgroups } = change;
     if add.is_empty() && delete.is_empty() && add_subgroups.is_empty() && delete_subgroups.is_empty() {
         return Err(endpoint.nothing_to_do());
@@ -601,7 +592,7 @@ pub fn deactivate_group(
 
 /// `GET /user_groups`.
 pub fn list_groups(state: &RealmState, viewer: UserId, include_deactivated: bool) -> ApiResult<Vec<Value>> {
-    require_member(state, viewer)?;
+    crate::realm::ops::require_member(state, viewer)?;
     Ok(state
         .groups()
         .filter(|g| include_deactivated || !g.deactivated)
@@ -611,7 +602,7 @@ pub fn list_groups(state: &RealmState, viewer: UserId, include_deactivated: bool
 
 /// `GET /user_groups/{id}/members`: active members, recursive unless `direct_only`.
 pub fn group_members(state: &RealmState, viewer: UserId, id: GroupId, direct_only: bool) -> ApiResult<Vec<UserId>> {
-    require_member(state, viewer)?;
+    crate::realm::ops::require_member(state, viewer)?;
     let group = find_group(state, id, false)?;
     Ok(if direct_only {
         group.members.iter().copied().filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect()
@@ -628,7 +619,7 @@ pub fn is_group_member(
     target: UserId,
     direct_only: bool,
 ) -> ApiResult<bool> {
-    require_member(state, viewer)?;
+    crate::realm::ops::require_member(state, viewer)?;
     find_group(state, id, false)?;
     let user = state.user(target).filter(|u| !u.is_bot).ok_or_else(|| ApiError::bad_request("No such user"))?;
     if !user.is_active {
@@ -640,7 +631,7 @@ pub fn is_group_member(
 /// `GET /user_groups/{id}/subgroups`: recursive (the group itself excluded) unless
 /// `direct_only`.
 pub fn subgroups_of(state: &RealmState, viewer: UserId, id: GroupId, direct_only: bool) -> ApiResult<Vec<GroupId>> {
-    require_member(state, viewer)?;
+    crate::realm::ops::require_member(state, viewer)?;
     let group = find_group(state, id, false)?;
     Ok(if direct_only {
         group.subgroups.iter().copied().collect()

@@ -4,6 +4,7 @@ use serde_json::json;
 
 use super::*;
 use crate::config::ServerConfig;
+use crate::realm::model::Role;
 use crate::realm::ops::{self as realm_ops, NewRealm, NewUser};
 
 const T0: i64 = 1_795_238_460;
