@@ -918,3 +918,24 @@ async fn channel_administration_by_role() {
     let (_, body) = get(&app, &alice, "/streams/1").await;
     assert_eq!(body["stream"]["subscriber_count"], 1);
 }
+
+/// A subscription entry's `color` is the new subscriptions' color; a bad one is refused.
+#[actix_web::test]
+async fn subscription_entries_may_choose_the_color() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let form = [("subscriptions", r##"[{"name": "ops", "color": "#ff0000"}]"##)];
+    let response = app.as_user(&o, Method::POST, "/users/me/subscriptions").form(&form).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let (_, body) = json(app.as_user(&o, Method::GET, "/users/me/subscriptions").send().await.unwrap()).await;
+    assert_eq!(body["subscriptions"][0]["color"], "#ff0000");
+    let form = [("subscriptions", r#"[{"name": "dev", "color": "red"}]"#)];
+    let response = app.as_user(&o, Method::POST, "/users/me/subscriptions").form(&form).send().await.unwrap();
+    expect(
+        response,
+        400,
+        json!({"result": "error", "msg": "color is not a valid hex color code", "code": "BAD_REQUEST"}),
+    )
+    .await;
+    app.stop().await;
+}

@@ -1,5 +1,7 @@
 //! Channels and subscriptions (`/users/me/subscriptions`, `/channels/create`, `/streams...`, `/get_stream_id`, `/default_streams`).
 
+use std::collections::BTreeMap;
+
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::ids::{ChannelId, UserId};
@@ -18,6 +20,7 @@ use crate::http::decode;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use agora_actors::json_object;
+use agora_actors::realm::topics::properties::is_hex_color;
 
 /// The channel endpoints.
 pub(super) fn routes(scope: Scope) -> Scope {
@@ -112,42 +115,42 @@ fn channel_options(params: &Params) -> Result<ChannelOptions, ApiError> {
     })
 }
 
-/// `subscriptions` of `POST /users/me/subscriptions`: objects with `name` and an optional
-/// `description`.
-fn subscription_entries(params: &Params) -> Result<Vec<(String, Option<String>)>, ApiError> {
+/// The entries of `subscriptions`: `{name, description?, color?}` each, with Zulip's
+/// messages for a wrong shape; `color` must be a hex color.
+fn subscription_entries(params: &Params) -> Result<SubscriptionEntries, ApiError> {
     let items =
         params.decode("subscriptions", decode::list)?.ok_or_else(|| ApiError::missing_argument("subscriptions"))?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let obj =
-                item.as_object().ok_or_else(|| ApiError::bad_request(format!("subscriptions[{i}] is not a dict")))?;
-            let name = match obj.get("name") {
-                Some(Value::String(s)) => s.clone(),
-                Some(_) => return Err(ApiError::bad_request(format!("subscriptions[{i}][\"name\"] is not a string"))),
-                None => {
-                    return Err(ApiError::bad_request(format!(
-                        "subscriptions[{i}][\"name\"] field is missing: Field required"
-                    )))
-                }
-            };
-            let description = match obj.get("description") {
-                None => None,
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(_) => {
-                    return Err(ApiError::bad_request(format!("subscriptions[{i}][\"description\"] is not a string")))
-                }
-            };
-            Ok((name, description))
-        })
-        .collect()
+    let (mut channels, mut colors) = (Vec::new(), BTreeMap::new());
+    for (i, item) in items.iter().enumerate() {
+        let obj = item.as_object().ok_or_else(|| ApiError::bad_request(format!("subscriptions[{i}] is not a dict")))?;
+        let optional = |key: &str| match obj.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(ApiError::bad_request(format!("subscriptions[{i}][\"{key}\"] is not a string"))),
+        };
+        let name = optional("name")?.ok_or_else(|| {
+            ApiError::bad_request(format!("subscriptions[{i}][\"name\"] field is missing: Field required"))
+        })?;
+        if let Some(color) = optional("color")? {
+            if !is_hex_color(&color) {
+                return Err(ApiError::bad_request("color is not a valid hex color code"));
+            }
+            colors.insert(name.trim().to_lowercase(), color);
+        }
+        channels.push((name, optional("description")?));
+    }
+    Ok((channels, colors))
 }
+
+/// The channel entries of a subscription request and the colors asked for them.
+type SubscriptionEntries = (Vec<(String, Option<String>)>, BTreeMap<String, String>);
 
 /// `POST /users/me/subscriptions`.
 async fn subscribe(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let (channels, colors) = subscription_entries(&params)?;
     let request = SubscribeRequest {
-        channels: subscription_entries(&params)?,
+        channels,
+        colors,
         principals: principals(&params)?,
         authorization_errors_fatal: params.bool_or("authorization_errors_fatal", true)?,
         send_new_subscription_messages: params.bool_or("send_new_subscription_messages", true)?,

@@ -56,6 +56,9 @@ pub enum Principals {
 pub struct SubscribeRequest {
     /// `(name, description)` of each entry of `subscriptions`.
     pub channels: Vec<(String, Option<String>)>,
+    /// Colors asked for new subscriptions, by lower-cased channel name (the entries'
+    /// `color`, already checked as hex colors).
+    pub colors: BTreeMap<String, String>,
     pub principals: Option<Principals>,
     pub authorization_errors_fatal: bool,
     pub send_new_subscription_messages: bool,
@@ -395,8 +398,12 @@ fn subscription_rows(
     users: &[UserId],
     existing: &[ChannelId],
     created: &[Channel],
+    colors: &BTreeMap<String, String>,
     result: &mut SubscribeResult,
 ) -> Vec<Row> {
+    let color_for = |channel: &Channel, used: &mut Vec<String>| {
+        colors.get(&channel.name.to_lowercase()).cloned().unwrap_or_else(|| pick_color(used))
+    };
     let mut rows = Vec::new();
     for user in users {
         let mut used: Vec<String> = state.subscriptions_of(*user).map(|s| s.color.clone()).collect();
@@ -407,14 +414,14 @@ fn subscription_rows(
             }
             let sub = match state.subscription(*user, channel.id) {
                 Some(old) => Subscription { active: true, ..old.clone() },
-                None => new_subscription(*user, channel.id, pick_color(&mut used)),
+                None => new_subscription(*user, channel.id, color_for(channel, &mut used)),
             };
             result.subscribed.entry(*user).or_default().push(channel.name.clone());
             rows.push(Row { sub, created_index: None });
         }
         for (i, channel) in created.iter().enumerate() {
             result.subscribed.entry(*user).or_default().push(channel.name.clone());
-            let sub = new_subscription(*user, ChannelId(0), pick_color(&mut used));
+            let sub = new_subscription(*user, ChannelId(0), color_for(channel, &mut used));
             rows.push(Row { sub, created_index: Some(i) });
         }
     }
@@ -436,7 +443,7 @@ pub fn subscribe(
     let default_stream = req.options.is_default_stream;
     let Plan { mut created, existing, users, unauthorized } = plan;
     let mut result = SubscribeResult::default();
-    let mut rows = subscription_rows(state, &users, &existing, &created, &mut result);
+    let mut rows = subscription_rows(state, &users, &existing, &created, &req.colors, &mut result);
     store.write(|tx| -> crate::store::StoreResult<()> {
         for channel in &mut created {
             channel.id = store::channels::insert(tx, realm_id, channel)?;
@@ -597,6 +604,7 @@ pub fn create_channel(
     }
     let req = SubscribeRequest {
         channels: vec![(name.to_owned(), description)],
+        colors: BTreeMap::new(),
         principals: Some(Principals::Ids(subscribers)),
         authorization_errors_fatal: true,
         send_new_subscription_messages,

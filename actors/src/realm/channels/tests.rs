@@ -11,6 +11,7 @@ const T0: i64 = 1_795_238_460;
 fn request(name: &str, invite_only: bool) -> SubscribeRequest {
     SubscribeRequest {
         channels: vec![(name.to_owned(), None)],
+        colors: Default::default(),
         principals: None,
         authorization_errors_fatal: true,
         send_new_subscription_messages: false,

@@ -95,7 +95,7 @@ impl PropertyChange {
 }
 
 /// Whether `s` is a hex color as Zulip's `check_color` accepts it (`#` and 3 to 6 hex digits).
-fn is_hex_color(s: &str) -> bool {
+pub fn is_hex_color(s: &str) -> bool {
     s.strip_prefix('#').is_some_and(|hex| (3..=6).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
