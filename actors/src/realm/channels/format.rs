@@ -35,14 +35,17 @@ pub fn stream_post_policy(state: &RealmState, channel: &Channel) -> i64 {
 }
 
 /// The values every channel object shares, computed once per channel.
-struct Common {
+/// What every object of a channel shares, computed once per channel.
+#[derive(Debug, Clone)]
+pub struct Common {
     settings: Vec<(&'static str, Value)>,
     post_policy: i64,
     first_message_id: Value,
     subscriber_count: usize,
 }
 
-fn common(state: &RealmState, channel: &Channel) -> Common {
+/// The shared part of a channel's objects.
+pub fn common(state: &RealmState, channel: &Channel) -> Common {
     let settings = CHANNEL_GROUP_SETTINGS
         .iter()
         .map(|name| (*name, state.group_setting_api_value(&state.channel_setting(channel, name)).to_json()))
@@ -51,7 +54,7 @@ fn common(state: &RealmState, channel: &Channel) -> Common {
         settings,
         post_policy: stream_post_policy(state, channel),
         first_message_id: state.first_message_id(channel.id).map_or(Value::Null, Value::from),
-        subscriber_count: active_subscribers(state, channel.id).len(),
+        subscriber_count: state.subscribers(channel.id).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).count(),
     }
 }
 
@@ -107,7 +110,11 @@ fn is_recently_active(channel: &Channel) -> bool {
 
 /// Zulip's `SubscriptionStreamDict` (`subscriptions`, `unsubscribed`, `subscription` add).
 pub fn subscription_dict(state: &RealmState, channel: &Channel, sub: &Subscription) -> Map<String, Value> {
-    let c = common(state, channel);
+    subscription_dict_with(common(state, channel), channel, sub)
+}
+
+/// A subscription object from its channel's shared part (for many users of one channel).
+pub fn subscription_dict_with(c: Common, channel: &Channel, sub: &Subscription) -> Map<String, Value> {
     let mut m = Map::new();
     put(&mut m, "is_archived", channel.is_archived);
     put(&mut m, "audible_notifications", opt(sub.audible_notifications));

@@ -521,6 +521,7 @@ fn new_subscription(user: UserId, channel: ChannelId, color: String) -> Subscrip
 /// list is built once.
 fn subscription_add_events(state: &RealmState, per_user: &BTreeMap<UserId, Vec<ChannelId>>) -> Vec<Outgoing> {
     let mut subscribers: BTreeMap<ChannelId, Value> = BTreeMap::new();
+    let mut shared: BTreeMap<ChannelId, format::Common> = BTreeMap::new();
     per_user
         .iter()
         .map(|(user, channels)| {
@@ -528,7 +529,8 @@ fn subscription_add_events(state: &RealmState, per_user: &BTreeMap<UserId, Vec<C
                 .iter()
                 .filter_map(|c| {
                     let channel = state.channel(*c)?;
-                    let mut dict = format::subscription_dict(state, channel, state.subscription(*user, *c)?);
+                    let common = shared.entry(*c).or_insert_with(|| format::common(state, channel)).clone();
+                    let mut dict = format::subscription_dict_with(common, channel, state.subscription(*user, *c)?);
                     let list =
                         subscribers.entry(*c).or_insert_with(|| json!(format::active_subscribers(state, *c))).clone();
                     dict.insert("subscribers".into(), list);
