@@ -830,9 +830,20 @@ async fn default_streams_endpoints_and_data_set() {
     assert_eq!(state["realm_default_streams"], json!([1]));
     let (_, body) = get(&app, &app.owner, "/streams?include_default=true").await;
     assert_eq!(body["streams"][0]["is_default"], true);
+    // The list as channel objects; guests are not told it.
+    let (status, body) = get(&app, &bob, "/default_streams").await;
+    assert_eq!((status, body["default_streams"][0]["stream_id"].clone()), (200, json!(1)));
+    assert_eq!(body["default_streams"].as_array().unwrap().len(), 1);
+    let guest = app.create_user("", "gina@agora.test", "Gina", 600).await;
+    let mut w_guest = Watch::new(&app, &guest, r#"["default_streams"]"#).await;
+    let (_, body) = get(&app, &guest, "/default_streams").await;
+    assert_eq!(body["default_streams"], json!([]));
+    let state = register(&app, &guest, &[("fetch_event_types", r#"["default_streams"]"#)]).await;
+    assert_eq!(state["realm_default_streams"], json!([]));
     expect(send(&app, &app.owner, Method::DELETE, "/default_streams", &[("stream_id", "1")]).await, 200, success())
         .await;
     assert_eq!(w_bob.events(&app).await, vec![json!({"type": "default_streams", "default_streams": []})]);
+    assert_eq!(w_guest.events(&app).await, Vec::<Value>::new());
     // Removing it again changes nothing.
     expect(send(&app, &app.owner, Method::DELETE, "/default_streams", &[("stream_id", "1")]).await, 200, success())
         .await;
@@ -937,5 +948,9 @@ async fn subscription_entries_may_choose_the_color() {
         json!({"result": "error", "msg": "color is not a valid hex color code", "code": "BAD_REQUEST"}),
     )
     .await;
+    // An archived channel cannot become a default one.
+    expect(send(&app, &app.owner, Method::DELETE, "/streams/1", &[]).await, 200, success()).await;
+    expect(post(&app, &app.owner, "/default_streams", &[("stream_id", "1")]).await, 400, error("Invalid channel ID"))
+        .await;
     app.stop().await;
 }

@@ -50,6 +50,7 @@ pub(super) fn routes(scope: Scope) -> Scope {
         )
         .service(
             Endpoint::new("/default_streams")
+                .route(Method::GET, get_default_streams)
                 .route(Method::POST, add_default_stream)
                 .route(Method::DELETE, remove_default_stream)
                 .build(),
@@ -282,6 +283,12 @@ async fn set_default(auth: Authed, params: Params, add: bool) -> Result<Success,
     let msg = SetDefaultChannel { acting: auth.user.user_id, channel_id: ChannelId(id), add };
     auth.realm.addr.send(msg).await??;
     Ok(params.ok())
+}
+
+/// `GET /default_streams`.
+async fn get_default_streams(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let msg = QueryChannels { viewer: auth.user.user_id, query: ChannelQuery::DefaultStreams };
+    Ok(params.success(auth.realm.addr.send(msg).await??))
 }
 
 /// `POST /default_streams`.

@@ -89,6 +89,8 @@ pub enum ChannelQuery {
     Subscriptions(IncludeSubscribers),
     /// `GET /users/{user_id}/subscriptions/{stream_id}`: `{"is_subscribed": bool}`.
     IsSubscribed(UserId, ChannelId),
+    /// `GET /default_streams`: `{"default_streams": [...]}`.
+    DefaultStreams,
 }
 
 /// A channel read by `viewer`; replies with the response fields.
@@ -188,6 +190,7 @@ impl Handler<QueryChannels> for RealmActor {
             ChannelQuery::IsSubscribed(user, id) => {
                 ("is_subscribed", Value::from(reads::is_subscribed(state, viewer, user, id)?))
             }
+            ChannelQuery::DefaultStreams => ("default_streams", Value::from(reads::default_streams(state, viewer))),
         };
         out.insert(key.to_owned(), value);
         Ok(out)

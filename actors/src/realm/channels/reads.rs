@@ -178,3 +178,15 @@ pub fn register_streams(state: &RealmState, user: &User, include_archived: bool)
     channels.sort_by(|a, b| a.name.cmp(&b.name));
     channels.into_iter().map(|c| Value::Object(format::stream_dict(state, c))).collect()
 }
+
+/// `GET /default_streams` (not a route of Zulip's, which offers the same through register's
+/// `realm_default_streams` and `GET /streams?include_default=true`): the default channels
+/// as channel objects, by name. Guests are not told them, as in Zulip.
+pub fn default_streams(state: &RealmState, user: &User) -> Vec<Value> {
+    if user.role == Role::Guest {
+        return Vec::new();
+    }
+    let mut channels: Vec<&Channel> = state.default_channels().iter().filter_map(|id| state.channel(*id)).collect();
+    channels.sort_by(|a, b| a.name.cmp(&b.name));
+    channels.into_iter().map(|c| Value::Object(format::stream_dict(state, c))).collect()
+}
