@@ -3,6 +3,7 @@
 pub mod actor;
 pub mod catalog;
 pub mod channels;
+pub mod chat;
 pub mod folders;
 pub mod format;
 pub mod groups;

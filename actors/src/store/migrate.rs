@@ -11,6 +11,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0002_event_queues.sql"),
     include_str!("../../../sql/0003_custom_profile_fields.sql"),
     include_str!("../../../sql/0004_channels.sql"),
+    include_str!("../../../sql/0005_messages.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

@@ -7,6 +7,7 @@ mod channels;
 mod events;
 mod folders;
 mod groups;
+mod messages;
 mod profile_fields;
 mod server;
 mod settings;
@@ -39,6 +40,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = folders::routes(scope);
     let scope = topics::routes(scope);
     let scope = channels::routes(scope);
+    let scope = messages::routes(scope);
     let scope = users::routes(scope);
     cfg.service(scope);
 }

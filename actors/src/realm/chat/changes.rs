@@ -1,0 +1,1 @@
+//! Changing messages: reactions, typing notifications and deletion (and later edits).

@@ -1,0 +1,1 @@
+//! Messages over HTTP.
