@@ -239,6 +239,26 @@ pub struct Subscription {
     pub wildcard_mentions_notify: Option<bool>,
 }
 
+impl Subscription {
+    /// An active subscription with default personal settings (notifications inherit the
+    /// user's settings).
+    pub fn new(user_id: UserId, channel_id: ChannelId, color: String) -> Self {
+        Subscription {
+            user_id,
+            channel_id,
+            active: true,
+            color,
+            is_muted: false,
+            pin_to_top: false,
+            desktop_notifications: None,
+            audible_notifications: None,
+            push_notifications: None,
+            email_notifications: None,
+            wildcard_mentions_notify: None,
+        }
+    }
+}
+
 /// A channel folder (spec 2.14).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelFolder {

@@ -414,14 +414,14 @@ fn subscription_rows(
             }
             let sub = match state.subscription(*user, channel.id) {
                 Some(old) => Subscription { active: true, ..old.clone() },
-                None => new_subscription(*user, channel.id, color_for(channel, &mut used)),
+                None => Subscription::new(*user, channel.id, color_for(channel, &mut used)),
             };
             result.subscribed.entry(*user).or_default().push(channel.name.clone());
             rows.push(Row { sub, created_index: None });
         }
         for (i, channel) in created.iter().enumerate() {
             result.subscribed.entry(*user).or_default().push(channel.name.clone());
-            let sub = new_subscription(*user, ChannelId(0), color_for(channel, &mut used));
+            let sub = Subscription::new(*user, ChannelId(0), color_for(channel, &mut used));
             rows.push(Row { sub, created_index: Some(i) });
         }
     }
@@ -498,23 +498,6 @@ pub fn subscribe(
     }
     result.channel_ids = created_ids;
     Ok((result, events))
-}
-
-/// A fresh subscription row with default personal settings.
-fn new_subscription(user: UserId, channel: ChannelId, color: String) -> Subscription {
-    Subscription {
-        user_id: user,
-        channel_id: channel,
-        active: true,
-        color,
-        is_muted: false,
-        pin_to_top: false,
-        desktop_notifications: None,
-        audible_notifications: None,
-        push_notifications: None,
-        email_notifications: None,
-        wildcard_mentions_notify: None,
-    }
 }
 
 /// `subscription` add events, one per newly subscribed user; each channel's subscriber

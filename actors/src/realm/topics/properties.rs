@@ -265,19 +265,7 @@ mod tests {
 
     #[test]
     fn in_home_view_is_stored_inverted() {
-        let mut sub = Subscription {
-            user_id: UserId(1),
-            channel_id: ChannelId(2),
-            active: true,
-            color: "#000000".into(),
-            is_muted: false,
-            pin_to_top: false,
-            desktop_notifications: None,
-            audible_notifications: None,
-            push_notifications: None,
-            email_notifications: None,
-            wildcard_mentions_notify: None,
-        };
+        let mut sub = Subscription::new(UserId(1), ChannelId(2), "#000000".into());
         assert_eq!(
             apply(&mut sub, "in_home_view", PropertyValue::Flag(false)),
             ("is_muted", PropertyValue::Flag(true))

@@ -84,19 +84,7 @@ fn channel(state: &mut RealmState, id: i64, private: bool, web_public: bool, set
 }
 
 fn subscribe(state: &mut RealmState, user: UserId, channel: ChannelId, active: bool) {
-    state.put_subscription(Subscription {
-        user_id: user,
-        channel_id: channel,
-        active,
-        color: "#76ce90".into(),
-        is_muted: false,
-        pin_to_top: false,
-        desktop_notifications: None,
-        audible_notifications: None,
-        push_notifications: None,
-        email_notifications: None,
-        wildcard_mentions_notify: None,
-    });
+    state.put_subscription(Subscription { active, ..Subscription::new(user, channel, "#76ce90".into()) });
 }
 
 /// (content access, metadata access, may administer) of `user` in `channel`.
