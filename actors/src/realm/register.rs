@@ -43,6 +43,8 @@ pub struct Context<'a> {
     pub user: &'a User,
     pub spec: &'a QueueSpec,
     pub fetch: &'a FetchOptions,
+    /// For the data sets kept in SQLite (unread state, starred messages, conversations).
+    pub store: &'a crate::store::Store,
 }
 
 impl Context<'_> {
@@ -69,6 +71,9 @@ const DATA_SETS: &[DataSet] = &[
     default_streams,
     user_settings,
     user_topic,
+    super::chat::flags::register::recent_private_conversations,
+    super::chat::flags::register::starred_messages,
+    super::chat::flags::register::unread_msgs,
 ];
 
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
