@@ -59,7 +59,8 @@ async fn channel(app: &TestApp, name: &str, invite_only: bool, subscribers: &[&C
 
 async fn insert(app: &TestApp, sender: &Creds, to: TestRecipient, mentioned: &[&Creds], wildcard: &[&Creds]) -> i64 {
     let ids = |list: &[&Creds]| list.iter().map(|c| UserId(c.user_id)).collect();
-    let msg = InsertTestMessage { sender: UserId(sender.user_id), to, mentioned: ids(mentioned), wildcard: ids(wildcard) };
+    let msg =
+        InsertTestMessage { sender: UserId(sender.user_id), to, mentioned: ids(mentioned), wildcard: ids(wildcard) };
     app.realm("").addr.send(msg).await.unwrap().unwrap()
 }
 
@@ -76,7 +77,15 @@ async fn direct(app: &TestApp, sender: &Creds, to: &[&Creds]) -> i64 {
 
 /// `who`'s register data for `fetch_event_types`.
 async fn data(app: &TestApp, who: &Creds, types: &str) -> Value {
-    register(app, who, &[("fetch_event_types", types), ("client_capabilities", r#"{"notification_settings_null":true,"empty_topic_name":true}"#)]).await
+    register(
+        app,
+        who,
+        &[
+            ("fetch_event_types", types),
+            ("client_capabilities", r#"{"notification_settings_null":true,"empty_topic_name":true}"#),
+        ],
+    )
+    .await
 }
 
 async fn unread(app: &TestApp, who: &Creds) -> Value {
@@ -102,7 +111,10 @@ async fn flag_errors_have_zulips_messages_and_change_nothing() {
     let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
 
     let form = |skip: &str| {
-        [("messages", "[1]"), ("op", "add"), ("flag", "read")].into_iter().filter(|(k, _)| *k != skip).collect::<Vec<_>>()
+        [("messages", "[1]"), ("op", "add"), ("flag", "read")]
+            .into_iter()
+            .filter(|(k, _)| *k != skip)
+            .collect::<Vec<_>>()
     };
     for name in ["flag", "messages", "op"] {
         expect(post(&app, &alice, "/messages/flags", &form(name)).await, 400, missing(name)).await;
@@ -314,13 +326,20 @@ async fn mark_all_as_read_completes_with_one_event() {
     let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
     let mut bob_watch = Watch::new(&app, &bob, FLAG_EVENTS).await;
 
-    expect(post(&app, &alice, "/mark_all_as_read", &[]).await, 200, json!({"result": "success", "msg": "", "complete": true}))
-        .await;
+    expect(
+        post(&app, &alice, "/mark_all_as_read", &[]).await,
+        200,
+        json!({"result": "success", "msg": "", "complete": true}),
+    )
+    .await;
     let all = json!({"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "messages": [], "all": true});
     assert_eq!(watch.events(&app).await, vec![all]);
     assert_eq!(unread(&app, &alice).await, no_unreads());
     assert_eq!(bob_watch.events(&app).await, Vec::<Value>::new());
-    assert_eq!(unread(&app, &bob).await["pms"], json!([{"other_user_id": alice.user_id, "sender_id": alice.user_id, "unread_message_ids": [dm]}]));
+    assert_eq!(
+        unread(&app, &bob).await["pms"],
+        json!([{"other_user_id": alice.user_id, "sender_id": alice.user_id, "unread_message_ids": [dm]}])
+    );
     app.stop().await;
 }
 
@@ -344,7 +363,12 @@ async fn mark_stream_and_topic_as_read() {
     expect(post(&app, &alice, "/mark_topic_as_read", &[("topic_name", "x")]).await, 400, missing("stream_id")).await;
     expect(post(&app, &alice, "/mark_topic_as_read", &[("stream_id", &g)]).await, 400, missing("topic_name")).await;
     for id in [s.as_str(), "999999"] {
-        expect(post(&app, &alice, "/mark_stream_as_read", &[("stream_id", id)]).await, 400, error("Invalid channel ID")).await;
+        expect(
+            post(&app, &alice, "/mark_stream_as_read", &[("stream_id", id)]).await,
+            400,
+            error("Invalid channel ID"),
+        )
+        .await;
         let form = [("stream_id", id), ("topic_name", "x")];
         expect(post(&app, &alice, "/mark_topic_as_read", &form).await, 400, error("Invalid channel ID")).await;
     }
@@ -367,7 +391,10 @@ async fn mark_stream_and_topic_as_read() {
 
     expect(post(&app, &alice, "/mark_stream_as_read", &[("stream_id", &g)]).await, 200, success()).await;
     assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &[b1])]);
-    assert_eq!(unread(&app, &alice).await["streams"], json!([{"stream_id": other, "topic": "x", "unread_message_ids": [o1]}]));
+    assert_eq!(
+        unread(&app, &alice).await["streams"],
+        json!([{"stream_id": other, "topic": "x", "unread_message_ids": [o1]}])
+    );
     assert_eq!(bob_watch.events(&app).await, Vec::<Value>::new());
     app.stop().await;
 }
@@ -415,8 +442,14 @@ async fn flags_survive_a_restart() {
     let app = spawn_app_at(&data_dir).await;
     let after = data(&app, &alice, r#"["message", "update_message_flags", "starred_messages"]"#).await;
     assert_eq!(after["starred_messages"], json!([m2]));
-    assert_eq!(after["unread_msgs"]["streams"], json!([{"stream_id": general, "topic": "a", "unread_message_ids": [m2]}]));
-    assert_eq!((&before["starred_messages"], &before["unread_msgs"]), (&after["starred_messages"], &after["unread_msgs"]));
+    assert_eq!(
+        after["unread_msgs"]["streams"],
+        json!([{"stream_id": general, "topic": "a", "unread_message_ids": [m2]}])
+    );
+    assert_eq!(
+        (&before["starred_messages"], &before["unread_msgs"]),
+        (&after["starred_messages"], &after["unread_msgs"])
+    );
     app.stop().await;
     drop(tmp);
 }

@@ -283,8 +283,7 @@ impl Handler<Register> for RealmActor {
         let queue_id = new_queue_id();
         // The state and the queue are made in the same handler, so no event can fall
         // between them: `last_event_id` is always -1.
-        let context =
-            register::Context {
+        let context = register::Context {
             state: &self.state,
             config: &self.config,
             user,

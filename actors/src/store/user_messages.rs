@@ -110,7 +110,8 @@ pub fn insert_rows(conn: &Connection, user: UserId, ids: &[i64], flags: i64) -> 
 /// Marks every unread message of `user` read; returns how many changed.
 pub fn mark_all_read(conn: &Connection, user: UserId) -> StoreResult<usize> {
     Ok(conn.execute(
-        "UPDATE user_messages SET flags = flags | 1 WHERE user_id = ?1 AND (flags & 1) = 0",
+        "UPDATE user_messages INDEXED BY user_messages_unread SET flags = flags | 1
+         WHERE user_id = ?1 AND (flags & 1) = 0",
         [user],
     )?)
 }
@@ -124,7 +125,8 @@ pub fn unread_in_channel(
     topic: Option<&str>,
 ) -> StoreResult<Vec<i64>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT um.message_id FROM user_messages um JOIN messages m ON m.id = um.message_id
+        "SELECT um.message_id FROM user_messages um INDEXED BY user_messages_unread
+         JOIN messages m ON m.id = um.message_id
          WHERE um.user_id = ?1 AND (um.flags & 1) = 0 AND m.channel_id = ?2
            AND (?3 IS NULL OR m.topic = ?3 COLLATE NOCASE)
          ORDER BY um.message_id",
@@ -152,17 +154,22 @@ pub fn unread(
     limit: usize,
 ) -> StoreResult<Vec<FlaggedMessage>> {
     let excluded: Vec<String> = excluded.iter().map(|c| c.0.to_string()).collect();
-    let select = format!(
-        "SELECT um.flags, m.id, m.sender_id, m.channel_id, m.topic, m.dm_key
-         FROM user_messages um JOIN messages m ON m.id = um.message_id
-         WHERE um.user_id = ? AND (um.flags & 1) = 0 AND (m.channel_id IS NULL OR m.channel_id NOT IN ({}))",
-        excluded.join(",")
-    );
+    // Without statistics SQLite would walk the primary key over every row of the user;
+    // the partial index holds the unread ones only. A list of ids goes by the primary key.
+    let select = |index: &str| {
+        format!(
+            "SELECT um.flags, m.id, m.sender_id, m.channel_id, m.topic, m.dm_key
+             FROM user_messages um {index} JOIN messages m ON m.id = um.message_id
+             WHERE um.user_id = ? AND (um.flags & 1) = 0 AND (m.channel_id IS NULL OR m.channel_id NOT IN ({}))",
+            excluded.join(",")
+        )
+    };
     let row = |r: &rusqlite::Row<'_>| Ok(FlaggedMessage { flags: r.get(0)?, message: message_ref(r, 1)? });
     let mut out = Vec::new();
     match ids {
         None => {
-            let mut stmt = conn.prepare(&format!("{select} ORDER BY um.message_id DESC LIMIT ?"))?;
+            let sql = format!("{} ORDER BY um.message_id DESC LIMIT ?", select("INDEXED BY user_messages_unread"));
+            let mut stmt = conn.prepare(&sql)?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
             for r in stmt.query_map(params![user, limit], row)? {
                 out.push(r?);
@@ -170,7 +177,7 @@ pub fn unread(
         }
         Some(ids) => {
             for chunk in ids.chunks(CHUNK) {
-                let sql = format!("{select} AND um.message_id IN ({})", placeholders(chunk.len()));
+                let sql = format!("{} AND um.message_id IN ({})", select(""), placeholders(chunk.len()));
                 let mut stmt = conn.prepare(&sql)?;
                 let values = std::iter::once(user.0).chain(chunk.iter().copied());
                 for r in stmt.query_map(params_from_iter(values), row)? {
@@ -186,7 +193,8 @@ pub fn unread(
 /// The ids of `user`'s starred messages, ascending.
 pub fn starred(conn: &Connection, user: UserId) -> StoreResult<Vec<i64>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT message_id FROM user_messages WHERE user_id = ?1 AND (flags & 2) != 0 ORDER BY message_id",
+        "SELECT message_id FROM user_messages INDEXED BY user_messages_starred
+         WHERE user_id = ?1 AND (flags & 2) != 0 ORDER BY message_id",
     )?;
     let rows = stmt.query_map([user], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<Vec<i64>>>()?)
@@ -197,7 +205,8 @@ pub fn starred(conn: &Connection, user: UserId) -> StoreResult<Vec<i64>> {
 pub fn recent_conversations(conn: &Connection, user: UserId, limit: usize) -> StoreResult<Vec<(String, i64)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.dm_key, MAX(m.id) FROM
-           (SELECT message_id FROM user_messages WHERE user_id = ?1 AND (flags & 2048) != 0
+           (SELECT message_id FROM user_messages INDEXED BY user_messages_private
+            WHERE user_id = ?1 AND (flags & 2048) != 0
             ORDER BY message_id DESC LIMIT ?2) recent
          JOIN messages m ON m.id = recent.message_id
          WHERE m.dm_key IS NOT NULL GROUP BY m.dm_key",

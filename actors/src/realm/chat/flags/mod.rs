@@ -8,9 +8,9 @@
 //! messages whose flag changed.
 
 pub mod register;
-pub mod unread;
 #[cfg(feature = "test-support")]
 pub mod testing;
+pub mod unread;
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -21,14 +21,17 @@ fn or_logged(name: &str, value: StoreResult<Value>, fallback: Value) -> Value {
 pub fn recent_private_conversations(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("recent_private_conversations") {
         let list = unread::recent_private_conversations(ctx.store, ctx.user.id).map(Value::Array);
-        out.insert("recent_private_conversations".into(), or_logged("recent_private_conversations", list, Value::Array(Vec::new())));
+        out.insert(
+            "recent_private_conversations".into(),
+            or_logged("recent_private_conversations", list, Value::Array(Vec::new())),
+        );
     }
 }
 
 /// `starred_messages`: the ids, ascending.
 pub fn starred_messages(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("starred_messages") {
-        let list = unread::starred_messages(ctx.store, ctx.user.id).map(|ids| Value::from(ids));
+        let list = unread::starred_messages(ctx.store, ctx.user.id).map(Value::from);
         out.insert("starred_messages".into(), or_logged("starred_messages", list, Value::Array(Vec::new())));
     }
 }

@@ -116,12 +116,12 @@ impl RawUnread {
             .collect();
         let streams: Vec<Value> = streams
             .into_iter()
-            .map(|((channel, _), (topic, ids))| json!({"stream_id": channel, "topic": topic, "unread_message_ids": ids}))
+            .map(
+                |((channel, _), (topic, ids))| json!({"stream_id": channel, "topic": topic, "unread_message_ids": ids}),
+            )
             .collect();
-        let huddles: Vec<Value> = groups
-            .into_iter()
-            .map(|(key, ids)| json!({"user_ids_string": key, "unread_message_ids": ids}))
-            .collect();
+        let huddles: Vec<Value> =
+            groups.into_iter().map(|(key, ids)| json!({"user_ids_string": key, "unread_message_ids": ids})).collect();
         json!({
             "pms": pms,
             "streams": streams,
