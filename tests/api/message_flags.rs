@@ -453,3 +453,74 @@ async fn flags_survive_a_restart() {
     app.stop().await;
     drop(tmp);
 }
+
+#[actix_web::test]
+async fn old_clients_see_the_empty_topic_named_in_mark_unread_details() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let id = message(&app, &bob, general, "").await;
+    expect(flags(&app, &alice, "add", "read", &[id]).await, 200, flags_ok(&[id], &[])).await;
+    let mut modern = Watch::new(&app, &alice, FLAG_EVENTS).await;
+    let form = [("event_types", FLAG_EVENTS), ("client_capabilities", r#"{"notification_settings_null":true}"#)];
+    let mut old = Watch::with_form(&app, &alice, &form).await;
+
+    expect(flags(&app, &alice, "remove", "read", &[id]).await, 200, flags_ok(&[id], &[])).await;
+    let details = |topic: &str| {
+        let mut event = flag_event("remove", "read", &[id]);
+        event["message_details"] = json!({
+            id.to_string(): {"type": "stream", "stream_id": general, "topic": topic, "unmuted_stream_msg": true},
+        });
+        event
+    };
+    assert_eq!(modern.events(&app).await, vec![details("")]);
+    assert_eq!(old.events(&app).await, vec![details("general chat")]);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn an_empty_topic_name_marks_the_whole_channel_read() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let a = message(&app, &bob, general, "a").await;
+    let b = message(&app, &bob, general, "b").await;
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    // As in Zulip, which treats an empty `topic_name` as no topic.
+    let g = general.to_string();
+    let form = [("stream_id", g.as_str()), ("topic_name", "")];
+    expect(post(&app, &alice, "/mark_topic_as_read", &form).await, 200, success()).await;
+    assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &[a, b])]);
+    assert_eq!(unread(&app, &alice).await, no_unreads());
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn unsubscribed_channels_leave_unread_msgs() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    message(&app, &bob, general, "a").await;
+    let dm = direct(&app, &bob, &[&alice]).await;
+    let subscriptions = json!(["general"]).to_string();
+    let response = app
+        .as_user(&alice, Method::DELETE, "/users/me/subscriptions")
+        .form(&[("subscriptions", subscriptions.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+
+    let unread = unread(&app, &alice).await;
+    assert_eq!(unread["streams"], json!([]));
+    assert_eq!(
+        unread["pms"],
+        json!([{"other_user_id": bob.user_id, "sender_id": bob.user_id, "unread_message_ids": [dm]}])
+    );
+    assert_eq!(unread["count"], json!(1));
+    app.stop().await;
+}
