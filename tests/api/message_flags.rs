@@ -524,3 +524,27 @@ async fn unsubscribed_channels_leave_unread_msgs() {
     assert_eq!(unread["count"], json!(1));
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn data_sets_sit_where_zulip_puts_them() {
+    let app = spawn_app().await;
+    let types = r#"["realm_user", "subscription", "starred_messages", "message", "update_message_flags", "recent_private_conversations", "user_topic"]"#;
+    let body = data(&app, &app.owner, types).await;
+    let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+    let position = |key: &str| keys.iter().position(|k| *k == key).unwrap_or_else(|| panic!("{key} missing: {keys:?}"));
+    let order = [
+        "never_subscribed",
+        "starred_messages",
+        "user_topics",
+        "unread_msgs",
+        "realm_users",
+        "realm_non_active_users",
+        "recent_private_conversations",
+    ];
+    let positions: Vec<usize> = order.iter().map(|k| position(k)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+    assert_eq!(body["recent_private_conversations"], json!([]));
+    assert_eq!(body["starred_messages"], json!([]));
+    assert_eq!(body["unread_msgs"], no_unreads());
+    app.stop().await;
+}

@@ -66,13 +66,12 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_settings_defaults,
     realm_user,
     subscription,
+    super::chat::flags::register::starred_messages,
     channel_folders,
     streams,
     default_streams,
     user_settings,
     user_topic,
-    super::chat::flags::register::recent_private_conversations,
-    super::chat::flags::register::starred_messages,
     super::chat::flags::register::unread_msgs,
 ];
 
@@ -89,6 +88,8 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> String {
         data_set(ctx, &mut out);
     }
     let raw = post_process(ctx, &mut out);
+    // Zulip's post-processing appends it after the user lists.
+    super::chat::flags::register::recent_private_conversations(ctx, &mut out);
     // Agora always sends the limits, fetched with `realm` or not.
     for (key, value) in catalog::always_present_limits() {
         out.entry(key).or_insert(value);
