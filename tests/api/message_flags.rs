@@ -548,3 +548,44 @@ async fn data_sets_sit_where_zulip_puts_them() {
     assert_eq!(body["unread_msgs"], no_unreads());
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn flag_events_collapse_until_the_client_polls() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let (m1, m2) = (message(&app, &bob, general, "a").await, message(&app, &bob, general, "a").await);
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    for id in [m1, m2] {
+        expect(flags(&app, &alice, "add", "starred", &[id]).await, 200, flags_ok(&[id], &[])).await;
+    }
+    for id in [m1, m2] {
+        expect(flags(&app, &alice, "add", "read", &[id]).await, 200, flags_ok(&[id], &[])).await;
+    }
+    assert_eq!(
+        watch.events(&app).await,
+        vec![flag_event("add", "starred", &[m1, m2]), flag_event("add", "read", &[m1, m2])]
+    );
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn guests_mark_only_their_channels_read() {
+    let app = spawn_app().await;
+    let guest = app.create_user("", "guest@agora.test", "Guest", 600).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&bob]).await;
+    let mine = channel(&app, "guests", false, &[&guest, &bob]).await;
+    let id = message(&app, &bob, mine, "hi").await;
+    let mut watch = Watch::new(&app, &guest, FLAG_EVENTS).await;
+
+    let g = general.to_string();
+    expect(post(&app, &guest, "/mark_stream_as_read", &[("stream_id", &g)]).await, 400, error("Invalid channel ID"))
+        .await;
+    let m = mine.to_string();
+    expect(post(&app, &guest, "/mark_stream_as_read", &[("stream_id", &m)]).await, 200, success()).await;
+    assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &[id])]);
+    app.stop().await;
+}
