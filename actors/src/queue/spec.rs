@@ -277,6 +277,7 @@ impl QueueSpec {
             }
             "typing" if !caps.empty_topic_name => rename_empty_topic(event, &["topic"]),
             "update_message" if !caps.empty_topic_name => rename_empty_topic(event, &["subject", "orig_subject"]),
+            "update_message_flags" if !caps.empty_topic_name => rename_empty_topic_in_details(event),
             _ => vec![Arc::clone(event)],
         }
     }
@@ -341,6 +342,24 @@ fn rename_empty_topic(event: &Arc<Event>, keys: &[&str]) -> Vec<Arc<Event>> {
         for key in keys {
             if body.get(*key).and_then(Value::as_str) == Some("") {
                 body.insert((*key).to_owned(), Value::from(EMPTY_TOPIC_DISPLAY_NAME));
+            }
+        }
+    }))]
+}
+
+/// A mark-unread event for clients without `empty_topic_name`: the empty topic of channel
+/// messages in `message_details` shown by its display name (Zulip's
+/// `process_mark_message_unread_event`).
+fn rename_empty_topic_in_details(event: &Arc<Event>) -> Vec<Arc<Event>> {
+    let is_empty = |d: &Value| d.get("topic").and_then(Value::as_str) == Some("");
+    let Some(Value::Object(details)) = event.get("message_details") else { return vec![Arc::clone(event)] };
+    if !details.values().any(is_empty) {
+        return vec![Arc::clone(event)];
+    }
+    vec![Arc::new(rebuild(event, |body| {
+        if let Some(Value::Object(details)) = body.get_mut("message_details") {
+            for detail in details.values_mut().filter(|d| is_empty(d)) {
+                detail["topic"] = Value::from(EMPTY_TOPIC_DISPLAY_NAME);
             }
         }
     }))]

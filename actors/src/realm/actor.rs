@@ -283,8 +283,14 @@ impl Handler<Register> for RealmActor {
         let queue_id = new_queue_id();
         // The state and the queue are made in the same handler, so no event can fall
         // between them: `last_event_id` is always -1.
-        let context =
-            register::Context { state: &self.state, config: &self.config, user, spec: &msg.spec, fetch: &msg.fetch };
+        let context = register::Context {
+            state: &self.state,
+            config: &self.config,
+            user,
+            spec: &msg.spec,
+            fetch: &msg.fetch,
+            store: &self.store,
+        };
         let snapshot = initial_state(&context, &queue_id);
         self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);
         Ok(snapshot)

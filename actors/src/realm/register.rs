@@ -43,6 +43,8 @@ pub struct Context<'a> {
     pub user: &'a User,
     pub spec: &'a QueueSpec,
     pub fetch: &'a FetchOptions,
+    /// For the data sets kept in SQLite (unread state, starred messages, conversations).
+    pub store: &'a crate::store::Store,
 }
 
 impl Context<'_> {
@@ -64,11 +66,13 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_settings_defaults,
     realm_user,
     subscription,
+    super::chat::flags::register::starred_messages,
     channel_folders,
     streams,
     default_streams,
     user_settings,
     user_topic,
+    super::chat::flags::register::unread_msgs,
 ];
 
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
@@ -84,6 +88,8 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> String {
         data_set(ctx, &mut out);
     }
     let raw = post_process(ctx, &mut out);
+    // Zulip's post-processing appends it after the user lists.
+    super::chat::flags::register::recent_private_conversations(ctx, &mut out);
     // Agora always sends the limits, fetched with `realm` or not.
     for (key, value) in catalog::always_present_limits() {
         out.entry(key).or_insert(value);

@@ -10,6 +10,7 @@ mod migrate;
 pub mod profile_fields;
 pub mod queues;
 pub mod realms;
+pub mod user_messages;
 pub mod users;
 
 use std::path::Path;

@@ -25,6 +25,6 @@ fn invalid_channel_id() -> ApiError {
 
 /// Zulip's `access_stream_by_id`: an active channel `user` has content access to, else
 /// "Invalid channel ID".
-fn accessible_channel<'a>(state: &'a RealmState, user: &User, id: ChannelId) -> ApiResult<&'a Channel> {
+pub(crate) fn accessible_channel<'a>(state: &'a RealmState, user: &User, id: ChannelId) -> ApiResult<&'a Channel> {
     state.channel(id).filter(|c| !c.is_archived && state.has_content_access(user, c)).ok_or_else(invalid_channel_id)
 }

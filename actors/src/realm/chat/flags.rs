@@ -1,1 +1,0 @@
-//! Per-user message flags and unread state: `POST /messages/flags`, the `mark_*_as_read` endpoints, register data sets `update_message_flags` (unread_msgs), `starred_messages`, `recent_private_conversations`.
