@@ -10,6 +10,7 @@ mod fetch_api_key;
 mod folders;
 mod groups;
 mod helpers;
+mod message_changes;
 mod messages;
 mod params;
 mod profile_fields;

@@ -131,8 +131,10 @@ pub fn delete_reaction(conn: &Connection, message: i64, user: UserId, reaction: 
 
 /// Deletes a message with its full-text entry, reactions and `user_messages` rows.
 pub fn delete_message(conn: &Connection, message: &MessageRow) -> StoreResult<()> {
-    conn.prepare_cached("INSERT INTO messages_fts (messages_fts, rowid, content, topic) VALUES ('delete', ?1, ?2, ?3)")?
-        .execute(params![message.id, message.content, message.topic])?;
+    conn.prepare_cached(
+        "INSERT INTO messages_fts (messages_fts, rowid, content, topic) VALUES ('delete', ?1, ?2, ?3)",
+    )?
+    .execute(params![message.id, message.content, message.topic])?;
     conn.prepare_cached("DELETE FROM reactions WHERE message_id = ?1")?.execute([message.id])?;
     conn.prepare_cached("DELETE FROM user_messages WHERE message_id = ?1")?.execute([message.id])?;
     conn.prepare_cached("DELETE FROM messages WHERE id = ?1")?.execute([message.id])?;
@@ -168,7 +170,17 @@ pub fn insert_test_message(conn: &Connection, m: &TestMessage<'_>) -> StoreResul
         "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent, dm_key,
                                edit_history, last_edit_time)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?9 IS NULL THEN NULL ELSE ?7 END)",
-        params![m.realm_id, m.sender, m.channel, m.topic, m.content, m.rendered_content, m.date_sent, m.dm_key, m.edit_history],
+        params![
+            m.realm_id,
+            m.sender,
+            m.channel,
+            m.topic,
+            m.content,
+            m.rendered_content,
+            m.date_sent,
+            m.dm_key,
+            m.edit_history
+        ],
     )?;
     let id = conn.last_insert_rowid();
     index_message(conn, id, m.content, m.topic)?;

@@ -67,7 +67,13 @@ pub fn check_can_delete(state: &RealmState, user: &User, message: &MessageRow, n
 
 /// Deletes a message with its rows, reactions and search entry, and returns the
 /// `delete_message` event for everyone who could see it.
-pub fn delete_message(state: &RealmState, store: &Store, user: &User, message_id: i64, now: i64) -> ApiResult<Vec<Outgoing>> {
+pub fn delete_message(
+    state: &RealmState,
+    store: &Store,
+    user: &User,
+    message_id: i64,
+    now: i64,
+) -> ApiResult<Vec<Outgoing>> {
     let conn = store.conn()?;
     let message = access_message_to_change(state, &conn, user, message_id)?.message;
     check_can_delete(state, user, &message, now)?;

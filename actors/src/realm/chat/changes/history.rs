@@ -122,7 +122,9 @@ mod tests {
         let entries = history_entries(&message(None), false);
         assert_eq!(
             entries,
-            vec![json!({"content": "b", "rendered_content": "<p>b</p>", "timestamp": 100, "topic": "new", "user_id": 3})]
+            vec![
+                json!({"content": "b", "rendered_content": "<p>b</p>", "timestamp": 100, "topic": "new", "user_id": 3})
+            ]
         );
     }
 

@@ -86,7 +86,12 @@ pub fn add_reaction(state: &RealmState, store: &Store, user: &User, msg: AddReac
 
 /// Removes `user`'s reaction (Zulip's `remove_reaction`): by code, or by the code of the
 /// emoji name when no code is given.
-pub fn remove_reaction(state: &RealmState, store: &Store, user: &User, msg: RemoveReaction) -> ApiResult<Vec<Outgoing>> {
+pub fn remove_reaction(
+    state: &RealmState,
+    store: &Store,
+    user: &User,
+    msg: RemoveReaction,
+) -> ApiResult<Vec<Outgoing>> {
     let conn = store.conn()?;
     let access = access_message_to_change(state, &conn, user, msg.message_id)?;
     let emoji_code = match (msg.emoji_code, msg.emoji_name) {

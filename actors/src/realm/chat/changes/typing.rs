@@ -61,7 +61,12 @@ pub fn set_typing(state: &RealmState, sender: &User, op: &str, to: TypingTo) -> 
 
 type Typing = ((&'static str, Value), Vec<UserId>);
 
-fn channel_typing(state: &RealmState, sender: &User, stream_id: Option<i64>, topic: Option<String>) -> ApiResult<Typing> {
+fn channel_typing(
+    state: &RealmState,
+    sender: &User,
+    stream_id: Option<i64>,
+    topic: Option<String>,
+) -> ApiResult<Typing> {
     let stream_id = stream_id.ok_or_else(|| ApiError::bad_request("Missing 'stream_id' argument"))?;
     let topic = topic.ok_or_else(|| ApiError::bad_request("Missing topic"))?;
     if !user_flag(sender, "send_stream_typing_notifications") {
