@@ -10,6 +10,9 @@ pub mod reactions;
 pub mod testing;
 pub mod typing;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeSet;
 
 use rusqlite::Connection;

@@ -8,7 +8,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
-use crate::realm::catalog;
+use crate::realm::catalog::{self, EMPTY_TOPIC_DISPLAY_NAME};
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
 
@@ -79,6 +79,9 @@ fn channel_typing(
     if !state.in_channel_group(channel, "can_send_message_group", sender) {
         return Err(ApiError::bad_request("You do not have permission to post in this channel."));
     }
+    // Zulip's `maybe_rename_general_chat_to_empty_topic`: clients without empty topics
+    // type in "general chat", which is the empty topic.
+    let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
     let fields = json!({"stream_id": channel.id, "topic": topic});
     Ok((("stream", fields), state.subscribers(channel.id).collect()))
 }
