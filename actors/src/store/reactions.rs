@@ -14,6 +14,8 @@ pub struct MessageRow {
     pub sender_id: UserId,
     /// `None` for direct messages.
     pub channel_id: Option<ChannelId>,
+    /// For direct messages, the sorted participant ids joined by commas.
+    pub dm_key: Option<String>,
     pub topic: String,
     pub content: String,
     pub rendered_content: String,
@@ -26,7 +28,7 @@ pub struct MessageRow {
 /// The message with this id, if any.
 pub fn message(conn: &Connection, id: i64) -> StoreResult<Option<MessageRow>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent, edit_history
+        "SELECT id, realm_id, sender_id, channel_id, dm_key, topic, content, rendered_content, date_sent, edit_history
          FROM messages WHERE id = ?1",
     )?;
     let row = stmt
@@ -36,11 +38,12 @@ pub fn message(conn: &Connection, id: i64) -> StoreResult<Option<MessageRow>> {
                 realm_id: r.get(1)?,
                 sender_id: r.get(2)?,
                 channel_id: r.get(3)?,
-                topic: r.get(4)?,
-                content: r.get(5)?,
-                rendered_content: r.get(6)?,
-                date_sent: r.get(7)?,
-                edit_history: r.get(8)?,
+                dm_key: r.get(4)?,
+                topic: r.get(5)?,
+                content: r.get(6)?,
+                rendered_content: r.get(7)?,
+                date_sent: r.get(8)?,
+                edit_history: r.get(9)?,
             })
         })
         .optional()?;

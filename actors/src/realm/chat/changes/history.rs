@@ -109,6 +109,7 @@ mod tests {
             realm_id: RealmId(1),
             sender_id: UserId(3),
             channel_id: Some(ChannelId(4)),
+            dm_key: None,
             topic: "new".into(),
             content: "b".into(),
             rendered_content: "<p>b</p>".into(),
