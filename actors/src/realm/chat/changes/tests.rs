@@ -14,7 +14,7 @@ use super::{access_message, event_recipients};
 
 const T0: i64 = 1_795_238_460;
 
-/// A public channel with `members` subscribed.
+/// The public channel "c" (created if needed) with `members` subscribed.
 fn channel(state: &mut RealmState, store: &Store, owner: UserId, members: &[UserId]) -> ChannelId {
     let req = SubscribeRequest {
         channels: vec![("c".to_owned(), None)],
@@ -92,4 +92,23 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
         conn.query_row("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'hello'", [], |r| r.get(0)).unwrap();
     assert_eq!(found, 0);
     assert_eq!(access_message(&state, &conn, &carol_user, id).unwrap_err().msg, "Invalid message(s)");
+}
+
+#[test]
+fn channels_past_the_typing_size_limit_get_no_typing_events() {
+    use super::typing::{set_typing, TypingTo, MAX_CHANNEL_SIZE_FOR_TYPING};
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let users: Vec<UserId> = (0..=MAX_CHANNEL_SIZE_FOR_TYPING)
+        .map(|i| add(&mut state, &store, &config, &format!("u{i}@acme.test"), Role::Member))
+        .collect();
+    let c = channel(&mut state, &store, owner, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
+    let sender = state.user(users[0]).unwrap().clone();
+    let to = || TypingTo::Channel { stream_id: Some(c.0), topic: Some("t".into()) };
+    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    assert_eq!(events[0].users.len(), MAX_CHANNEL_SIZE_FOR_TYPING);
+    let last = users[MAX_CHANNEL_SIZE_FOR_TYPING];
+    channel(&mut state, &store, owner, &[last]);
+    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    assert!(events[0].users.is_empty());
 }

@@ -31,6 +31,10 @@ pub struct SetTyping {
     pub to: TypingTo,
 }
 
+/// Channels with more active subscribers than this get no typing notifications (Zulip's
+/// `MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS`, for performance).
+pub const MAX_CHANNEL_SIZE_FOR_TYPING: usize = 100;
+
 /// A boolean personal setting of `user`.
 fn user_flag(user: &User, name: &str) -> bool {
     catalog::user_setting(name).is_some_and(|s| catalog::user_value(user, s).as_bool().unwrap_or(false))
@@ -83,7 +87,12 @@ fn channel_typing(
     // type in "general chat", which is the empty topic.
     let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
     let fields = json!({"stream_id": channel.id, "topic": topic});
-    Ok((("stream", fields), state.subscribers(channel.id).collect()))
+    let subscribers: Vec<UserId> =
+        state.subscribers(channel.id).filter(|id| state.user(*id).is_some_and(|u| u.is_active)).collect();
+    if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING {
+        return Ok((("stream", fields), Vec::new()));
+    }
+    Ok((("stream", fields), subscribers))
 }
 
 fn direct_typing(state: &RealmState, sender: &User, user_ids: Option<Vec<i64>>) -> ApiResult<Typing> {
