@@ -33,6 +33,8 @@ pub enum ErrorCode {
     InvitationFailed,
     NotFound,
     ExpectationMismatch,
+    ReactionAlreadyExists,
+    ReactionDoesNotExist,
 }
 
 impl ErrorCode {
@@ -62,6 +64,8 @@ impl ErrorCode {
             ErrorCode::InvitationFailed => "INVITATION_FAILED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
+            ErrorCode::ReactionAlreadyExists => "REACTION_ALREADY_EXISTS",
+            ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
         }
     }
 }

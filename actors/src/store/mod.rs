@@ -9,6 +9,7 @@ pub mod groups;
 mod migrate;
 pub mod profile_fields;
 pub mod queues;
+pub mod reactions;
 pub mod realms;
 pub mod user_messages;
 pub mod users;

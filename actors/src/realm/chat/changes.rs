@@ -1,1 +1,0 @@
-//! Changing messages: reactions, typing notifications and deletion (and later edits).

@@ -1,0 +1,103 @@
+//! Changing messages after they are sent: reactions (`reactions`), typing notifications
+//! (`typing`), deletion (`delete`) and the edit history (`history`), on top of one access
+//! check shared by every message endpoint ([`access_message`]).
+
+pub mod delete;
+pub mod emoji;
+pub mod history;
+pub mod reactions;
+#[cfg(feature = "test-support")]
+pub mod testing;
+pub mod typing;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+
+use rusqlite::Connection;
+
+use crate::error::{ApiError, ApiResult};
+use crate::ids::UserId;
+use crate::realm::model::{Role, User};
+use crate::realm::state::RealmState;
+use crate::store::reactions::{self as store, MessageRow};
+
+/// A message a user may see, and whether they have a `user_messages` row for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageAccess {
+    pub message: MessageRow,
+    pub has_user_message: bool,
+}
+
+/// Zulip's error for a message that does not exist or that the user may not see.
+pub fn invalid_message() -> ApiError {
+    ApiError::bad_request("Invalid message(s)")
+}
+
+/// The message `message_id` if `user` may read it (Zulip's `access_message`): a direct
+/// message they received; a channel message of a public channel (for non-guests) or of a
+/// channel they have content access to, which with protected history they must also have
+/// received. Anything else is "Invalid message(s)".
+pub fn access_message(state: &RealmState, conn: &Connection, user: &User, message_id: i64) -> ApiResult<MessageAccess> {
+    access(state, conn, user, message_id, false)
+}
+
+/// [`access_message`] for changing the message (reacting, deleting): messages of archived
+/// channels are refused too.
+pub fn access_message_to_change(
+    state: &RealmState,
+    conn: &Connection,
+    user: &User,
+    message_id: i64,
+) -> ApiResult<MessageAccess> {
+    access(state, conn, user, message_id, true)
+}
+
+fn access(state: &RealmState, conn: &Connection, user: &User, id: i64, modifying: bool) -> ApiResult<MessageAccess> {
+    let message = store::message(conn, id)?.filter(|m| m.realm_id == user.realm_id).ok_or_else(invalid_message)?;
+    let has_user_message = store::has_user_message(conn, user.id, id)?;
+    let allowed = match message.channel_id {
+        None => has_user_message,
+        Some(channel_id) => match state.channel(channel_id) {
+            None => false,
+            Some(channel) if modifying && channel.is_archived => false,
+            Some(channel) if !channel.invite_only && user.role != Role::Guest => true,
+            Some(channel) if !channel.history_public_to_subscribers => {
+                has_user_message && state.has_content_access(user, channel)
+            }
+            Some(channel) => state.has_content_access(user, channel),
+        },
+    };
+    if allowed {
+        Ok(MessageAccess { message, has_user_message })
+    } else {
+        Err(invalid_message())
+    }
+}
+
+/// Who gets the events of a change to `message` (Zulip's
+/// `event_recipient_ids_for_action_on_messages`), ascending: for a direct message, its
+/// recipients; for a channel message, the channel's subscribers, narrowed to those who
+/// received it when history is protected and, for public channels, widened to non-guests
+/// who have a row for it (they unsubscribed, or reacted as historical readers). Only
+/// active users.
+pub fn event_recipients(state: &RealmState, conn: &Connection, message: &MessageRow) -> ApiResult<Vec<UserId>> {
+    let received: BTreeSet<UserId> = store::message_recipients(conn, message.id)?.into_iter().collect();
+    let audience: BTreeSet<UserId> = match message.channel_id.and_then(|id| state.channel(id)) {
+        None if message.channel_id.is_some() => BTreeSet::new(),
+        None => received,
+        Some(channel) => {
+            let subscribers: BTreeSet<UserId> = state.subscribers(channel.id).collect();
+            if !channel.history_public_to_subscribers {
+                subscribers.intersection(&received).copied().collect()
+            } else if channel.invite_only {
+                subscribers
+            } else {
+                let readers = received.into_iter().filter(|id| state.user(*id).is_some_and(|u| u.role != Role::Guest));
+                subscribers.into_iter().chain(readers).collect()
+            }
+        }
+    };
+    Ok(audience.into_iter().filter(|id| state.user(*id).is_some_and(|u| u.is_active)).collect())
+}

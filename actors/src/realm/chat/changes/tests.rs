@@ -1,0 +1,114 @@
+//! Message changes against a real (temporary) database: who may delete, and that deleting
+//! leaves no row behind.
+
+use crate::ids::{ChannelId, UserId};
+use crate::realm::channels::ops::{self, ChannelOptions, SubscribeRequest};
+use crate::realm::model::Role;
+use crate::realm::state::RealmState;
+use crate::realm::tests::{add, setup};
+use crate::store::reactions::{self as store, Reaction};
+use crate::store::{self as stores, Store};
+
+use super::delete::{check_can_delete, delete_message};
+use super::{access_message, event_recipients};
+
+const T0: i64 = 1_795_238_460;
+
+/// The public channel "c" (created if needed) with `members` subscribed.
+fn channel(state: &mut RealmState, store: &Store, owner: UserId, members: &[UserId]) -> ChannelId {
+    let req = SubscribeRequest {
+        channels: vec![("c".to_owned(), None)],
+        colors: Default::default(),
+        principals: Some(ops::Principals::Ids(members.iter().map(|u| u.0).collect())),
+        authorization_errors_fatal: true,
+        send_new_subscription_messages: false,
+        options: ChannelOptions::default(),
+    };
+    ops::subscribe(state, store, owner, req, T0).unwrap();
+    state.channel_by_name("c").unwrap().id
+}
+
+/// A message of `sender` in `channel`, received by its subscribers and indexed.
+fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> i64 {
+    let recipients: Vec<UserId> = state.subscribers(channel).collect();
+    store
+        .write(|tx| {
+            let id = stores::channels::insert_message(tx, state.realm().id, sender, channel, "t", "hello", date_sent)?;
+            stores::channels::insert_user_messages(tx, id, &recipients)?;
+            store::index_message(tx, id, "hello", "t")?;
+            Ok::<_, stores::StoreError>(id)
+        })
+        .unwrap()
+}
+
+#[test]
+fn deletion_follows_roles_and_the_time_limit() {
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
+    let admin = add(&mut state, &store, &config, "admin@acme.test", Role::Administrator);
+    let c = channel(&mut state, &store, owner, &[alice, bob]);
+    let id = message(&state, &store, alice, c, T0);
+    let row = store::message(&store.conn().unwrap(), id).unwrap().unwrap();
+    let user = |id: UserId| state.user(id).unwrap().clone();
+
+    assert!(check_can_delete(&state, &user(alice), &row, T0 + 600).is_ok());
+    let late = check_can_delete(&state, &user(alice), &row, T0 + 601).unwrap_err();
+    assert_eq!(late.msg, "The time limit for deleting this message has passed");
+    let other = check_can_delete(&state, &user(bob), &row, T0).unwrap_err();
+    assert_eq!(other.msg, "You don't have permission to delete this message");
+    assert!(check_can_delete(&state, &user(admin), &row, T0 + 100_000).is_ok());
+}
+
+#[test]
+fn deleting_removes_every_row_and_tells_the_subscribers() {
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
+    let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
+    let c = channel(&mut state, &store, owner, &[alice, bob]);
+    let id = message(&state, &store, alice, c, T0);
+    let smile =
+        Reaction { emoji_name: "smile".into(), emoji_code: "1f604".into(), reaction_type: "unicode_emoji".into() };
+    store.write(|tx| store::insert_reaction(tx, id, bob, &smile)).unwrap();
+
+    let conn = store.conn().unwrap();
+    let carol_user = state.user(carol).unwrap().clone();
+    // A public channel's message is readable without a row.
+    assert!(!access_message(&state, &conn, &carol_user, id).unwrap().has_user_message);
+    let row = store::message(&conn, id).unwrap().unwrap();
+    assert_eq!(event_recipients(&state, &conn, &row).unwrap(), vec![alice, bob]);
+
+    let alice_user = state.user(alice).unwrap().clone();
+    let events = delete_message(&state, &store, &alice_user, id, T0 + 1).unwrap();
+    assert_eq!(events[0].users, vec![alice, bob]);
+    let count = |sql: &str| conn.query_row(sql, [id], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT COUNT(*) FROM messages WHERE id = ?1"), 0);
+    assert_eq!(count("SELECT COUNT(*) FROM user_messages WHERE message_id = ?1"), 0);
+    assert_eq!(count("SELECT COUNT(*) FROM reactions WHERE message_id = ?1"), 0);
+    let found: i64 =
+        conn.query_row("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'hello'", [], |r| r.get(0)).unwrap();
+    assert_eq!(found, 0);
+    assert_eq!(access_message(&state, &conn, &carol_user, id).unwrap_err().msg, "Invalid message(s)");
+}
+
+#[test]
+fn channels_past_the_typing_size_limit_get_no_typing_events() {
+    use super::typing::{set_typing, TypingTo, MAX_CHANNEL_SIZE_FOR_TYPING};
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let users: Vec<UserId> = (0..=MAX_CHANNEL_SIZE_FOR_TYPING)
+        .map(|i| add(&mut state, &store, &config, &format!("u{i}@acme.test"), Role::Member))
+        .collect();
+    let c = channel(&mut state, &store, owner, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
+    let sender = state.user(users[0]).unwrap().clone();
+    let to = || TypingTo::Channel { stream_id: Some(c.0), topic: Some("t".into()) };
+    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    assert_eq!(events[0].users.len(), MAX_CHANNEL_SIZE_FOR_TYPING);
+    let last = users[MAX_CHANNEL_SIZE_FOR_TYPING];
+    channel(&mut state, &store, owner, &[last]);
+    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    assert!(events[0].users.is_empty());
+}

@@ -1,0 +1,126 @@
+//! Typing notifications: `POST /typing` and the `typing` event (Zulip's
+//! `zerver/views/typing.py`, `zerver/actions/typing.py`). Nothing is stored.
+
+use actix::prelude::*;
+use serde_json::{json, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::events::{Event, Outgoing};
+use crate::ids::{ChannelId, UserId};
+use crate::realm::actor::RealmActor;
+use crate::realm::catalog::{self, EMPTY_TOPIC_DISPLAY_NAME};
+use crate::realm::model::User;
+use crate::realm::state::RealmState;
+
+/// Where the typed message goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypingTo {
+    /// `type=direct`: the `to` user ids (`None` when absent).
+    Direct(Option<Vec<i64>>),
+    /// `type=stream`/`channel`: `stream_id` and `topic` (each `None` when absent).
+    Channel { stream_id: Option<i64>, topic: Option<String> },
+}
+
+/// `POST /typing`.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct SetTyping {
+    pub user_id: UserId,
+    /// `start` or `stop`.
+    pub op: String,
+    pub to: TypingTo,
+}
+
+/// Channels with more active subscribers than this get no typing notifications (Zulip's
+/// `MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS`, for performance).
+pub const MAX_CHANNEL_SIZE_FOR_TYPING: usize = 100;
+
+/// A boolean personal setting of `user`.
+fn user_flag(user: &User, name: &str) -> bool {
+    catalog::user_setting(name).is_some_and(|s| catalog::user_value(user, s).as_bool().unwrap_or(false))
+}
+
+/// `{user_id, email}` as typing events name people.
+fn person(user: &User) -> Value {
+    json!({"user_id": user.id, "email": user.email})
+}
+
+/// Checks a typing notification and returns its `typing` event, for the recipients who
+/// receive typing notifications (the sender's other clients included, as in Zulip).
+pub fn set_typing(state: &RealmState, sender: &User, op: &str, to: TypingTo) -> ApiResult<Vec<Outgoing>> {
+    let (fields, audience) = match to {
+        TypingTo::Channel { stream_id, topic } => channel_typing(state, sender, stream_id, topic)?,
+        TypingTo::Direct(user_ids) => direct_typing(state, sender, user_ids)?,
+    };
+    let recipients = audience
+        .into_iter()
+        .filter(|id| state.user(*id).is_some_and(|u| u.is_active && user_flag(u, "receives_typing_notifications")))
+        .collect();
+    let mut body = json!({"message_type": fields.0, "op": op, "sender": person(sender)});
+    if let (Value::Object(body), Value::Object(rest)) = (&mut body, fields.1) {
+        body.extend(rest);
+    }
+    Ok(vec![Outgoing::to(recipients, Event::new("typing", body))])
+}
+
+type Typing = ((&'static str, Value), Vec<UserId>);
+
+fn channel_typing(
+    state: &RealmState,
+    sender: &User,
+    stream_id: Option<i64>,
+    topic: Option<String>,
+) -> ApiResult<Typing> {
+    let stream_id = stream_id.ok_or_else(|| ApiError::bad_request("Missing 'stream_id' argument"))?;
+    let topic = topic.ok_or_else(|| ApiError::bad_request("Missing topic"))?;
+    if !user_flag(sender, "send_stream_typing_notifications") {
+        return Err(ApiError::bad_request("User has disabled typing notifications for channel messages"));
+    }
+    let channel = state
+        .channel(ChannelId(stream_id))
+        .filter(|c| state.has_content_access(sender, c))
+        .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    if !state.in_channel_group(channel, "can_send_message_group", sender) {
+        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
+    }
+    // Zulip's `maybe_rename_general_chat_to_empty_topic`: clients without empty topics
+    // type in "general chat", which is the empty topic.
+    let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
+    let fields = json!({"stream_id": channel.id, "topic": topic});
+    let subscribers: Vec<UserId> =
+        state.subscribers(channel.id).filter(|id| state.user(*id).is_some_and(|u| u.is_active)).collect();
+    if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING {
+        return Ok((("stream", fields), Vec::new()));
+    }
+    Ok((("stream", fields), subscribers))
+}
+
+fn direct_typing(state: &RealmState, sender: &User, user_ids: Option<Vec<i64>>) -> ApiResult<Typing> {
+    let mut user_ids = user_ids.ok_or_else(|| ApiError::bad_request("Missing 'to' argument"))?;
+    if user_ids.is_empty() {
+        return Err(ApiError::bad_request("Empty 'to' list"));
+    }
+    if !user_flag(sender, "send_private_typing_notifications") {
+        return Err(ApiError::bad_request("User has disabled typing notifications for direct messages"));
+    }
+    if !user_ids.contains(&sender.id.0) {
+        user_ids.push(sender.id.0);
+    }
+    let users = user_ids
+        .iter()
+        .map(|id| state.user(UserId(*id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID {id}"))))
+        .collect::<ApiResult<Vec<&User>>>()?;
+    let fields = json!({"recipients": users.iter().map(|u| person(u)).collect::<Vec<_>>()});
+    Ok((("direct", fields), users.iter().map(|u| u.id).collect()))
+}
+
+impl Handler<SetTyping> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: SetTyping, _: &mut Self::Context) -> Self::Result {
+        let sender = self.viewer(msg.user_id)?;
+        let events = set_typing(&self.state, sender, &msg.op, msg.to)?;
+        self.committed(events);
+        Ok(())
+    }
+}
