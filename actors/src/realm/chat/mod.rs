@@ -7,6 +7,8 @@
 pub mod changes;
 pub mod fetch;
 pub mod flags;
+pub mod format;
+pub mod render;
 pub mod send;
 
 /// Zulip's `UserMessage` flag bits.
