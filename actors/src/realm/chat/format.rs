@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::flag;
 use crate::ids::UserId;
 use crate::realm::format::avatar_url;
+use crate::realm::model::EmailVisibility;
 use crate::realm::state::RealmState;
 use crate::store::messages::{MessageRow, ReactionRow};
 
@@ -148,15 +149,17 @@ pub fn message_dict(state: &RealmState, row: &MessageRow, reactions: &[&Reaction
         }
     }
     let avatar = sender.map(avatar_url);
+    // Clients can compute a gravatar only from an email address they are shown.
+    let computable = sender.is_some_and(|u| u.email_address_visibility == EmailVisibility::Everyone);
     match shape {
         Shape::Fetch { apply_markdown, client_gravatar, .. } => {
-            m.insert("avatar_url".into(), if client_gravatar { Value::Null } else { json!(avatar) });
+            m.insert("avatar_url".into(), if client_gravatar && computable { Value::Null } else { json!(avatar) });
             let content_type = if apply_markdown { "text/html" } else { "text/x-markdown" };
             m.insert("content_type".into(), json!(content_type));
         }
         Shape::Event => {
             m.insert("avatar_url".into(), json!(avatar));
-            m.insert("avatar_computable".into(), json!(true));
+            m.insert("avatar_computable".into(), json!(computable));
             m.insert("rendered_content".into(), json!(row.rendered_content));
             m.insert("content_type".into(), json!("text/x-markdown"));
         }
