@@ -31,7 +31,7 @@ pub async fn send_message(auth: Authed, req: HttpRequest, params: Params) -> Res
     let content = params.required_str("content")?;
     let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
     let client = match server_info::client_name(agent) {
-        "" => "API".to_owned(),
+        "" => "Unspecified".to_owned(),
         name => name.chars().take(30).collect(),
     };
     let msg = SendMessage {

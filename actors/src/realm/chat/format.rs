@@ -54,7 +54,7 @@ pub fn recipient_id(row: &MessageRow) -> i64 {
 }
 
 /// The names of a user's flag bits, in Zulip's order, plus the derived
-/// `wildcard_mentioned`.
+/// `wildcard_mentioned`; `is_private` is internal (Zulip's `NON_API_FLAGS`).
 pub fn flag_names(bits: i64) -> Vec<&'static str> {
     const NAMES: &[(i64, &str)] = &[
         (flag::READ, "read"),
@@ -64,7 +64,6 @@ pub fn flag_names(bits: i64) -> Vec<&'static str> {
         (flag::STREAM_WILDCARD_MENTIONED, "stream_wildcard_mentioned"),
         (flag::HAS_ALERT_WORD, "has_alert_word"),
         (flag::HISTORICAL, "historical"),
-        (flag::IS_PRIVATE, "is_private"),
         (flag::TOPIC_WILDCARD_MENTIONED, "topic_wildcard_mentioned"),
         (flag::GROUP_MENTIONED, "group_mentioned"),
     ];
