@@ -353,13 +353,16 @@ async fn narrows_select_messages_with_every_operator() {
     assert_eq!(narrowed(&app, &hamlet, negated).await, vec![c, e]);
     let not_from = json!([{"operator": "sender", "operand": hamlet_email, "negated": true}, ["is", "dm"]]);
     assert_eq!(narrowed(&app, &hamlet, not_from).await, vec![e]);
-    // Messages are unread for their recipients, read for no one else until marked.
-    assert_eq!(narrowed(&app, &hamlet, json!([["is", "unread"]])).await, vec![a, b, d, e]);
+    // API clients do not mark what they send as read: everything is unread for Hamlet,
+    // unless the sender says `read_by_sender`.
+    assert_eq!(narrowed(&app, &hamlet, json!([["is", "unread"]])).await, all);
+    let f = sent(&app, &hamlet, &[("type", "stream"), ("to", "venice"), ("topic", "t"), ("content", "x"), ("read_by_sender", "true")]).await;
+    assert_eq!(narrowed(&app, &hamlet, json!([{"operator": "is", "operand": "unread", "negated": true}])).await, vec![f]);
     assert_eq!(narrowed(&app, &hamlet, json!([["is", "starred"]])).await, Vec::<i64>::new());
     // Othello is not subscribed to venice but may read its public history.
-    assert_eq!(narrowed(&app, &othello, json!([["channel", "venice"]])).await, vec![c]);
+    assert_eq!(narrowed(&app, &othello, json!([["channel", "venice"]])).await, vec![c, f]);
     assert_eq!(message(&app, &othello, c).await["flags"], json!(["read", "historical"]));
-    assert_eq!(narrowed(&app, &othello, json!([["channels", "public"]])).await, vec![a, b, c, d]);
+    assert_eq!(narrowed(&app, &othello, json!([["channels", "public"]])).await, vec![a, b, c, d, f]);
 
     let bad = |msg: &str| json!({"result": "error", "msg": msg, "code": "BAD_NARROW"});
     for (narrow, msg) in [
@@ -397,7 +400,8 @@ async fn anchors_and_limits_page_through_messages() {
     assert_eq!(flags(&body), (json!(true), json!(false), json!(false), json!(all[2])));
     let body = fetch(&app, &hamlet, &[("anchor", &mid), ("num_before", "0"), ("num_after", "10"), ("include_anchor", "false")]).await;
     assert_eq!(ids(&body), vec![all[3], all[4]]);
-    assert_eq!(flags(&body), (json!(false), json!(true), json!(true), json!(all[2])));
+    // Nothing was asked before the anchor, so the oldest is not known to be found.
+    assert_eq!(flags(&body), (json!(false), json!(false), json!(true), json!(all[2])));
     let body = fetch(&app, &hamlet, &[("anchor", "oldest"), ("num_before", "0"), ("num_after", "2")]).await;
     assert_eq!(ids(&body), vec![all[0], all[1]]);
     assert_eq!(flags(&body), (json!(false), json!(true), json!(false), json!(0)));
@@ -407,14 +411,14 @@ async fn anchors_and_limits_page_through_messages() {
     assert_eq!(flags(&body), (json!(false), json!(true), json!(true), json!(100000)));
     // first_unread: Hamlet has read nothing; the owner (API client, read_by_sender false) neither.
     let body = fetch(&app, &hamlet, &[("anchor", "first_unread"), ("num_before", "0"), ("num_after", "1")]).await;
-    assert_eq!(ids(&body), vec![all[0]]);
+    assert_eq!(ids(&body), vec![all[0], all[1]]);
     assert_eq!(body["anchor"], json!(all[0]));
     // With nothing unread in the narrow, the anchor is past every message.
     let narrow = json!([["is", "starred"]]).to_string();
     let body = fetch(&app, &hamlet, &[("anchor", "first_unread"), ("num_before", "2"), ("num_after", "2"), ("narrow", &narrow)]).await;
     assert_eq!(ids(&body), Vec::<i64>::new());
     assert_eq!(flags(&body), (json!(false), json!(true), json!(true), json!(10_000_000_000_000_000i64)));
-    let body = fetch(&app, &hamlet, &[("use_first_unread_anchor", "true"), ("num_before", "0"), ("num_after", "1")]).await;
+    let body = fetch(&app, &hamlet, &[("use_first_unread_anchor", "true"), ("num_before", "0"), ("num_after", "0")]).await;
     assert_eq!(ids(&body), vec![all[0]]);
     // message_ids instead of a range.
     let wanted = json!([all[4], all[1]]).to_string();

@@ -167,15 +167,17 @@ pub fn get_messages(state: &RealmState, store: &Store, user: &User, msg: &GetMes
         Vec::new()
     };
     before.reverse();
-    let after_limit = msg.num_after + i64::from(msg.include_anchor);
-    let after_cond = if msg.include_anchor { "m.id >= ?" } else { "m.id > ?" };
-    let after =
-        if after_limit > 0 { run(store, &q, after_cond, &[Sql::Integer(anchor)], "ASC", after_limit)? } else { Vec::new() };
-    let found_anchor = msg.include_anchor && after.first().is_some_and(|(row, _)| row.id == anchor);
+    let at_anchor =
+        if msg.include_anchor { run(store, &q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
+    let after = if msg.num_after > 0 {
+        run(store, &q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", msg.num_after)?
+    } else {
+        Vec::new()
+    };
+    let found_anchor = !at_anchor.is_empty();
     let found_oldest = to_left || (before.len() as i64) < msg.num_before;
-    let after_count = after.len() as i64 - i64::from(found_anchor);
-    let found_newest = to_right || after_count < msg.num_after;
-    let rows: Vec<FetchedRow> = before.into_iter().chain(after).collect();
+    let found_newest = to_right || (after.len() as i64) < msg.num_after;
+    let rows: Vec<FetchedRow> = before.into_iter().chain(at_anchor).chain(after).collect();
     out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.is_search)?));
     out.insert("found_anchor".into(), json!(found_anchor));
     out.insert("found_oldest".into(), json!(found_oldest));
