@@ -102,7 +102,13 @@ async fn a_channel_message_has_zulips_shapes_in_the_response_the_fetch_and_the_e
     assert_eq!(again, json!({"result": "success", "msg": "", "id": id + 1}));
 
     let narrow = r#"[{"operator": "channel", "operand": "golden"}]"#;
-    let query = [("anchor", "newest"), ("num_before", "1"), ("num_after", "0"), ("narrow", narrow), ("client_gravatar", "false")];
+    let query = [
+        ("anchor", "newest"),
+        ("num_before", "1"),
+        ("num_after", "0"),
+        ("narrow", narrow),
+        ("client_gravatar", "false"),
+    ];
     let body = fetch(&app, &app.owner, &query).await;
     let got = &body["messages"][0];
     let timestamp = got["timestamp"].as_i64().unwrap();
@@ -143,7 +149,8 @@ async fn message_events_go_to_exactly_the_recipients_with_local_id_on_the_sender
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
     channel(&app, "denmark", false, true, &[&hamlet]).await;
-    let sender_queue = Watch::with_form(&app, &app.owner, &[("event_types", r#"["message"]"#), ("apply_markdown", "true")]).await;
+    let sender_queue =
+        Watch::with_form(&app, &app.owner, &[("event_types", r#"["message"]"#), ("apply_markdown", "true")]).await;
     let mut other_queue = Watch::new(&app, &app.owner, r#"["message"]"#).await;
     let mut hamlet_watch = Watch::new(&app, &hamlet, r#"["message"]"#).await;
     let mut othello_watch = Watch::new(&app, &othello, r#"["message"]"#).await;
@@ -236,17 +243,44 @@ async fn sending_errors_have_zulips_messages() {
     channel(&app, "denmark", false, true, &[]).await;
     channel(&app, "secret", true, false, &[]).await;
     let cases: Vec<(Vec<(&str, &str)>, Value)> = vec![
-        (vec![("type", "channel"), ("to", "[]"), ("topic", "x"), ("content", "y")], error("Expected exactly one channel")),
-        (vec![("type", "stream"), ("to", "denmark"), ("topic", "x")], json!({"result": "error", "msg": "Missing 'content' argument", "var_name": "content", "code": "REQUEST_VARIABLE_MISSING"})),
+        (
+            vec![("type", "channel"), ("to", "[]"), ("topic", "x"), ("content", "y")],
+            error("Expected exactly one channel"),
+        ),
+        (
+            vec![("type", "stream"), ("to", "denmark"), ("topic", "x")],
+            json!({"result": "error", "msg": "Missing 'content' argument", "var_name": "content", "code": "REQUEST_VARIABLE_MISSING"}),
+        ),
         (vec![("type", "stream"), ("to", "denmark"), ("content", "y")], error("Missing topic")),
-        (vec![("type", "stream"), ("to", "denmark"), ("topic", "x"), ("content", "  \n ")], error("Message must not be empty")),
-        (vec![("type", "stream"), ("to", "denmark"), ("topic", "x"), ("content", "a\0b")], error("Message must not contain null bytes")),
-        (vec![("type", "stream"), ("to", "nowhere"), ("topic", "x"), ("content", "y")], json!({"result": "error", "msg": "Channel 'nowhere' does not exist", "stream": "nowhere", "code": "STREAM_DOES_NOT_EXIST"})),
-        (vec![("type", "stream"), ("to", "9999"), ("topic", "x"), ("content", "y")], json!({"result": "error", "msg": "Channel with ID '9999' does not exist", "stream_id": 9999, "code": "STREAM_DOES_NOT_EXIST"})),
-        (vec![("type", "stream"), ("to", "secret"), ("topic", "x"), ("content", "y")], error("Not authorized to send to channel 'secret'")),
-        (vec![("type", "private"), ("to", "nobody@agora.test"), ("content", "y")], error("Invalid email 'nobody@agora.test'")),
+        (
+            vec![("type", "stream"), ("to", "denmark"), ("topic", "x"), ("content", "  \n ")],
+            error("Message must not be empty"),
+        ),
+        (
+            vec![("type", "stream"), ("to", "denmark"), ("topic", "x"), ("content", "a\0b")],
+            error("Message must not contain null bytes"),
+        ),
+        (
+            vec![("type", "stream"), ("to", "nowhere"), ("topic", "x"), ("content", "y")],
+            json!({"result": "error", "msg": "Channel 'nowhere' does not exist", "stream": "nowhere", "code": "STREAM_DOES_NOT_EXIST"}),
+        ),
+        (
+            vec![("type", "stream"), ("to", "9999"), ("topic", "x"), ("content", "y")],
+            json!({"result": "error", "msg": "Channel with ID '9999' does not exist", "stream_id": 9999, "code": "STREAM_DOES_NOT_EXIST"}),
+        ),
+        (
+            vec![("type", "stream"), ("to", "secret"), ("topic", "x"), ("content", "y")],
+            error("Not authorized to send to channel 'secret'"),
+        ),
+        (
+            vec![("type", "private"), ("to", "nobody@agora.test"), ("content", "y")],
+            error("Invalid email 'nobody@agora.test'"),
+        ),
         (vec![("type", "private"), ("to", "[9999]"), ("content", "y")], error("Invalid user ID 9999")),
-        (vec![("type", "private"), ("to", "[3, \"a@agora.test\"]"), ("content", "y")], error("Recipient lists may contain emails or user IDs, but not both.")),
+        (
+            vec![("type", "private"), ("to", "[3, \"a@agora.test\"]"), ("content", "y")],
+            error("Recipient lists may contain emails or user IDs, but not both."),
+        ),
     ];
     for (form, expected) in cases {
         let response = post(&app, &hamlet, "/messages", &form).await;
@@ -262,7 +296,8 @@ async fn topics_and_content_are_normalized() {
     let id = to_channel(&app, &app.owner, "denmark", &format!("  {long_topic} "), "x").await;
     assert_eq!(message(&app, &app.owner, id).await["subject"], json!(format!("{}...", "t".repeat(57))));
     // The legacy `subject` parameter (the Python client's) works too.
-    let id = sent(&app, &app.owner, &[("type", "stream"), ("to", "\"denmark\""), ("subject", "old"), ("content", "x")]).await;
+    let id = sent(&app, &app.owner, &[("type", "stream"), ("to", "\"denmark\""), ("subject", "old"), ("content", "x")])
+        .await;
     assert_eq!(message(&app, &app.owner, id).await["subject"], json!("old"));
     let long = "y".repeat(10_050);
     let id = to_channel(&app, &app.owner, "denmark", "long", &long).await;
@@ -273,7 +308,8 @@ async fn topics_and_content_are_normalized() {
     // The empty topic is shown as "general chat" unless the client allows it.
     let id = to_channel(&app, &app.owner, "denmark", "(no topic)", "x").await;
     assert_eq!(message(&app, &app.owner, id).await["subject"], json!("general chat"));
-    let (_, body) = json(get(&app, &app.owner, &format!("/messages/{id}"), &[("allow_empty_topic_name", "true")]).await).await;
+    let (_, body) =
+        json(get(&app, &app.owner, &format!("/messages/{id}"), &[("allow_empty_topic_name", "true")]).await).await;
     assert_eq!(body["message"]["subject"], json!(""));
 }
 
@@ -316,7 +352,10 @@ async fn zulip_markdown_renders_mentions_links_and_emoji_and_sets_mention_flags(
     assert!(!mentioned.contains(&silent));
     // @**topic** flags the topic's participants only.
     let topic = to_channel(&app, &othello, "denmark", "castle", "@**topic** hello").await;
-    assert_eq!(message(&app, &app.owner, topic).await["flags"], json!(["topic_wildcard_mentioned", "wildcard_mentioned"]));
+    assert_eq!(
+        message(&app, &app.owner, topic).await["flags"],
+        json!(["topic_wildcard_mentioned", "wildcard_mentioned"])
+    );
     assert_eq!(message(&app, &hamlet, topic).await["flags"], json!([]));
 }
 
@@ -341,7 +380,10 @@ async fn narrows_select_messages_with_every_operator() {
     assert_eq!(narrowed(&app, &hamlet, json!([{"operator": "channel", "operand": denmark}])).await, vec![a, b, d]);
     assert_eq!(narrowed(&app, &hamlet, json!([["channel", "denmark"], ["topic", "castle"]])).await, vec![a, b]);
     assert_eq!(narrowed(&app, &hamlet, json!([["sender", othello_email]])).await, vec![b, d, e]);
-    assert_eq!(narrowed(&app, &hamlet, json!([{"operator": "sender", "operand": othello.user_id}])).await, vec![b, d, e]);
+    assert_eq!(
+        narrowed(&app, &hamlet, json!([{"operator": "sender", "operand": othello.user_id}])).await,
+        vec![b, d, e]
+    );
     assert_eq!(narrowed(&app, &hamlet, json!([["pm-with", othello_email]])).await, vec![e]);
     assert_eq!(narrowed(&app, &hamlet, json!([["is", "resolved"]])).await, vec![d]);
     assert_eq!(narrowed(&app, &hamlet, json!([["has", "link"]])).await, vec![b]);
@@ -356,8 +398,16 @@ async fn narrows_select_messages_with_every_operator() {
     // API clients do not mark what they send as read: everything is unread for Hamlet,
     // unless the sender says `read_by_sender`.
     assert_eq!(narrowed(&app, &hamlet, json!([["is", "unread"]])).await, all);
-    let f = sent(&app, &hamlet, &[("type", "stream"), ("to", "venice"), ("topic", "t"), ("content", "x"), ("read_by_sender", "true")]).await;
-    assert_eq!(narrowed(&app, &hamlet, json!([{"operator": "is", "operand": "unread", "negated": true}])).await, vec![f]);
+    let f = sent(
+        &app,
+        &hamlet,
+        &[("type", "stream"), ("to", "venice"), ("topic", "t"), ("content", "x"), ("read_by_sender", "true")],
+    )
+    .await;
+    assert_eq!(
+        narrowed(&app, &hamlet, json!([{"operator": "is", "operand": "unread", "negated": true}])).await,
+        vec![f]
+    );
     assert_eq!(narrowed(&app, &hamlet, json!([["is", "starred"]])).await, Vec::<i64>::new());
     // Othello is not subscribed to venice but may read its public history.
     assert_eq!(narrowed(&app, &othello, json!([["channel", "venice"]])).await, vec![c, f]);
@@ -373,7 +423,8 @@ async fn narrows_select_messages_with_every_operator() {
         (json!([["sender", "nobody@agora.test"]]), "Invalid narrow operator: unknown user"),
     ] {
         let narrow = narrow.to_string();
-        let response = get(&app, &hamlet, "/messages", &[("anchor", "newest"), ("num_before", "5"), ("narrow", &narrow)]).await;
+        let response =
+            get(&app, &hamlet, "/messages", &[("anchor", "newest"), ("num_before", "5"), ("narrow", &narrow)]).await;
         expect(response, 400, bad(msg)).await;
     }
 }
@@ -391,14 +442,26 @@ async fn anchors_and_limits_page_through_messages() {
         [("anchor", anchor.to_owned()), ("num_before", before.to_owned()), ("num_after", after.to_owned())]
     };
     let flags = |body: &Value| {
-        (body["found_anchor"].clone(), body["found_oldest"].clone(), body["found_newest"].clone(), body["anchor"].clone())
+        (
+            body["found_anchor"].clone(),
+            body["found_oldest"].clone(),
+            body["found_newest"].clone(),
+            body["anchor"].clone(),
+        )
     };
     let query = |q: [(&'static str, String); 3]| q;
     let mid = all[2].to_string();
-    let body = fetch(&app, &hamlet, &query(page(&mid, "1", "1")).iter().map(|(k, v)| (*k, v.as_str())).collect::<Vec<_>>()).await;
+    let body =
+        fetch(&app, &hamlet, &query(page(&mid, "1", "1")).iter().map(|(k, v)| (*k, v.as_str())).collect::<Vec<_>>())
+            .await;
     assert_eq!(ids(&body), vec![all[1], all[2], all[3]]);
     assert_eq!(flags(&body), (json!(true), json!(false), json!(false), json!(all[2])));
-    let body = fetch(&app, &hamlet, &[("anchor", &mid), ("num_before", "0"), ("num_after", "10"), ("include_anchor", "false")]).await;
+    let body = fetch(
+        &app,
+        &hamlet,
+        &[("anchor", &mid), ("num_before", "0"), ("num_after", "10"), ("include_anchor", "false")],
+    )
+    .await;
     assert_eq!(ids(&body), vec![all[3], all[4]]);
     // Nothing was asked before the anchor, so the oldest is not known to be found.
     assert_eq!(flags(&body), (json!(false), json!(false), json!(true), json!(all[2])));
@@ -415,17 +478,28 @@ async fn anchors_and_limits_page_through_messages() {
     assert_eq!(body["anchor"], json!(all[0]));
     // With nothing unread in the narrow, the anchor is past every message.
     let narrow = json!([["is", "starred"]]).to_string();
-    let body = fetch(&app, &hamlet, &[("anchor", "first_unread"), ("num_before", "2"), ("num_after", "2"), ("narrow", &narrow)]).await;
+    let body = fetch(
+        &app,
+        &hamlet,
+        &[("anchor", "first_unread"), ("num_before", "2"), ("num_after", "2"), ("narrow", &narrow)],
+    )
+    .await;
     assert_eq!(ids(&body), Vec::<i64>::new());
     assert_eq!(flags(&body), (json!(false), json!(true), json!(true), json!(10_000_000_000_000_000i64)));
-    let body = fetch(&app, &hamlet, &[("use_first_unread_anchor", "true"), ("num_before", "0"), ("num_after", "0")]).await;
+    let body =
+        fetch(&app, &hamlet, &[("use_first_unread_anchor", "true"), ("num_before", "0"), ("num_after", "0")]).await;
     assert_eq!(ids(&body), vec![all[0]]);
     // message_ids instead of a range.
     let wanted = json!([all[4], all[1]]).to_string();
     let body = fetch(&app, &hamlet, &[("message_ids", &wanted)]).await;
     assert_eq!(ids(&body), vec![all[1], all[4]]);
 
-    expect(get(&app, &hamlet, "/messages", &[("anchor", "soon"), ("num_before", "1")]).await, 400, error("Invalid anchor")).await;
+    expect(
+        get(&app, &hamlet, "/messages", &[("anchor", "soon"), ("num_before", "1")]).await,
+        400,
+        error("Invalid anchor"),
+    )
+    .await;
     expect(
         get(&app, &hamlet, "/messages", &[("anchor", "newest"), ("num_before", "4000"), ("num_after", "1001")]).await,
         400,
@@ -450,7 +524,8 @@ async fn private_channels_show_history_only_as_their_settings_allow() {
     let p1 = to_channel(&app, &app.owner, "protected", "t", "before").await;
     let s1 = to_channel(&app, &app.owner, "shared", "t", "before").await;
     expect(
-        post(&app, &othello, "/messages", &[("type", "stream"), ("to", "protected"), ("topic", "t"), ("content", "x")]).await,
+        post(&app, &othello, "/messages", &[("type", "stream"), ("to", "protected"), ("topic", "t"), ("content", "x")])
+            .await,
         400,
         error("Not authorized to send to channel 'protected'"),
     )

@@ -39,7 +39,9 @@ impl Anchor {
             "newest" => Ok(Anchor::Newest),
             "oldest" => Ok(Anchor::Oldest),
             "first_unread" => Ok(Anchor::FirstUnread),
-            _ => raw.parse::<i64>().map(|id| Anchor::Id(id.max(0))).map_err(|_| ApiError::bad_request("Invalid anchor")),
+            _ => {
+                raw.parse::<i64>().map(|id| Anchor::Id(id.max(0))).map_err(|_| ApiError::bad_request("Invalid anchor"))
+            }
         }
     }
 }
@@ -110,7 +112,13 @@ fn first_unread(store: &Store, q: &NarrowQuery) -> ApiResult<Option<i64>> {
 }
 
 /// The message objects of `rows`, with their reactions.
-fn render_rows(state: &RealmState, store: &Store, rows: &[FetchedRow], rendering: Rendering, search: bool) -> ApiResult<Vec<Value>> {
+fn render_rows(
+    state: &RealmState,
+    store: &Store,
+    rows: &[FetchedRow],
+    rendering: Rendering,
+    search: bool,
+) -> ApiResult<Vec<Value>> {
     let ids: Vec<i64> = rows.iter().map(|(row, _)| row.id).collect();
     let reactions = db::reactions_of(&*store.conn()?, &ids)?;
     let mut by_message: BTreeMap<i64, Vec<&ReactionRow>> = BTreeMap::new();
@@ -139,7 +147,12 @@ fn render_rows(state: &RealmState, store: &Store, rows: &[FetchedRow], rendering
 }
 
 /// `GET /messages`.
-pub fn get_messages(state: &RealmState, store: &Store, user: &User, msg: &GetMessages) -> ApiResult<Map<String, Value>> {
+pub fn get_messages(
+    state: &RealmState,
+    store: &Store,
+    user: &User,
+    msg: &GetMessages,
+) -> ApiResult<Map<String, Value>> {
     let q = narrow::build(state, user, &msg.narrow)?;
     let mut out = Map::new();
     if let Some(ids) = &msg.message_ids {
@@ -197,10 +210,7 @@ fn accessible_message(state: &RealmState, store: &Store, user: &User, id: i64) -
     let invalid = || ApiError::bad_request("Invalid message(s)");
     let (row, flags) = db::query_rows(&*store.conn()?, &sql, &args)?.into_iter().next().ok_or_else(invalid)?;
     let readable = flags.is_some()
-        || row
-            .channel_id
-            .and_then(|c| state.channel(c))
-            .is_some_and(|c| narrow::can_read_history(state, user, c));
+        || row.channel_id.and_then(|c| state.channel(c)).is_some_and(|c| narrow::can_read_history(state, user, c));
     if readable {
         Ok((row, flags))
     } else {
@@ -220,7 +230,12 @@ pub fn get_message(state: &RealmState, store: &Store, user: &User, msg: &GetMess
 }
 
 /// `GET /messages/matches_narrow`: which of the messages match, with their match fields.
-pub fn matches_narrow(state: &RealmState, store: &Store, user: &User, msg: &MatchesNarrow) -> ApiResult<Map<String, Value>> {
+pub fn matches_narrow(
+    state: &RealmState,
+    store: &Store,
+    user: &User,
+    msg: &MatchesNarrow,
+) -> ApiResult<Map<String, Value>> {
     let q = narrow::build(state, user, &msg.narrow)?;
     let list: Vec<String> = msg.message_ids.iter().map(i64::to_string).collect();
     let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", msg.message_ids.len() as i64)?;

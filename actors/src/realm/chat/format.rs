@@ -45,9 +45,12 @@ pub fn recipient_id(row: &MessageRow) -> i64 {
         [a, b] => DM_RECIPIENT_BASE + if *a == row.sender_id { b.0 } else { a.0 },
         _ => {
             // FNV-1a over the key, kept below 2^40.
-            let hash = row.dm_key.as_deref().unwrap_or("").bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-            });
+            let hash = row
+                .dm_key
+                .as_deref()
+                .unwrap_or("")
+                .bytes()
+                .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
             GROUP_RECIPIENT_BASE + (hash % (1 << 40)) as i64
         }
     }
@@ -90,7 +93,12 @@ pub enum Shape {
 }
 
 /// The message object.
-pub fn message_dict(state: &RealmState, row: &MessageRow, reactions: &[&ReactionRow], shape: Shape) -> Map<String, Value> {
+pub fn message_dict(
+    state: &RealmState,
+    row: &MessageRow,
+    reactions: &[&ReactionRow],
+    shape: Shape,
+) -> Map<String, Value> {
     let sender = state.user(row.sender_id);
     let mut m = Map::new();
     m.insert("id".into(), json!(row.id));

@@ -92,7 +92,9 @@ pub fn can_read_history(state: &RealmState, user: &User, channel: &Channel) -> b
 fn channel_operand<'a>(state: &'a RealmState, operand: &Value) -> ApiResult<&'a Channel> {
     let found = match operand {
         Value::Number(n) => n.as_i64().and_then(|id| state.channel(ChannelId(id))),
-        Value::String(s) => state.channel_by_name(s).or_else(|| s.parse().ok().and_then(|id| state.channel(ChannelId(id)))),
+        Value::String(s) => {
+            state.channel_by_name(s).or_else(|| s.parse().ok().and_then(|id| state.channel(ChannelId(id))))
+        }
         _ => None,
     };
     found.ok_or_else(|| bad_narrow("unknown channel"))
@@ -112,7 +114,9 @@ fn user_operand(state: &RealmState, operand: &Value) -> ApiResult<UserId> {
 fn users_operand(state: &RealmState, operand: &Value) -> ApiResult<Vec<UserId>> {
     match operand {
         Value::Array(items) => items.iter().map(|v| user_operand(state, v)).collect(),
-        Value::String(s) => s.split(',').filter(|e| !e.trim().is_empty()).map(|e| user_operand(state, &Value::from(e))).collect(),
+        Value::String(s) => {
+            s.split(',').filter(|e| !e.trim().is_empty()).map(|e| user_operand(state, &Value::from(e))).collect()
+        }
         other => Ok(vec![user_operand(state, other)?]),
     }
 }
@@ -131,32 +135,34 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
     let public_channels = narrow.iter().any(|t| {
         !t.negated && matches!(t.operator.as_str(), "channels" | "streams") && t.operand.as_str() == Some("public")
     });
-    let own_rows = format!("FROM user_messages um JOIN messages m ON m.id = um.message_id");
-    let all_rows = "FROM messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?".to_owned();
-    if let Some(term) = positive_channel {
-        let channel = channel_operand(state, &term.operand)?;
-        if can_read_history(state, user, channel) {
-            q.from = all_rows;
-            q.args.push(Sql::Integer(user.id.0));
-        } else {
-            q.from = own_rows;
-            q.conds.push("um.user_id = ?".into());
-            q.args.push(Sql::Integer(user.id.0));
+    // Whole channel history where the narrow names one the user may read (or all public
+    // channels); otherwise only the messages the user received.
+    let full_history = match positive_channel {
+        Some(term) => can_read_history(state, user, channel_operand(state, &term.operand)?).then(String::new),
+        None if public_channels => {
+            let ids: Vec<String> = state
+                .channels()
+                .filter(|c| !c.invite_only && can_read_history(state, user, c))
+                .map(|c| c.id.0.to_string())
+                .collect();
+            Some(format!("m.channel_id IN ({})", ids.join(",")))
         }
-    } else if public_channels {
-        q.from = all_rows;
-        q.args.push(Sql::Integer(user.id.0));
-        let ids: Vec<String> = state
-            .channels()
-            .filter(|c| !c.invite_only && can_read_history(state, user, c))
-            .map(|c| c.id.0.to_string())
-            .collect();
-        q.conds.push(format!("m.channel_id IN ({})", ids.join(",")));
-    } else {
-        q.from = own_rows;
-        q.conds.push("um.user_id = ?".into());
-        q.args.push(Sql::Integer(user.id.0));
+        None => None,
+    };
+    q.args.push(Sql::Integer(user.id.0));
+    match full_history {
+        Some(cond) => {
+            q.from = "FROM messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?".into();
+            if !cond.is_empty() {
+                q.conds.push(cond);
+            }
+        }
+        None => {
+            q.from = "FROM user_messages um JOIN messages m ON m.id = um.message_id".into();
+            q.conds.push("um.user_id = ?".into());
+        }
     }
+    q.conds.push("1".into());
     for term in narrow {
         let (cond, args) = condition(state, user, term, &mut q.is_search)?;
         let Some(cond) = cond else { continue };
@@ -246,7 +252,9 @@ fn topics_condition(state: &RealmState, user: &User, policy: i64) -> String {
     let pairs: Vec<String> = state
         .user_topics_of(user.id)
         .filter(|t| t.visibility_policy == policy)
-        .map(|t| format!("(m.channel_id = {} AND m.topic = '{}' COLLATE NOCASE)", t.channel_id, t.topic.replace('\'', "''")))
+        .map(|t| {
+            format!("(m.channel_id = {} AND m.topic = '{}' COLLATE NOCASE)", t.channel_id, t.topic.replace('\'', "''"))
+        })
         .collect();
     if pairs.is_empty() {
         "0".to_owned()
@@ -273,8 +281,8 @@ mod tests {
 
     #[test]
     fn narrows_parse_in_both_forms() {
-        let terms = parse_narrow(&json!([["stream", "x"], {"operator": "is", "operand": "starred", "negated": true}]))
-            .unwrap();
+        let terms =
+            parse_narrow(&json!([["stream", "x"], {"operator": "is", "operand": "starred", "negated": true}])).unwrap();
         assert_eq!(terms[0], NarrowTerm { operator: "stream".into(), operand: json!("x"), negated: false });
         assert!(terms[1].negated);
         assert_eq!(parse_narrow(&json!([3])).unwrap_err().msg, "Invalid narrow[0]");

@@ -182,9 +182,7 @@ fn match_token(state: &RealmState, rest: &str, prev: Option<char>, out: &mut Ren
     if rest.starts_with(':') {
         return emoji(rest);
     }
-    if (rest.starts_with("https://") || rest.starts_with("http://"))
-        && prev.is_none_or(char::is_whitespace)
-    {
+    if (rest.starts_with("https://") || rest.starts_with("http://")) && prev.is_none_or(char::is_whitespace) {
         let len = url_length(rest);
         let url = &rest[..len];
         out.has_link = true;

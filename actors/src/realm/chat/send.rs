@@ -66,7 +66,9 @@ fn parse_channel(parsed: Option<Value>, raw: &str) -> ApiResult<ChannelRef> {
     };
     match value {
         Value::String(name) => Ok(ChannelRef::Name(name)),
-        Value::Number(n) => n.as_i64().map(ChannelRef::Id).ok_or_else(|| ApiError::bad_request("Invalid data type for channel")),
+        Value::Number(n) => {
+            n.as_i64().map(ChannelRef::Id).ok_or_else(|| ApiError::bad_request("Invalid data type for channel"))
+        }
         _ => Err(ApiError::bad_request("Invalid data type for channel")),
     }
 }
@@ -188,7 +190,8 @@ fn channel_for_send<'a>(state: &'a RealmState, sender: &User, target: &ChannelRe
 /// topic policies.
 fn channel_topic(state: &RealmState, channel: &Channel, topic: Option<&str>) -> ApiResult<String> {
     let topic = normalize_topic(topic.ok_or_else(|| ApiError::bad_request("Missing topic"))?);
-    let realm_policy = state.realm().settings.get("topics_policy").and_then(Value::as_str).unwrap_or("allow_empty_topic");
+    let realm_policy =
+        state.realm().settings.get("topics_policy").and_then(Value::as_str).unwrap_or("allow_empty_topic");
     match channel.topics_policy.as_str() {
         "empty_topic_only" if !topic.is_empty() => {
             Err(ApiError::bad_request("Only the general chat topic is allowed in this channel."))
@@ -209,7 +212,8 @@ fn direct_participants(state: &RealmState, sender: &User, target: &DirectRef) ->
     match target {
         DirectRef::Ids(ids) => {
             for id in ids {
-                let user = state.user(UserId(*id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID {id}")))?;
+                let user =
+                    state.user(UserId(*id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID {id}")))?;
                 users.push(user);
             }
         }
@@ -299,9 +303,8 @@ pub fn send_message(
     let content = normalize_content(&msg.content)?;
     let rendered = render(state, &content);
     let group_members = mentioned_group_members(state, &rendered);
-    let read_by_sender = msg
-        .read_by_sender
-        .unwrap_or_else(|| READ_BY_SENDER_CLIENTS.contains(&msg.client.to_lowercase().as_str()));
+    let read_by_sender =
+        msg.read_by_sender.unwrap_or_else(|| READ_BY_SENDER_CLIENTS.contains(&msg.client.to_lowercase().as_str()));
     let (channel_id, topic, dm, recipients, base) = match &target {
         Target::Channel(channel, topic) => {
             let mut users: BTreeSet<UserId> = state.subscribers(channel.id).collect();
@@ -372,7 +375,13 @@ pub fn send_message(
 
 /// The topic policy a send sets for its sender (Zulip's `automatically_follow_topics_policy`:
 /// 1 on participation, 2 on send, 3 on initiation, 4 never), if any.
-fn automatic_policy(state: &RealmState, sender: UserId, channel: ChannelId, topic: &str, initiated: bool) -> Option<i64> {
+fn automatic_policy(
+    state: &RealmState,
+    sender: UserId,
+    channel: ChannelId,
+    topic: &str,
+    initiated: bool,
+) -> Option<i64> {
     let user = state.user(sender)?;
     if user.is_bot {
         return None;
@@ -431,7 +440,10 @@ mod tests {
 
     #[test]
     fn recipients_parse_as_zulip_does() {
-        assert_eq!(Recipient::parse("stream", "general").unwrap(), Recipient::Channel(ChannelRef::Name("general".into())));
+        assert_eq!(
+            Recipient::parse("stream", "general").unwrap(),
+            Recipient::Channel(ChannelRef::Name("general".into()))
+        );
         assert_eq!(Recipient::parse("channel", "7").unwrap(), Recipient::Channel(ChannelRef::Id(7)));
         assert_eq!(Recipient::parse("channel", "[\"x\"]").unwrap(), Recipient::Channel(ChannelRef::Name("x".into())));
         assert_eq!(Recipient::parse("channel", "[]").unwrap_err().msg, "Expected exactly one channel");
