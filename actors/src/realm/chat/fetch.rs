@@ -8,7 +8,7 @@ use rusqlite::types::Value as Sql;
 use serde_json::{json, Map, Value};
 
 use super::format::{message_dict, viewer_flags, Shape};
-use super::narrow::{self, NarrowQuery, NarrowTerm, FLAGS};
+use super::narrow::{self, NarrowQuery, NarrowTerm};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
@@ -96,9 +96,11 @@ fn run(
     order: &str,
     limit: i64,
 ) -> ApiResult<Vec<FetchedRow>> {
+    let extra = extra.replace("m.id", q.id_col);
     let sql = format!(
-        "SELECT um.flags, {MESSAGE_COLUMNS} {} AND {extra} ORDER BY m.id {order} LIMIT {limit}",
-        q.from_where()
+        "SELECT um.flags, {MESSAGE_COLUMNS} {} AND {extra} ORDER BY {} {order} LIMIT {limit}",
+        q.from_where(),
+        q.id_col
     );
     let mut args = q.args.clone();
     args.extend_from_slice(extra_args);
@@ -107,7 +109,7 @@ fn run(
 
 /// The first unread message of the narrow, if any.
 fn first_unread(store: &Store, q: &NarrowQuery) -> ApiResult<Option<i64>> {
-    let sql = format!("SELECT MIN(m.id) {} AND ({FLAGS} & 1) = 0", q.from_where());
+    let sql = format!("SELECT MIN({}) {} AND ({} & 1) = 0", q.id_col, q.from_where(), q.flags);
     Ok(db::query_id(&*store.conn()?, &sql, &q.args)?)
 }
 

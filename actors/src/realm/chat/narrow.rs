@@ -65,6 +65,12 @@ pub struct NarrowQuery {
     pub args: Vec<Sql>,
     /// Whether the narrow has a `search` term.
     pub is_search: bool,
+    /// The message id column to range over and order by: `um.message_id` over the user's
+    /// own rows (so that their primary key gives the order), else `m.id`.
+    pub id_col: &'static str,
+    /// The user's flags: `um.flags` over their own rows (so that the partial flag indexes
+    /// apply), else [`FLAGS`].
+    pub flags: &'static str,
 }
 
 impl NarrowQuery {
@@ -153,6 +159,7 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
     match full_history {
         Some(cond) => {
             q.from = "FROM messages m LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?".into();
+            (q.id_col, q.flags) = ("m.id", FLAGS);
             if !cond.is_empty() {
                 q.conds.push(cond);
             }
@@ -160,11 +167,12 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
         None => {
             q.from = "FROM user_messages um JOIN messages m ON m.id = um.message_id".into();
             q.conds.push("um.user_id = ?".into());
+            (q.id_col, q.flags) = ("um.message_id", "um.flags");
         }
     }
     q.conds.push("1".into());
     for term in narrow {
-        let (cond, args) = condition(state, user, term, &mut q.is_search)?;
+        let (cond, args) = condition(state, user, term, q.flags, &mut q.is_search)?;
         let Some(cond) = cond else { continue };
         q.conds.push(if term.negated { format!("NOT ({cond})") } else { cond });
         q.args.extend(args);
@@ -177,6 +185,7 @@ fn condition(
     state: &RealmState,
     user: &User,
     term: &NarrowTerm,
+    flags: &str,
     is_search: &mut bool,
 ) -> ApiResult<(Option<String>, Vec<Sql>)> {
     let operand = &term.operand;
@@ -207,7 +216,7 @@ fn condition(
             one("m.id = ?", Sql::Integer(id))
         }
         "near" | "with" => Ok((None, vec![])),
-        "is" => Ok((Some(is_condition(state, user, &text)?), vec![])),
+        "is" => Ok((Some(is_condition(state, user, &text, flags)?), vec![])),
         "has" => Ok((Some(has_condition(&text)?), vec![])),
         "search" => {
             *is_search = true;
@@ -223,8 +232,8 @@ fn condition(
 }
 
 /// `is:` operands.
-fn is_condition(state: &RealmState, user: &User, operand: &str) -> ApiResult<String> {
-    let bits = |mask: i64| format!("({FLAGS} & {mask}) != 0");
+fn is_condition(state: &RealmState, user: &User, operand: &str, flags: &str) -> ApiResult<String> {
+    let bits = |mask: i64| format!("({flags} & {mask}) != 0");
     Ok(match operand {
         "dm" | "private" => "m.dm_key IS NOT NULL".to_owned(),
         "starred" => bits(flag::STARRED),
@@ -232,7 +241,7 @@ fn is_condition(state: &RealmState, user: &User, operand: &str) -> ApiResult<Str
             flag::MENTIONED | flag::STREAM_WILDCARD_MENTIONED | flag::TOPIC_WILDCARD_MENTIONED | flag::GROUP_MENTIONED,
         ),
         "alerted" => bits(flag::HAS_ALERT_WORD),
-        "unread" => format!("({FLAGS} & {}) = 0", flag::READ),
+        "unread" => format!("({flags} & {}) = 0", flag::READ),
         "resolved" => format!("(m.channel_id IS NOT NULL AND m.topic LIKE '{RESOLVED_TOPIC_PREFIX}%')"),
         "followed" => topics_condition(state, user, FOLLOWED),
         "muted" => {
