@@ -210,14 +210,19 @@ async fn direct_messages_go_to_ids_emails_groups_and_oneself() {
     let group = direct(&app, &app.owner, &group_to, "group").await;
     let own = direct(&app, &app.owner, &json!([app.owner.user_id]).to_string(), "note to self").await;
 
+    // One-to-one: the recipient, then the sender (written email first), by email, as
+    // Zulip's `hydrate_recipient_info` lists them.
     let m = message(&app, &hamlet, by_id).await;
-    assert_eq!(
-        m["display_recipient"],
-        json!([
-            {"id": app.owner.user_id, "email": owner_email, "full_name": "Organization Owner", "is_mirror_dummy": false},
-            {"id": hamlet.user_id, "email": hamlet_email, "full_name": "Hamlet", "is_mirror_dummy": false}
-        ])
+    crate::helpers::assert_same(
+        &m["display_recipient"],
+        &json!([
+            {"id": hamlet.user_id, "email": hamlet_email, "full_name": "Hamlet", "is_mirror_dummy": false},
+            {"email": owner_email, "full_name": "Organization Owner", "id": app.owner.user_id, "is_mirror_dummy": false}
+        ]),
     );
+    let in_group = message(&app, &hamlet, group).await;
+    let ids: Vec<&Value> = in_group["display_recipient"].as_array().unwrap().iter().map(|p| &p["id"]).collect();
+    assert_eq!(ids, [&json!(app.owner.user_id), &json!(hamlet.user_id), &json!(othello.user_id)]);
     assert_eq!(m["type"], json!("private"));
     assert_eq!(m["subject"], json!(""));
     assert_eq!(m["recipient_id"], message(&app, &hamlet, by_csv).await["recipient_id"]);

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use super::flag;
 use crate::ids::UserId;
 use crate::realm::format::avatar_url;
-use crate::realm::model::EmailVisibility;
+use crate::realm::model::{EmailVisibility, User};
 use crate::realm::state::RealmState;
 use crate::store::messages::{MessageRow, ReactionRow};
 
@@ -146,12 +146,7 @@ pub fn message_dict(
             m.insert("stream_id".into(), json!(channel));
         }
         None => {
-            let people: Vec<Value> = dm_participants(row.dm_key.as_deref().unwrap_or(""))
-                .into_iter()
-                .filter_map(|id| state.user(id))
-                .map(|u| json!({"id": u.id, "email": u.email, "full_name": u.full_name, "is_mirror_dummy": false}))
-                .collect();
-            m.insert("display_recipient".into(), Value::Array(people));
+            m.insert("display_recipient".into(), Value::Array(dm_display_recipient(state, row)));
             m.insert("type".into(), json!("private"));
         }
     }
@@ -172,6 +167,28 @@ pub fn message_dict(
         }
     }
     m
+}
+
+/// The participants of a direct message as Zulip lists them (`hydrate_recipient_info`):
+/// a group by id, each `{id, email, full_name, is_mirror_dummy}`; a one-to-one message
+/// is the recipient's entry and the sender's, written `{email, full_name, id,
+/// is_mirror_dummy}`, ordered by email.
+fn dm_display_recipient(state: &RealmState, row: &MessageRow) -> Vec<Value> {
+    let users: Vec<&User> =
+        dm_participants(row.dm_key.as_deref().unwrap_or("")).into_iter().filter_map(|id| state.user(id)).collect();
+    let entry = |u: &User| json!({"id": u.id, "email": u.email, "full_name": u.full_name, "is_mirror_dummy": false});
+    match users.as_slice() {
+        [a, b] => {
+            let (sender, other) = if a.id == row.sender_id { (a, b) } else { (b, a) };
+            let own = json!({"email": sender.email, "full_name": sender.full_name, "id": sender.id, "is_mirror_dummy": false});
+            if sender.email < other.email {
+                vec![own, entry(other)]
+            } else {
+                vec![entry(other), own]
+            }
+        }
+        _ => users.into_iter().map(entry).collect(),
+    }
 }
 
 /// Whether a message is a `/me` message.
