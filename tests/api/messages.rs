@@ -154,6 +154,8 @@ async fn message_events_go_to_exactly_the_recipients_with_local_id_on_the_sender
     let mut other_queue = Watch::new(&app, &app.owner, r#"["message"]"#).await;
     let mut hamlet_watch = Watch::new(&app, &hamlet, r#"["message"]"#).await;
     let mut othello_watch = Watch::new(&app, &othello, r#"["message"]"#).await;
+    let mut othello_all_public =
+        Watch::with_form(&app, &othello, &[("event_types", r#"["message"]"#), ("all_public_streams", "true")]).await;
     let mut sender_watch = sender_queue;
     let queue_id = sender_watch.queue_id.clone();
     let form = [
@@ -184,10 +186,17 @@ async fn message_events_go_to_exactly_the_recipients_with_local_id_on_the_sender
     assert_eq!(to_hamlet[0]["message"]["id"], json!(id));
     assert_eq!(to_hamlet[0]["flags"], json!(["stream_wildcard_mentioned", "wildcard_mentioned"]));
     assert_eq!(othello_watch.events(&app).await, Vec::<Value>::new());
+    // A queue with all_public_streams gets public channel messages, without flags.
+    let public = othello_all_public.events(&app).await;
+    assert_eq!(public.len(), 1);
+    assert_eq!(public[0]["message"]["id"], json!(id));
+    assert_eq!(public[0]["flags"], json!([]));
+    assert!(public[0].get("for_all_public_streams").is_none());
 
     // A direct message reaches its participants only.
     direct(&app, &app.owner, &json!([othello.user_id]).to_string(), "psst").await;
     assert_eq!(hamlet_watch.events(&app).await, Vec::<Value>::new());
+    assert_eq!(othello_all_public.events(&app).await.len(), 1);
     let to_othello = othello_watch.events(&app).await;
     assert_eq!(to_othello.len(), 1);
     assert_eq!(to_othello[0]["flags"], json!([]));

@@ -14,7 +14,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH};
-use crate::realm::model::{Channel, User};
+use crate::realm::model::{Channel, Role, User};
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{set_policy, FOLLOWED};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
@@ -361,6 +361,9 @@ pub fn send_message(
         edit_history: None,
     };
     let mut events = message_events(state, &row, &flags, msg);
+    if let Some(channel) = channel_id.and_then(|c| state.channel(c)).filter(|c| !c.invite_only) {
+        events.extend(all_public_streams_event(state, channel, &row, &recipients));
+    }
     let sender_id = sender.id;
     let mut automatic = None;
     if let Some(channel) = channel_id {
@@ -422,6 +425,28 @@ fn message_events(state: &RealmState, row: &MessageRow, flags: &[(UserId, i64)],
             Outgoing::to(users, Event::new("message", body))
         })
         .collect()
+}
+
+/// The `message` event for the other members' `all_public_streams` queues (the queue
+/// layer drops it for the rest), with no flags.
+fn all_public_streams_event(
+    state: &RealmState,
+    channel: &Channel,
+    row: &MessageRow,
+    recipients: &[UserId],
+) -> Option<Outgoing> {
+    let others: Vec<UserId> = state
+        .users()
+        .filter(|u| u.is_active && u.role != Role::Guest && recipients.binary_search(&u.id).is_err())
+        .filter(|u| state.has_content_access(u, channel))
+        .map(|u| u.id)
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    let message = Value::Object(message_dict(state, row, &[], Shape::Event));
+    let body = json!({"message": message, "flags": [], "for_all_public_streams": true});
+    Some(Outgoing::to(others, Event::new("message", body)))
 }
 
 impl Handler<SendMessage> for RealmActor {
