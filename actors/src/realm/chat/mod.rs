@@ -11,6 +11,8 @@ pub mod format;
 pub mod narrow;
 pub mod render;
 pub mod send;
+#[cfg(test)]
+mod tests;
 
 /// Zulip's `UserMessage` flag bits.
 pub mod flag {
