@@ -33,6 +33,8 @@ pub enum ErrorCode {
     InvitationFailed,
     NotFound,
     ExpectationMismatch,
+    StreamWildcardMentionNotAllowed,
+    TopicWildcardMentionNotAllowed,
 }
 
 impl ErrorCode {
@@ -62,6 +64,8 @@ impl ErrorCode {
             ErrorCode::InvitationFailed => "INVITATION_FAILED",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
+            ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+            ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
         }
     }
 }

@@ -572,3 +572,25 @@ async fn max_message_id_is_reported_in_the_profile_and_at_registration() {
     let state = register(&app, &hamlet, &[("fetch_event_types", r#"["message"]"#)]).await;
     assert_eq!(state["max_message_id"], json!(id));
 }
+
+#[actix_web::test]
+async fn wildcard_mentions_in_big_channels_need_permission() {
+    let app = spawn_app().await;
+    let mut members = Vec::new();
+    for i in 0..15 {
+        members.push(app.create_user("", &format!("m{i}@agora.test"), &format!("Member {i}"), 400).await);
+    }
+    let refs: Vec<&Creds> = members.iter().collect();
+    channel(&app, "crowd", false, true, &refs).await;
+    let form = [("type", "stream"), ("to", "crowd"), ("topic", "t"), ("content", "@**all** hello")];
+    expect(
+        post(&app, &members[0], "/messages", &form).await,
+        400,
+        json!({"result": "error", "msg": "You do not have permission to use channel wildcard mentions in this channel.", "code": "STREAM_WILDCARD_MENTION_NOT_ALLOWED"}),
+    )
+    .await;
+    // Silent wildcards notify no one; administrators may use them anywhere.
+    sent(&app, &members[0], &[("type", "stream"), ("to", "crowd"), ("topic", "t"), ("content", "@_**all** hello")])
+        .await;
+    sent(&app, &app.owner, &form).await;
+}

@@ -14,6 +14,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH};
+use crate::realm::groups::ops::has_realm_permission;
 use crate::realm::model::{Channel, Role, User};
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{set_policy, FOLLOWED};
@@ -238,6 +239,43 @@ fn direct_participants(state: &RealmState, sender: &User, target: &DirectRef) ->
     Ok(ids.into_iter().collect())
 }
 
+/// Zulip's `Stream.wildcard_mention_threshold`: wildcard mentions reaching more people
+/// need `can_mention_many_users_group`.
+const WILDCARD_MENTION_THRESHOLD: usize = 15;
+
+/// Whether `user` may use a wildcard mention that reaches `count` people.
+fn may_mention_many(state: &RealmState, user: UserId, count: usize) -> bool {
+    count <= WILDCARD_MENTION_THRESHOLD || has_realm_permission(state, "can_mention_many_users_group", user)
+}
+
+fn channel_of<'a>(target: &Target<'a>) -> Option<&'a Channel> {
+    match target {
+        Target::Channel(channel, _) => Some(channel),
+        Target::Direct(_) => None,
+    }
+}
+
+/// The mention permissions: channel wildcards in big channels, and each (non-silently)
+/// mentioned group's `can_mention_group`.
+fn check_mentions(state: &RealmState, sender: &User, rendered: &Rendered, channel: Option<&Channel>) -> ApiResult<()> {
+    if let Some(channel) = channel {
+        if rendered.stream_wildcard && !may_mention_many(state, sender.id, state.subscriber_count(channel.id)) {
+            return Err(ApiError::new(
+                ErrorCode::StreamWildcardMentionNotAllowed,
+                400,
+                "You do not have permission to use channel wildcard mentions in this channel.",
+            ));
+        }
+    }
+    for group in rendered.mentioned_groups.iter().filter_map(|id| state.group(*id)) {
+        let allowed = state.group_setting_of(group, "can_mention_group");
+        if !state.group_setting_has(&allowed, sender.id) {
+            return Err(ApiError::bad_request(format!("You are not allowed to mention user group '{}'.", group.name)));
+        }
+    }
+    Ok(())
+}
+
 /// The per-user flags of a new message.
 fn recipient_flags(
     sender: UserId,
@@ -302,6 +340,7 @@ pub fn send_message(
     };
     let content = normalize_content(&msg.content)?;
     let rendered = render(state, &content);
+    check_mentions(state, sender, &rendered, channel_of(&target))?;
     let group_members = mentioned_group_members(state, &rendered);
     let read_by_sender =
         msg.read_by_sender.unwrap_or_else(|| READ_BY_SENDER_CLIENTS.contains(&msg.client.to_lowercase().as_str()));
@@ -337,6 +376,13 @@ pub fn send_message(
                     BTreeSet::new()
                 };
                 participants.insert(sender.id);
+                if rendered.topic_wildcard && !may_mention_many(state, sender.id, participants.len()) {
+                    return Err(ApiError::new(
+                        ErrorCode::TopicWildcardMentionNotAllowed,
+                        400,
+                        "You do not have permission to use topic wildcard mentions in this topic.",
+                    ));
+                }
                 (initiated, participants)
             }
             None => (false, recipients.iter().copied().collect()),
