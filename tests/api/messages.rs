@@ -423,6 +423,10 @@ async fn narrows_select_messages_with_every_operator() {
         vec![f]
     );
     assert_eq!(narrowed(&app, &hamlet, json!([["is", "starred"]])).await, Vec::<i64>::new());
+    // The owner follows the topic they started (automatically), whatever its case.
+    assert_eq!(narrowed(&app, &app.owner, json!([["is", "followed"]])).await, vec![a, b]);
+    assert_eq!(narrowed(&app, &hamlet, json!([["is", "followed"]])).await, vec![c, f]);
+    assert_eq!(narrowed(&app, &hamlet, json!([["is", "muted"]])).await, Vec::<i64>::new());
     // Othello is not subscribed to venice but may read its public history.
     assert_eq!(narrowed(&app, &othello, json!([["channel", "venice"]])).await, vec![c, f]);
     assert_eq!(message(&app, &othello, c).await["flags"], json!(["read", "historical"]));
@@ -593,4 +597,39 @@ async fn wildcard_mentions_in_big_channels_need_permission() {
     sent(&app, &members[0], &[("type", "stream"), ("to", "crowd"), ("topic", "t"), ("content", "@_**all** hello")])
         .await;
     sent(&app, &app.owner, &form).await;
+}
+
+#[actix_web::test]
+async fn python_client_requests_work_and_name_the_client() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    channel(&app, "denmark", false, true, &[&hamlet]).await;
+    let hamlet_email = api_email(&app, &hamlet).await;
+    let python = |path: &str| {
+        app.as_user(&app.owner, Method::POST, path).header("User-Agent", "ZulipPython/0.9.1 (Debian GNU/Linux; 12)")
+    };
+    // send_message({"type": "stream", "to": "denmark", "subject": ..., "content": ...})
+    let form = [("type", "stream"), ("to", "denmark"), ("subject", "castle"), ("content", "**hi**")];
+    let (_, body) = json(python("/messages").form(&form).send().await.unwrap()).await;
+    let id = body["id"].as_i64().unwrap();
+    // send_message({"type": "private", "to": [email], ...}): the list is JSON-encoded.
+    let to = json!([hamlet_email]).to_string();
+    let form = [("type", "private"), ("to", to.as_str()), ("content", "psst")];
+    let (status, _) = json(python("/messages").form(&form).send().await.unwrap()).await;
+    assert_eq!(status, 200);
+    let m = message(&app, &hamlet, id).await;
+    assert_eq!(m["client"], json!("ZulipPython"));
+    // get_messages({"narrow": [{"operator": "stream", "operand": "denmark"}], "apply_markdown": False})
+    let narrow = r#"[{"operator": "stream", "operand": "denmark"}]"#;
+    let query = [
+        ("anchor", "newest"),
+        ("num_before", "10"),
+        ("num_after", "0"),
+        ("narrow", narrow),
+        ("apply_markdown", "false"),
+    ];
+    let body = fetch(&app, &hamlet, &query).await;
+    assert_eq!(ids(&body), vec![id]);
+    assert_eq!(body["messages"][0]["content"], json!("**hi**"));
+    assert_eq!(body["messages"][0]["content_type"], json!("text/x-markdown"));
 }
