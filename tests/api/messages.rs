@@ -633,3 +633,43 @@ async fn python_client_requests_work_and_name_the_client() {
     assert_eq!(body["messages"][0]["content"], json!("**hi**"));
     assert_eq!(body["messages"][0]["content_type"], json!("text/x-markdown"));
 }
+
+#[actix_web::test]
+async fn topic_policies_of_the_channel_and_the_organization_apply() {
+    let app = spawn_app().await;
+    for (name, policy) in [("strict", "disable_empty_topic"), ("chatty", "empty_topic_only"), ("open", "inherit")] {
+        let subs = json!([{ "name": name }]).to_string();
+        let form = [("subscriptions", subs.as_str()), ("topics_policy", policy)];
+        let (status, body) = json(post(&app, &app.owner, "/users/me/subscriptions", &form).await).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let send = |to: &'static str, topic: &'static str| {
+        let form = [("type", "stream"), ("to", to), ("topic", topic), ("content", "x")];
+        app.as_user(&app.owner, Method::POST, "/messages").form(&form).send()
+    };
+    expect(
+        send("strict", "").await.unwrap(),
+        400,
+        error("Sending messages to the general chat is not allowed in this channel."),
+    )
+    .await;
+    expect(
+        send("chatty", "real topic").await.unwrap(),
+        400,
+        error("Only the general chat topic is allowed in this channel."),
+    )
+    .await;
+    assert_eq!(json(send("chatty", "").await.unwrap()).await.0, 200);
+    assert_eq!(json(send("open", "").await.unwrap()).await.0, 200);
+    let (status, body) = json(
+        app.as_user(&app.owner, Method::PATCH, "/realm")
+            .form(&[("topics_policy", "disable_empty_topic")])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    expect(send("open", "(no topic)").await.unwrap(), 400, error("Topics are required in this organization")).await;
+    assert_eq!(json(send("open", "named").await.unwrap()).await.0, 200);
+}
