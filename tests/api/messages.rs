@@ -403,6 +403,18 @@ async fn narrows_select_messages_with_every_operator() {
     assert_eq!(narrowed(&app, &hamlet, json!([["has", "link"]])).await, vec![b]);
     assert_eq!(narrowed(&app, &hamlet, json!([["has", "reaction"]])).await, Vec::<i64>::new());
     assert_eq!(narrowed(&app, &hamlet, json!([["search", "ghost"]])).await, vec![a, c]);
+    let search = json!([["search", "Ghost"]]).to_string();
+    let body = fetch(&app, &hamlet, &[("anchor", "newest"), ("num_before", "1"), ("narrow", &search)]).await;
+    assert_eq!(body["messages"][0]["match_content"], json!("<p>gondola <span class=\"highlight\">ghost</span></p>"));
+    assert_eq!(body["messages"][0]["match_subject"], json!("canal"));
+    let msg_ids = json!([a, b]).to_string();
+    expect(
+        get(&app, &hamlet, "/messages/matches_narrow", &[("msg_ids", &msg_ids), ("narrow", &search)]).await,
+        200,
+        json!({"result": "success", "msg": "", "messages": {a.to_string(): {
+            "match_content": "<p>the <span class=\"highlight\">ghost</span> walks</p>", "match_subject": "castle"}}}),
+    )
+    .await;
     assert_eq!(narrowed(&app, &hamlet, json!([["id", b]])).await, vec![b]);
     assert_eq!(narrowed(&app, &hamlet, json!([["near", b], ["channel", "venice"]])).await, vec![c]);
     let negated = json!([{"operator": "channel", "operand": "denmark", "negated": true}]);

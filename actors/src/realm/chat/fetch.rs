@@ -8,7 +8,9 @@ use rusqlite::types::Value as Sql;
 use serde_json::{json, Map, Value};
 
 use super::format::{message_dict, viewer_flags, Shape};
+use super::highlight::{highlight_html, highlight_text};
 use super::narrow::{self, NarrowQuery, NarrowTerm};
+use super::render::escape;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
@@ -119,7 +121,7 @@ fn render_rows(
     store: &Store,
     rows: &[FetchedRow],
     rendering: Rendering,
-    search: bool,
+    search: Option<&[String]>,
 ) -> ApiResult<Vec<Value>> {
     let ids: Vec<i64> = rows.iter().map(|(row, _)| row.id).collect();
     let reactions = db::reactions_of(&*store.conn()?, &ids)?;
@@ -139,9 +141,9 @@ fn render_rows(
             if !rendering.allow_empty_topic_name && row.channel_id.is_some() && row.topic.is_empty() {
                 dict.insert("subject".into(), json!(EMPTY_TOPIC_DISPLAY_NAME));
             }
-            if search {
-                dict.insert("match_content".into(), json!(row.rendered_content));
-                dict.insert("match_subject".into(), json!(super::render::escape(&row.topic)));
+            if let Some(words) = search {
+                dict.insert("match_content".into(), json!(highlight_html(&row.rendered_content, words)));
+                dict.insert("match_subject".into(), json!(highlight_text(&escape(&row.topic), words)));
             }
             Value::Object(dict)
         })
@@ -160,7 +162,10 @@ pub fn get_messages(
     if let Some(ids) = &msg.message_ids {
         let list: Vec<String> = ids.iter().map(i64::to_string).collect();
         let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", ids.len() as i64)?;
-        out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.is_search)?));
+        out.insert(
+            "messages".into(),
+            Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?),
+        );
         out.insert("history_limited".into(), json!(false));
         return Ok(out);
     }
@@ -193,7 +198,7 @@ pub fn get_messages(
     let found_oldest = to_left || (before.len() as i64) < msg.num_before;
     let found_newest = to_right || (after.len() as i64) < msg.num_after;
     let rows: Vec<FetchedRow> = before.into_iter().chain(at_anchor).chain(after).collect();
-    out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.is_search)?));
+    out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?));
     out.insert("found_anchor".into(), json!(found_anchor));
     out.insert("found_oldest".into(), json!(found_oldest));
     out.insert("found_newest".into(), json!(found_newest));
@@ -224,7 +229,7 @@ fn accessible_message(state: &RealmState, store: &Store, user: &User, id: i64) -
 pub fn get_message(state: &RealmState, store: &Store, user: &User, msg: &GetMessage) -> ApiResult<Map<String, Value>> {
     let fetched = accessible_message(state, store, user, msg.message_id)?;
     let raw = fetched.0.content.clone();
-    let mut messages = render_rows(state, store, &[fetched], msg.rendering, false)?;
+    let mut messages = render_rows(state, store, &[fetched], msg.rendering, None)?;
     let mut out = Map::new();
     out.insert("raw_content".into(), json!(raw));
     out.insert("message".into(), messages.pop().unwrap_or(Value::Null));
@@ -241,10 +246,12 @@ pub fn matches_narrow(
     let q = narrow::build(state, user, &msg.narrow)?;
     let list: Vec<String> = msg.message_ids.iter().map(i64::to_string).collect();
     let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", msg.message_ids.len() as i64)?;
+    let words = q.search.unwrap_or_default();
     let mut matches = Map::new();
     for (row, _) in rows {
-        let topic = super::render::escape(&row.topic);
-        matches.insert(row.id.to_string(), json!({"match_content": row.rendered_content, "match_subject": topic}));
+        let content = highlight_html(&row.rendered_content, &words);
+        let topic = highlight_text(&escape(&row.topic), &words);
+        matches.insert(row.id.to_string(), json!({"match_content": content, "match_subject": topic}));
     }
     let mut out = Map::new();
     out.insert("messages".into(), Value::Object(matches));

@@ -8,6 +8,7 @@ pub mod changes;
 pub mod fetch;
 pub mod flags;
 pub mod format;
+pub mod highlight;
 pub mod narrow;
 pub mod render;
 pub mod send;

@@ -63,8 +63,8 @@ pub struct NarrowQuery {
     pub from: String,
     pub conds: Vec<String>,
     pub args: Vec<Sql>,
-    /// Whether the narrow has a `search` term.
-    pub is_search: bool,
+    /// The words of the narrow's `search` terms (`None`: no search).
+    pub search: Option<Vec<String>>,
     /// The message id column to range over and order by: `um.message_id` over the user's
     /// own rows (so that their primary key gives the order), else `m.id`.
     pub id_col: &'static str,
@@ -172,7 +172,7 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
     }
     q.conds.push("1".into());
     for term in narrow {
-        let (cond, args) = condition(state, user, term, q.flags, &mut q.is_search)?;
+        let (cond, args) = condition(state, user, term, q.flags, &mut q.search)?;
         let Some(cond) = cond else { continue };
         q.conds.push(if term.negated { format!("NOT ({cond})") } else { cond });
         q.args.extend(args);
@@ -186,7 +186,7 @@ fn condition(
     user: &User,
     term: &NarrowTerm,
     flags: &str,
-    is_search: &mut bool,
+    search: &mut Option<Vec<String>>,
 ) -> ApiResult<(Option<String>, Vec<Sql>)> {
     let operand = &term.operand;
     let text = operand_str(operand);
@@ -219,7 +219,10 @@ fn condition(
         "is" => Ok((Some(is_condition(state, user, &text, flags)?), vec![])),
         "has" => Ok((Some(has_condition(&text)?), vec![])),
         "search" => {
-            *is_search = true;
+            let words = search.get_or_insert_with(Vec::new);
+            if !term.negated {
+                words.extend(text.split_whitespace().map(str::to_owned));
+            }
             let query: Vec<String> =
                 text.split_whitespace().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
             if query.is_empty() {
