@@ -141,6 +141,8 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
     let public_channels = narrow.iter().any(|t| {
         !t.negated && matches!(t.operator.as_str(), "channels" | "streams") && t.operand.as_str() == Some("public")
     });
+    let by_message_index =
+        narrow.iter().any(|t| !t.negated && matches!(t.operator.as_str(), "dm" | "pm-with" | "pm_with" | "sender"));
     // Whole channel history where the narrow names one the user may read (or all public
     // channels); otherwise only the messages the user received.
     let full_history = match positive_channel {
@@ -163,6 +165,12 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
             if !cond.is_empty() {
                 q.conds.push(cond);
             }
+        }
+        // A conversation or a sender picks few messages: walk their index and join the
+        // user's row.
+        None if by_message_index => {
+            q.from = "FROM messages m JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?".into();
+            (q.id_col, q.flags) = ("m.id", "um.flags");
         }
         None => {
             q.from = "FROM user_messages um JOIN messages m ON m.id = um.message_id".into();
@@ -205,7 +213,7 @@ fn condition(
         "dm" | "pm-with" | "pm_with" => {
             let mut users = users_operand(state, operand)?;
             users.push(user.id);
-            one("m.dm_key IS ?", Sql::Text(dm_key(&users)))
+            one("(m.dm_key IS NOT NULL AND m.dm_key = ?)", Sql::Text(dm_key(&users)))
         }
         "dm-including" | "group-pm-with" => {
             let other = user_operand(state, operand)?;
