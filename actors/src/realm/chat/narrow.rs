@@ -83,15 +83,19 @@ impl NarrowQuery {
 /// The user's flags on a row, `read` + `historical` where they have none.
 pub const FLAGS: &str = "COALESCE(um.flags, 1025)";
 
-/// Whether `user` may read a channel's whole history (not only the messages they received).
+/// Whether `user` may read a channel's whole history, not only the messages they received
+/// (Zulip's `can_access_stream_history`).
 pub fn can_read_history(state: &RealmState, user: &User, channel: &Channel) -> bool {
-    if !state.has_content_access(user, channel) {
+    if channel.is_web_public {
+        return true;
+    }
+    if !channel.history_public_to_subscribers {
         return false;
     }
-    if channel.invite_only {
-        return channel.history_public_to_subscribers && state.is_subscribed(user.id, channel.id);
+    if !channel.invite_only && user.role != Role::Guest {
+        return true;
     }
-    user.role != Role::Guest || state.is_subscribed(user.id, channel.id) || channel.is_web_public
+    !channel.is_archived && state.has_content_access(user, channel)
 }
 
 /// The channel a channel operand names (name or id).

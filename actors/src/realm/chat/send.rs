@@ -175,11 +175,14 @@ fn channel_for_send<'a>(state: &'a RealmState, sender: &User, target: &ChannelRe
         })?,
     };
     let not_authorized = || ApiError::bad_request(format!("Not authorized to send to channel '{}'", channel.name));
+    // A bot may post where its owner may.
+    let may_post = |user: &User| state.in_channel_group(channel, "can_send_message_group", user);
+    let owner = sender.bot_owner_id.and_then(|id| state.user(id)).filter(|_| sender.is_bot);
+    if !may_post(sender) && !owner.is_some_and(may_post) {
+        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
+    }
     if channel.is_archived {
         return Err(not_authorized());
-    }
-    if !state.in_channel_group(channel, "can_send_message_group", sender) {
-        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
     }
     if !channel.invite_only || state.is_subscribed(sender.id, channel.id) {
         return Ok(channel);
