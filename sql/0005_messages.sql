@@ -40,3 +40,6 @@ CREATE TABLE reactions (
 
 -- Full-text search over content and topic.
 CREATE VIRTUAL TABLE messages_fts USING fts5(content, topic, content='messages', content_rowid='id');
+
+-- A channel's messages in order (the channel narrow without a topic).
+CREATE INDEX messages_channel ON messages (channel_id, id);

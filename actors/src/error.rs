@@ -35,6 +35,8 @@ pub enum ErrorCode {
     ExpectationMismatch,
     ReactionAlreadyExists,
     ReactionDoesNotExist,
+    StreamWildcardMentionNotAllowed,
+    TopicWildcardMentionNotAllowed,
 }
 
 impl ErrorCode {
@@ -66,6 +68,8 @@ impl ErrorCode {
             ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
             ErrorCode::ReactionAlreadyExists => "REACTION_ALREADY_EXISTS",
             ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
+            ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+            ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
         }
     }
 }

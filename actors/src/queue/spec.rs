@@ -204,7 +204,10 @@ impl QueueSpec {
                 let empty = Map::new();
                 let message = event.get("message").and_then(Value::as_object).unwrap_or(&empty);
                 let flags = event.get("flags").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-                narrow_matches(&self.narrow, message, flags)
+                // Public-channel messages for non-recipients go to `all_public_streams`
+                // queues only.
+                let public_only = is_true(event.get("for_all_public_streams"));
+                (!public_only || self.all_public_streams) && narrow_matches(&self.narrow, message, flags)
             }
             "typing" if event.get("stream_id").is_some() => caps.stream_typing_notifications,
             "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
@@ -285,13 +288,15 @@ impl QueueSpec {
     /// A `message` event for this client: rendered or raw content, the avatar it can
     /// compute itself left out, `local_message_id` on the sender's queue, and the empty
     /// topic named. The shared event carries `content` (Markdown), `rendered_content`
-    /// (HTML), `avatar_computable` and `sender_queue_id`/`local_id` for this step.
+    /// (HTML), `avatar_computable`, `sender_queue_id`/`local_id` and
+    /// `for_all_public_streams` for this step.
     fn shape_message(&self, event: &Arc<Event>, own_queue_id: &str) -> Arc<Event> {
         let (apply_markdown, client_gravatar, empty_topic) =
             (self.apply_markdown, self.client_gravatar, self.capabilities.empty_topic_name);
         Arc::new(rebuild(event, |body| {
             let sender_queue = body.shift_remove("sender_queue_id");
             let local_id = body.shift_remove("local_id");
+            body.shift_remove("for_all_public_streams");
             if let Some(Value::Object(message)) = body.get_mut("message") {
                 let rendered = message.shift_remove("rendered_content");
                 if apply_markdown {

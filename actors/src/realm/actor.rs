@@ -283,6 +283,9 @@ impl Handler<Register> for RealmActor {
         let queue_id = new_queue_id();
         // The state and the queue are made in the same handler, so no event can fall
         // between them: `last_event_id` is always -1.
+        let wants_messages = msg.fetch.fetch_event_types.as_ref().is_none_or(|t| t.contains("message"));
+        let max_message_id =
+            if wants_messages { crate::store::messages::max_message_id(&*self.store.conn()?, user.id)? } else { -1 };
         let context = register::Context {
             state: &self.state,
             config: &self.config,
@@ -290,6 +293,7 @@ impl Handler<Register> for RealmActor {
             spec: &msg.spec,
             fetch: &msg.fetch,
             store: &self.store,
+            max_message_id,
         };
         let snapshot = initial_state(&context, &queue_id);
         self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);

@@ -45,6 +45,8 @@ pub struct Context<'a> {
     pub fetch: &'a FetchOptions,
     /// For the data sets kept in SQLite (unread state, starred messages, conversations).
     pub store: &'a crate::store::Store,
+    /// The largest id of a message the user received (-1: none).
+    pub max_message_id: i64,
 }
 
 impl Context<'_> {
@@ -60,6 +62,7 @@ type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
 /// The data sets, in the order Zulip adds their keys.
 const DATA_SETS: &[DataSet] = &[
     custom_profile_fields,
+    message,
     muted_topics,
     realm_user_groups,
     realm,
@@ -135,6 +138,12 @@ fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
 fn muted_topics(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("muted_topics") && (ctx.fetch.fetch_event_types.is_none() || !ctx.want("user_topic")) {
         out.insert("muted_topics".into(), Value::Array(super::topics::muted_topics_list(ctx.state, ctx.user.id)));
+    }
+}
+
+fn message(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+    if ctx.want("message") {
+        out.insert("max_message_id".into(), Value::from(ctx.max_message_id));
     }
 }
 

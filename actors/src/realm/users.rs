@@ -513,8 +513,8 @@ impl Handler<GetOwnProfile> for RealmActor {
 
     fn handle(&mut self, msg: GetOwnProfile, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
-        // No messages exist yet; Zulip reports -1 for a user who has none.
-        Ok(self.state.own_profile(user, -1))
+        let max_message_id = crate::store::messages::max_message_id(&*self.store.conn()?, user.id)?;
+        Ok(self.state.own_profile(user, max_message_id))
     }
 }
 

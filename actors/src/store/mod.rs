@@ -6,6 +6,7 @@
 
 pub mod channels;
 pub mod groups;
+pub mod messages;
 mod migrate;
 pub mod profile_fields;
 pub mod queues;

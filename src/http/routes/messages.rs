@@ -1,15 +1,18 @@
 //! Messages (`/messages...`, `/mark_*_as_read`, `/typing`).
 
-use actix_web::http::Method;
-use actix_web::{web, Scope};
+use actix_web::http::{header, Method};
+use actix_web::{web, HttpRequest, Scope};
 use agora_actors::ids::ChannelId;
 use agora_actors::realm::chat::changes::delete::DeleteMessage;
 use agora_actors::realm::chat::changes::history::GetMessageHistory;
 use agora_actors::realm::chat::changes::reactions::{AddReaction, RemoveReaction};
 use agora_actors::realm::chat::changes::typing::{SetTyping, TypingTo};
+use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesNarrow, Rendering};
 use agora_actors::realm::chat::flags::{MarkAllAsRead, MarkChannelAsRead, UpdateMessageFlags};
-use agora_actors::ApiError;
-use serde_json::{Map, Value};
+use agora_actors::realm::chat::narrow::{parse_narrow, NarrowTerm};
+use agora_actors::realm::chat::send::{Recipient, SendMessage};
+use agora_actors::{server_info, ApiError};
+use serde_json::{json, Map, Value};
 
 use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
@@ -31,8 +34,15 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .build(),
         )
         .service(Endpoint::new(r"/messages/{message_id:\d+}/history").route(Method::GET, message_history).build())
-        .service(Endpoint::new(r"/messages/{message_id:\d+}").route(Method::DELETE, delete_message).build())
         .service(Endpoint::new("/typing").route(Method::POST, set_typing).build())
+        .service(Endpoint::new("/messages").route(Method::POST, send_message).route(Method::GET, get_messages).build())
+        .service(Endpoint::new("/messages/matches_narrow").route(Method::GET, matches_narrow).build())
+        .service(
+            Endpoint::new(r"/messages/{message_id:\d+}")
+                .route(Method::GET, get_message)
+                .route(Method::DELETE, delete_message)
+                .build(),
+        )
 }
 
 /// `POST /messages/flags`.
@@ -138,4 +148,121 @@ async fn set_typing(auth: Authed, params: Params) -> Result<Success, HttpError> 
     };
     auth.realm.addr.send(SetTyping { user_id: auth.user.user_id, op, to }).await??;
     Ok(params.ok())
+}
+
+/// `POST /messages`.
+pub async fn send_message(auth: Authed, req: HttpRequest, params: Params) -> Result<Success, HttpError> {
+    let kind = params.required_str("type")?;
+    let to = params.required_str("to")?;
+    let recipient = Recipient::parse(&kind, &to)?;
+    let topic = params.str("topic").or_else(|| params.str("subject"));
+    let content = params.required_str("content")?;
+    let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let client = match server_info::client_name(agent) {
+        "" => "Unspecified".to_owned(),
+        name => name.chars().take(30).collect(),
+    };
+    let msg = SendMessage {
+        sender: auth.user.user_id,
+        recipient,
+        topic,
+        content,
+        client,
+        queue_id: params.str("queue_id"),
+        local_id: params.str("local_id"),
+        read_by_sender: params.bool("read_by_sender")?,
+    };
+    let sent = auth.realm.addr.send(msg).await??;
+    let mut out = Map::new();
+    out.insert("id".into(), json!(sent.id));
+    if let Some(policy) = sent.automatic_new_visibility_policy {
+        out.insert("automatic_new_visibility_policy".into(), json!(policy));
+    }
+    Ok(params.success(out))
+}
+
+/// `narrow`: a JSON list of terms in either form.
+fn narrow_param(params: &Params) -> Result<Vec<NarrowTerm>, ApiError> {
+    match params.decode("narrow", decode::json)? {
+        Some(value) => parse_narrow(&value),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// `apply_markdown`, `client_gravatar` and `allow_empty_topic_name`.
+fn rendering(params: &Params) -> Result<Rendering, ApiError> {
+    Ok(Rendering {
+        apply_markdown: params.bool_or("apply_markdown", true)?,
+        client_gravatar: params.bool_or("client_gravatar", true)?,
+        allow_empty_topic_name: params.bool_or("allow_empty_topic_name", false)?,
+    })
+}
+
+/// A non-negative JSON integer parameter.
+fn count(params: &Params, name: &str) -> Result<Option<i64>, ApiError> {
+    match params.int(name)? {
+        Some(n) if n < 0 => Err(ApiError::bad_request(format!("{name} is too small"))),
+        other => Ok(other),
+    }
+}
+
+/// `GET /messages`.
+pub async fn get_messages(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let anchor_raw = params.str("anchor");
+    let num_before = count(&params, "num_before")?;
+    let num_after = count(&params, "num_after")?;
+    let include_anchor = params.bool("include_anchor")?;
+    let use_first_unread = params.bool("use_first_unread_anchor")?;
+    let narrow = narrow_param(&params)?;
+    let message_ids = params.decode("message_ids", decode::integer_list)?;
+    let rendering = rendering(&params)?;
+    if message_ids.is_some() {
+        let combined = anchor_raw.is_some()
+            || num_before.is_some()
+            || num_after.is_some()
+            || include_anchor.is_some()
+            || use_first_unread.is_some();
+        if combined {
+            return Err(ApiError::bad_request(
+                "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
+            )
+            .into());
+        }
+    }
+    let anchor = match (&message_ids, use_first_unread.unwrap_or(false), anchor_raw) {
+        (Some(_), _, _) | (None, true, _) => Anchor::FirstUnread,
+        (None, false, Some(raw)) => Anchor::parse(&raw)?,
+        (None, false, None) => return Err(ApiError::missing_argument("anchor").into()),
+    };
+    let msg = GetMessages {
+        user_id: auth.user.user_id,
+        anchor,
+        num_before: num_before.unwrap_or(0),
+        num_after: num_after.unwrap_or(0),
+        include_anchor: include_anchor.unwrap_or(true),
+        narrow,
+        rendering,
+        message_ids,
+    };
+    let out = auth.realm.addr.send(msg).await??;
+    Ok(params.success(out))
+}
+
+/// `GET /messages/{message_id}`.
+pub async fn get_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let msg = GetMessage { user_id: auth.user.user_id, message_id: path_id(&path), rendering: rendering(&params)? };
+    let out = auth.realm.addr.send(msg).await??;
+    Ok(params.success(out))
+}
+
+/// `GET /messages/matches_narrow`: `msg_ids` and `narrow`.
+pub async fn matches_narrow(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let message_ids =
+        params.decode("msg_ids", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("msg_ids"))?;
+    let narrow = narrow_param(&params)?;
+    if params.str("narrow").is_none() {
+        return Err(ApiError::missing_argument("narrow").into());
+    }
+    let out = auth.realm.addr.send(MatchesNarrow { user_id: auth.user.user_id, message_ids, narrow }).await??;
+    Ok(params.success(out))
 }

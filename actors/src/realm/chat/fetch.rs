@@ -1,1 +1,298 @@
-//! Fetching messages: `GET /messages` with anchors and narrows, `GET /messages/{id}`, `GET /messages/matches_narrow`.
+//! Fetching messages: `GET /messages` with anchors and narrows, `GET /messages/{id}`,
+//! `GET /messages/matches_narrow`.
+
+use std::collections::BTreeMap;
+
+use actix::prelude::*;
+use rusqlite::types::Value as Sql;
+use serde_json::{json, Map, Value};
+
+use super::format::{message_dict, viewer_flags, Shape};
+use super::highlight::{highlight_html, highlight_text};
+use super::narrow::{self, NarrowQuery, NarrowTerm};
+use super::render::escape;
+use crate::error::{ApiError, ApiResult};
+use crate::ids::UserId;
+use crate::realm::actor::RealmActor;
+use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
+use crate::realm::model::User;
+use crate::realm::state::RealmState;
+use crate::store::messages::{self as db, FetchedRow, ReactionRow, MESSAGE_COLUMNS};
+use crate::store::Store;
+
+/// The anchor Zulip reports for `newest` (and for `first_unread` with nothing unread).
+pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
+/// Most messages one request may ask for.
+pub const MAX_MESSAGES_PER_FETCH: i64 = 5000;
+
+/// `anchor` of `GET /messages`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    Id(i64),
+    Newest,
+    Oldest,
+    FirstUnread,
+}
+
+impl Anchor {
+    /// Parses `anchor` as Zulip does ("Invalid anchor" otherwise).
+    pub fn parse(raw: &str) -> ApiResult<Anchor> {
+        match raw {
+            "newest" => Ok(Anchor::Newest),
+            "oldest" => Ok(Anchor::Oldest),
+            "first_unread" => Ok(Anchor::FirstUnread),
+            _ => {
+                raw.parse::<i64>().map(|id| Anchor::Id(id.max(0))).map_err(|_| ApiError::bad_request("Invalid anchor"))
+            }
+        }
+    }
+}
+
+/// How messages are rendered in a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rendering {
+    pub apply_markdown: bool,
+    pub client_gravatar: bool,
+    pub allow_empty_topic_name: bool,
+}
+
+/// `GET /messages`.
+#[derive(Message, Debug, Clone)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct GetMessages {
+    pub user_id: UserId,
+    pub anchor: Anchor,
+    pub num_before: i64,
+    pub num_after: i64,
+    pub include_anchor: bool,
+    pub narrow: Vec<NarrowTerm>,
+    pub rendering: Rendering,
+    /// `message_ids` instead of an anchor range.
+    pub message_ids: Option<Vec<i64>>,
+}
+
+/// `GET /messages/{id}`.
+#[derive(Message, Debug, Clone)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct GetMessage {
+    pub user_id: UserId,
+    pub message_id: i64,
+    pub rendering: Rendering,
+}
+
+/// `GET /messages/matches_narrow`.
+#[derive(Message, Debug, Clone)]
+#[rtype(result = "ApiResult<Map<String, Value>>")]
+pub struct MatchesNarrow {
+    pub user_id: UserId,
+    pub message_ids: Vec<i64>,
+    pub narrow: Vec<NarrowTerm>,
+}
+
+/// Runs the narrow's query with an extra condition, ordering and limit.
+fn run(
+    store: &Store,
+    q: &NarrowQuery,
+    extra: &str,
+    extra_args: &[Sql],
+    order: &str,
+    limit: i64,
+) -> ApiResult<Vec<FetchedRow>> {
+    let extra = extra.replace("m.id", q.id_col);
+    let sql = format!(
+        "SELECT um.flags, {MESSAGE_COLUMNS} {} AND {extra} ORDER BY {} {order} LIMIT {limit}",
+        q.from_where(),
+        q.id_col
+    );
+    let mut args = q.args.clone();
+    args.extend_from_slice(extra_args);
+    Ok(db::query_rows(&*store.conn()?, &sql, &args)?)
+}
+
+/// The first unread message of the narrow, if any.
+fn first_unread(store: &Store, q: &NarrowQuery) -> ApiResult<Option<i64>> {
+    let sql = format!("SELECT MIN({}) {} AND ({} & 1) = 0", q.id_col, q.from_where(), q.flags);
+    Ok(db::query_id(&*store.conn()?, &sql, &q.args)?)
+}
+
+/// The message objects of `rows`, with their reactions.
+fn render_rows(
+    state: &RealmState,
+    store: &Store,
+    rows: &[FetchedRow],
+    rendering: Rendering,
+    search: Option<&[String]>,
+) -> ApiResult<Vec<Value>> {
+    let ids: Vec<i64> = rows.iter().map(|(row, _)| row.id).collect();
+    let reactions = db::reactions_of(&*store.conn()?, &ids)?;
+    let mut by_message: BTreeMap<i64, Vec<&ReactionRow>> = BTreeMap::new();
+    for reaction in &reactions {
+        by_message.entry(reaction.message_id).or_default().push(reaction);
+    }
+    Ok(rows
+        .iter()
+        .map(|(row, flags)| {
+            let shape = Shape::Fetch {
+                apply_markdown: rendering.apply_markdown,
+                client_gravatar: rendering.client_gravatar,
+                flags: viewer_flags(*flags),
+            };
+            let mut dict = message_dict(state, row, by_message.get(&row.id).map_or(&[][..], Vec::as_slice), shape);
+            if !rendering.allow_empty_topic_name && row.channel_id.is_some() && row.topic.is_empty() {
+                dict.insert("subject".into(), json!(EMPTY_TOPIC_DISPLAY_NAME));
+            }
+            if let Some(words) = search {
+                dict.insert("match_content".into(), json!(highlight_html(&row.rendered_content, words)));
+                dict.insert("match_subject".into(), json!(highlight_text(&escape(&row.topic), words)));
+            }
+            Value::Object(dict)
+        })
+        .collect())
+}
+
+/// `GET /messages`.
+pub fn get_messages(
+    state: &RealmState,
+    store: &Store,
+    user: &User,
+    msg: &GetMessages,
+) -> ApiResult<Map<String, Value>> {
+    let q = narrow::build(state, user, &msg.narrow)?;
+    let mut out = Map::new();
+    if let Some(ids) = &msg.message_ids {
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", ids.len() as i64)?;
+        out.insert(
+            "messages".into(),
+            Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?),
+        );
+        out.insert("history_limited".into(), json!(false));
+        return Ok(out);
+    }
+    if msg.num_before + msg.num_after > MAX_MESSAGES_PER_FETCH {
+        return Err(ApiError::bad_request("Too many messages requested (maximum 5000)."));
+    }
+    let (anchor, to_left, to_right) = match msg.anchor {
+        Anchor::Id(id) => (id, false, false),
+        Anchor::Newest => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
+        Anchor::Oldest => (0, true, false),
+        Anchor::FirstUnread => match first_unread(store, &q)? {
+            Some(id) => (id, false, false),
+            None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
+        },
+    };
+    let mut before = if msg.num_before > 0 {
+        run(store, &q, "m.id < ?", &[Sql::Integer(anchor)], "DESC", msg.num_before)?
+    } else {
+        Vec::new()
+    };
+    before.reverse();
+    let at_anchor =
+        if msg.include_anchor { run(store, &q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
+    let after = if msg.num_after > 0 {
+        run(store, &q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", msg.num_after)?
+    } else {
+        Vec::new()
+    };
+    let found_anchor = !at_anchor.is_empty();
+    let found_oldest = to_left || (before.len() as i64) < msg.num_before;
+    let found_newest = to_right || (after.len() as i64) < msg.num_after;
+    let rows: Vec<FetchedRow> = before.into_iter().chain(at_anchor).chain(after).collect();
+    out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?));
+    out.insert("found_anchor".into(), json!(found_anchor));
+    out.insert("found_oldest".into(), json!(found_oldest));
+    out.insert("found_newest".into(), json!(found_newest));
+    out.insert("history_limited".into(), json!(false));
+    out.insert("anchor".into(), json!(anchor));
+    Ok(out)
+}
+
+/// A message the user may read, with their flags, or "Invalid message(s)".
+fn accessible_message(state: &RealmState, store: &Store, user: &User, id: i64) -> ApiResult<FetchedRow> {
+    let sql = format!(
+        "SELECT um.flags, {MESSAGE_COLUMNS} FROM messages m
+         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?1 WHERE m.id = ?2 AND m.realm_id = ?3"
+    );
+    let args = [Sql::Integer(user.id.0), Sql::Integer(id), Sql::Integer(state.realm().id.0)];
+    let invalid = || ApiError::bad_request("Invalid message(s)");
+    let (row, flags) = db::query_rows(&*store.conn()?, &sql, &args)?.into_iter().next().ok_or_else(invalid)?;
+    let readable = flags.is_some()
+        || row.channel_id.and_then(|c| state.channel(c)).is_some_and(|c| narrow::can_read_history(state, user, c));
+    if readable {
+        Ok((row, flags))
+    } else {
+        Err(invalid())
+    }
+}
+
+/// `GET /messages/{id}`: `raw_content` (legacy) and the message object.
+pub fn get_message(state: &RealmState, store: &Store, user: &User, msg: &GetMessage) -> ApiResult<Map<String, Value>> {
+    let fetched = accessible_message(state, store, user, msg.message_id)?;
+    let raw = fetched.0.content.clone();
+    let mut messages = render_rows(state, store, &[fetched], msg.rendering, None)?;
+    let mut out = Map::new();
+    out.insert("raw_content".into(), json!(raw));
+    out.insert("message".into(), messages.pop().unwrap_or(Value::Null));
+    Ok(out)
+}
+
+/// `GET /messages/matches_narrow`: which of the messages match, with their match fields.
+pub fn matches_narrow(
+    state: &RealmState,
+    store: &Store,
+    user: &User,
+    msg: &MatchesNarrow,
+) -> ApiResult<Map<String, Value>> {
+    let q = narrow::build(state, user, &msg.narrow)?;
+    let list: Vec<String> = msg.message_ids.iter().map(i64::to_string).collect();
+    let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", msg.message_ids.len() as i64)?;
+    let words = q.search.unwrap_or_default();
+    let mut matches = Map::new();
+    for (row, _) in rows {
+        let content = highlight_html(&row.rendered_content, &words);
+        let topic = highlight_text(&escape(&row.topic), &words);
+        matches.insert(row.id.to_string(), json!({"match_content": content, "match_subject": topic}));
+    }
+    let mut out = Map::new();
+    out.insert("messages".into(), Value::Object(matches));
+    Ok(out)
+}
+
+impl Handler<GetMessages> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: GetMessages, _: &mut Self::Context) -> Self::Result {
+        let user = self.viewer(msg.user_id)?;
+        get_messages(&self.state, &self.store, user, &msg)
+    }
+}
+
+impl Handler<GetMessage> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: GetMessage, _: &mut Self::Context) -> Self::Result {
+        let user = self.viewer(msg.user_id)?;
+        get_message(&self.state, &self.store, user, &msg)
+    }
+}
+
+impl Handler<MatchesNarrow> for RealmActor {
+    type Result = ApiResult<Map<String, Value>>;
+
+    fn handle(&mut self, msg: MatchesNarrow, _: &mut Self::Context) -> Self::Result {
+        let user = self.viewer(msg.user_id)?;
+        matches_narrow(&self.state, &self.store, user, &msg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_parse() {
+        assert_eq!(Anchor::parse("newest").unwrap(), Anchor::Newest);
+        assert_eq!(Anchor::parse("42").unwrap(), Anchor::Id(42));
+        assert_eq!(Anchor::parse("x").unwrap_err().msg, "Invalid anchor");
+    }
+}

@@ -7,7 +7,13 @@
 pub mod changes;
 pub mod fetch;
 pub mod flags;
+pub mod format;
+pub mod highlight;
+pub mod narrow;
+pub mod render;
 pub mod send;
+#[cfg(test)]
+mod tests;
 
 /// Zulip's `UserMessage` flag bits.
 pub mod flag {

@@ -1,1 +1,548 @@
-//! Sending messages (`POST /messages`), rendering Zulip's Markdown, the `message` event and the message object.
+//! Sending messages (`POST /messages`): the recipient, topic and content rules, storage
+//! of the message with its per-user rows, and the `message` event.
+
+use std::collections::BTreeSet;
+
+use actix::prelude::*;
+use serde_json::{json, Value};
+
+use super::flag;
+use super::format::{dm_key, message_dict, Shape};
+use super::render::{render, Rendered};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::events::{Event, Outgoing};
+use crate::ids::{ChannelId, UserId};
+use crate::realm::actor::RealmActor;
+use crate::realm::catalog::{MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH};
+use crate::realm::groups::ops::has_realm_permission;
+use crate::realm::model::{Channel, Role, User};
+use crate::realm::state::RealmState;
+use crate::realm::topics::policies::{set_policy, FOLLOWED};
+use crate::store::messages::{self as db, MessageRow, NewMessage};
+use crate::store::Store;
+
+/// A channel named in `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChannelRef {
+    Id(i64),
+    Name(String),
+}
+
+/// Direct-message recipients named in `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirectRef {
+    Ids(Vec<i64>),
+    Emails(Vec<String>),
+}
+
+/// Where a message goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recipient {
+    Channel(ChannelRef),
+    Direct(DirectRef),
+}
+
+impl Recipient {
+    /// Parses `type` and `to` as Zulip does: a channel is a JSON int (id), a JSON string or
+    /// one-element list, or a raw name; direct recipients are a JSON list of ids or of
+    /// emails, or comma-separated emails.
+    pub fn parse(kind: &str, to: &str) -> ApiResult<Recipient> {
+        let parsed = serde_json::from_str::<Value>(to).ok();
+        match kind {
+            "stream" | "channel" => Ok(Recipient::Channel(parse_channel(parsed, to)?)),
+            "private" | "direct" => Ok(Recipient::Direct(parse_direct(parsed, to)?)),
+            _ => Err(ApiError::bad_request("Invalid message type")),
+        }
+    }
+}
+
+fn parse_channel(parsed: Option<Value>, raw: &str) -> ApiResult<ChannelRef> {
+    let value = match parsed {
+        None => return Ok(ChannelRef::Name(raw.to_owned())),
+        Some(Value::Array(items)) => match <[Value; 1]>::try_from(items) {
+            Ok([only]) => only,
+            Err(_) => return Err(ApiError::bad_request("Expected exactly one channel")),
+        },
+        Some(other) => other,
+    };
+    match value {
+        Value::String(name) => Ok(ChannelRef::Name(name)),
+        Value::Number(n) => {
+            n.as_i64().map(ChannelRef::Id).ok_or_else(|| ApiError::bad_request("Invalid data type for channel"))
+        }
+        _ => Err(ApiError::bad_request("Invalid data type for channel")),
+    }
+}
+
+fn parse_direct(parsed: Option<Value>, raw: &str) -> ApiResult<DirectRef> {
+    let split = |text: &str| -> Vec<String> {
+        text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+    };
+    let items = match parsed {
+        None => return Ok(DirectRef::Emails(split(raw))),
+        Some(Value::String(text)) => return Ok(DirectRef::Emails(split(&text))),
+        Some(Value::Number(n)) => vec![Value::Number(n)],
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(ApiError::bad_request("Invalid data type for recipients")),
+    };
+    if items.iter().all(Value::is_i64) {
+        return Ok(DirectRef::Ids(items.iter().filter_map(Value::as_i64).collect()));
+    }
+    if items.iter().all(Value::is_string) {
+        return Ok(DirectRef::Emails(items.iter().filter_map(Value::as_str).map(str::to_owned).collect()));
+    }
+    if items.iter().all(|v| v.is_i64() || v.is_string()) {
+        return Err(ApiError::bad_request("Recipient lists may contain emails or user IDs, but not both."));
+    }
+    Err(ApiError::bad_request("Invalid data type for recipients"))
+}
+
+/// `POST /messages`.
+#[derive(Message, Debug, Clone)]
+#[rtype(result = "ApiResult<SentMessage>")]
+pub struct SendMessage {
+    pub sender: UserId,
+    pub recipient: Recipient,
+    /// `topic` or `subject`, as given.
+    pub topic: Option<String>,
+    pub content: String,
+    /// The sending client's name (from its `User-Agent`).
+    pub client: String,
+    pub queue_id: Option<String>,
+    pub local_id: Option<String>,
+    pub read_by_sender: Option<bool>,
+}
+
+/// The reply to `POST /messages`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentMessage {
+    pub id: i64,
+    /// The topic policy the send set automatically (Zulip's `automatic_new_visibility_policy`).
+    pub automatic_new_visibility_policy: Option<i64>,
+}
+
+/// Clients for which Zulip marks a sent message read by default.
+const READ_BY_SENDER_CLIENTS: [&str; 6] =
+    ["website", "zulipmobile", "zulipelectron", "zulipterminal", "zulipflutter", "zulipdesktop"];
+
+/// Zulip's `normalize_body`: trailing whitespace and leading newlines removed, not empty,
+/// no null bytes, truncated to the maximum length.
+pub fn normalize_content(content: &str) -> ApiResult<String> {
+    let body = content.trim_end().trim_start_matches('\n');
+    if body.is_empty() {
+        return Err(ApiError::bad_request("Message must not be empty"));
+    }
+    if body.contains('\0') {
+        return Err(ApiError::bad_request("Message must not contain null bytes"));
+    }
+    Ok(truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]"))
+}
+
+/// Zulip's `truncate_content`: the first characters and `suffix`, within `max` characters.
+pub fn truncate(text: &str, max: usize, suffix: &str) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let keep = max.saturating_sub(suffix.chars().count());
+    let mut out: String = text.chars().take(keep).collect();
+    out.push_str(suffix);
+    out
+}
+
+/// A topic as sent: stripped, `(no topic)` read as the empty topic, truncated with `...`.
+pub fn normalize_topic(topic: &str) -> String {
+    let topic = topic.trim();
+    let topic = if topic == "(no topic)" { "" } else { topic };
+    truncate(topic, MAX_TOPIC_LENGTH, "...")
+}
+
+/// A validated destination.
+enum Target<'a> {
+    Channel(&'a Channel, String),
+    Direct(Vec<UserId>),
+}
+
+/// The channel a message goes to, with Zulip's errors.
+fn channel_for_send<'a>(state: &'a RealmState, sender: &User, target: &ChannelRef) -> ApiResult<&'a Channel> {
+    let channel = match target {
+        ChannelRef::Id(id) => state.channel(ChannelId(*id)).ok_or_else(|| {
+            ApiError::new(ErrorCode::StreamDoesNotExist, 400, format!("Channel with ID '{id}' does not exist"))
+                .with("stream_id", *id)
+        })?,
+        ChannelRef::Name(name) => state.channel_by_name(name).ok_or_else(|| {
+            ApiError::new(ErrorCode::StreamDoesNotExist, 400, format!("Channel '{name}' does not exist"))
+                .with("stream", name.as_str())
+        })?,
+    };
+    let not_authorized = || ApiError::bad_request(format!("Not authorized to send to channel '{}'", channel.name));
+    // A bot may post where its owner may.
+    let may_post = |user: &User| state.in_channel_group(channel, "can_send_message_group", user);
+    let owner = sender.bot_owner_id.and_then(|id| state.user(id)).filter(|_| sender.is_bot);
+    if !may_post(sender) && !owner.is_some_and(may_post) {
+        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
+    }
+    if channel.is_archived {
+        return Err(not_authorized());
+    }
+    if !channel.invite_only || state.is_subscribed(sender.id, channel.id) {
+        return Ok(channel);
+    }
+    Err(not_authorized())
+}
+
+/// The topic of a channel message, checked against the channel's and the organization's
+/// topic policies.
+fn channel_topic(state: &RealmState, channel: &Channel, topic: Option<&str>) -> ApiResult<String> {
+    let topic = normalize_topic(topic.ok_or_else(|| ApiError::bad_request("Missing topic"))?);
+    let realm_policy =
+        state.realm().settings.get("topics_policy").and_then(Value::as_str).unwrap_or("allow_empty_topic");
+    match channel.topics_policy.as_str() {
+        "empty_topic_only" if !topic.is_empty() => {
+            Err(ApiError::bad_request("Only the general chat topic is allowed in this channel."))
+        }
+        "disable_empty_topic" if topic.is_empty() => {
+            Err(ApiError::bad_request("Sending messages to the general chat is not allowed in this channel."))
+        }
+        "inherit" if topic.is_empty() && realm_policy == "disable_empty_topic" => {
+            Err(ApiError::bad_request("Topics are required in this organization"))
+        }
+        _ => Ok(topic),
+    }
+}
+
+/// The participants of a direct message (the sender included), with Zulip's errors.
+fn direct_participants(state: &RealmState, sender: &User, target: &DirectRef) -> ApiResult<Vec<UserId>> {
+    let mut users: Vec<&User> = Vec::new();
+    match target {
+        DirectRef::Ids(ids) => {
+            for id in ids {
+                let user =
+                    state.user(UserId(*id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID {id}")))?;
+                users.push(user);
+            }
+        }
+        DirectRef::Emails(emails) => {
+            for email in emails {
+                let user = state
+                    .user_by_api_email(email)
+                    .or_else(|| state.user_by_delivery_email(email))
+                    .ok_or_else(|| ApiError::bad_request(format!("Invalid email '{email}'")))?;
+                users.push(user);
+            }
+        }
+    }
+    if users.is_empty() {
+        return Err(ApiError::bad_request("Message must have recipients"));
+    }
+    if let Some(gone) = users.iter().find(|u| !u.is_active && !u.is_bot) {
+        return Err(ApiError::bad_request(format!("'{}' is no longer using Zulip.", gone.email)));
+    }
+    let mut ids: BTreeSet<UserId> = users.iter().map(|u| u.id).collect();
+    ids.insert(sender.id);
+    Ok(ids.into_iter().collect())
+}
+
+/// Zulip's `Stream.wildcard_mention_threshold`: wildcard mentions reaching more people
+/// need `can_mention_many_users_group`.
+const WILDCARD_MENTION_THRESHOLD: usize = 15;
+
+/// Whether `user` may use a wildcard mention that reaches `count` people.
+fn may_mention_many(state: &RealmState, user: UserId, count: usize) -> bool {
+    count <= WILDCARD_MENTION_THRESHOLD || has_realm_permission(state, "can_mention_many_users_group", user)
+}
+
+fn channel_of<'a>(target: &Target<'a>) -> Option<&'a Channel> {
+    match target {
+        Target::Channel(channel, _) => Some(channel),
+        Target::Direct(_) => None,
+    }
+}
+
+/// The mention permissions: channel wildcards in big channels, and each (non-silently)
+/// mentioned group's `can_mention_group`.
+fn check_mentions(state: &RealmState, sender: &User, rendered: &Rendered, channel: Option<&Channel>) -> ApiResult<()> {
+    if let Some(channel) = channel {
+        if rendered.stream_wildcard && !may_mention_many(state, sender.id, state.subscriber_count(channel.id)) {
+            return Err(ApiError::new(
+                ErrorCode::StreamWildcardMentionNotAllowed,
+                400,
+                "You do not have permission to use channel wildcard mentions in this channel.",
+            ));
+        }
+    }
+    for group in rendered.mentioned_groups.iter().filter_map(|id| state.group(*id)) {
+        let allowed = state.group_setting_of(group, "can_mention_group");
+        if !state.group_setting_has(&allowed, sender.id) {
+            return Err(ApiError::bad_request(format!("You are not allowed to mention user group '{}'.", group.name)));
+        }
+    }
+    Ok(())
+}
+
+/// The per-user flags of a new message.
+fn recipient_flags(
+    sender: UserId,
+    recipients: &[UserId],
+    rendered: &Rendered,
+    group_members: &BTreeSet<UserId>,
+    topic_participants: &BTreeSet<UserId>,
+    base: i64,
+    read_by_sender: bool,
+) -> Vec<(UserId, i64)> {
+    recipients
+        .iter()
+        .map(|&user| {
+            let mut bits = base;
+            if user == sender && read_by_sender {
+                bits |= flag::READ;
+            }
+            if rendered.mentioned_users.contains(&user) {
+                bits |= flag::MENTIONED;
+            } else if group_members.contains(&user) {
+                bits |= flag::GROUP_MENTIONED;
+            }
+            if rendered.stream_wildcard {
+                bits |= flag::STREAM_WILDCARD_MENTIONED;
+            }
+            if rendered.topic_wildcard && topic_participants.contains(&user) {
+                bits |= flag::TOPIC_WILDCARD_MENTIONED;
+            }
+            (user, bits)
+        })
+        .collect()
+}
+
+/// Everyone in the (non-silently) mentioned groups.
+fn mentioned_group_members(state: &RealmState, rendered: &Rendered) -> BTreeSet<UserId> {
+    if rendered.mentioned_groups.is_empty() {
+        return BTreeSet::new();
+    }
+    state
+        .users()
+        .filter(|u| rendered.mentioned_groups.iter().any(|g| state.is_member_recursive(*g, u.id)))
+        .map(|u| u.id)
+        .collect()
+}
+
+/// Sends a message: validates it, stores it with its recipients' rows and full-text row in
+/// one transaction, and returns its id and the events (the `message` event per distinct
+/// flag set, then any automatic topic-follow events).
+pub fn send_message(
+    state: &mut RealmState,
+    store: &Store,
+    msg: &SendMessage,
+    now: i64,
+) -> ApiResult<(SentMessage, Vec<Outgoing>)> {
+    let sender = state.user_or_err(msg.sender)?;
+    let target = match &msg.recipient {
+        Recipient::Channel(channel) => {
+            let channel = channel_for_send(state, sender, channel)?;
+            Target::Channel(channel, channel_topic(state, channel, msg.topic.as_deref())?)
+        }
+        Recipient::Direct(direct) => Target::Direct(direct_participants(state, sender, direct)?),
+    };
+    let content = normalize_content(&msg.content)?;
+    let rendered = render(state, &content);
+    check_mentions(state, sender, &rendered, channel_of(&target))?;
+    let group_members = mentioned_group_members(state, &rendered);
+    let read_by_sender =
+        msg.read_by_sender.unwrap_or_else(|| READ_BY_SENDER_CLIENTS.contains(&msg.client.to_lowercase().as_str()));
+    let (channel_id, topic, dm, recipients, base) = match &target {
+        Target::Channel(channel, topic) => {
+            let mut users: BTreeSet<UserId> = state.subscribers(channel.id).collect();
+            users.insert(sender.id);
+            (Some(channel.id), topic.clone(), None, users.into_iter().collect::<Vec<_>>(), 0)
+        }
+        Target::Direct(users) => (None, String::new(), Some(dm_key(users)), users.clone(), flag::IS_PRIVATE),
+    };
+    let new = NewMessage {
+        realm_id: state.realm().id,
+        sender_id: sender.id,
+        channel_id,
+        topic: &topic,
+        content: &content,
+        rendered_content: &rendered.html,
+        date_sent: now,
+        dm_key: dm.as_deref(),
+        sending_client: &msg.client,
+        has_link: rendered.has_link,
+        has_image: rendered.has_image,
+        has_attachment: rendered.has_attachment,
+    };
+    let (id, initiated, flags) = store.write(|tx| {
+        let (initiated, participants) = match channel_id {
+            Some(channel) => {
+                let initiated = !db::topic_has_messages(tx, channel, &topic)?;
+                let mut participants: BTreeSet<UserId> = if rendered.topic_wildcard {
+                    db::topic_participants(tx, channel, &topic)?.into_iter().collect()
+                } else {
+                    BTreeSet::new()
+                };
+                participants.insert(sender.id);
+                if rendered.topic_wildcard && !may_mention_many(state, sender.id, participants.len()) {
+                    return Err(ApiError::new(
+                        ErrorCode::TopicWildcardMentionNotAllowed,
+                        400,
+                        "You do not have permission to use topic wildcard mentions in this topic.",
+                    ));
+                }
+                (initiated, participants)
+            }
+            None => (false, recipients.iter().copied().collect()),
+        };
+        let flags =
+            recipient_flags(sender.id, &recipients, &rendered, &group_members, &participants, base, read_by_sender);
+        let id = db::insert(tx, &new, &flags)?;
+        Ok::<_, ApiError>((id, initiated, flags))
+    })?;
+    let row = MessageRow {
+        id,
+        sender_id: sender.id,
+        channel_id,
+        topic: topic.clone(),
+        content: content.clone(),
+        rendered_content: rendered.html.clone(),
+        date_sent: now,
+        dm_key: dm,
+        sending_client: msg.client.clone(),
+        last_edit_time: None,
+        last_moved_time: None,
+        edit_history: None,
+    };
+    let mut events = message_events(state, &row, &flags, msg);
+    if let Some(channel) = channel_id.and_then(|c| state.channel(c)).filter(|c| !c.invite_only) {
+        events.extend(all_public_streams_event(state, channel, &row, &recipients));
+    }
+    let sender_id = sender.id;
+    let mut automatic = None;
+    if let Some(channel) = channel_id {
+        state.note_channel_message(channel, id);
+        if let Some(policy) = automatic_policy(state, sender_id, channel, &topic, initiated) {
+            events.extend(set_policy(state, store, sender_id, channel, &topic, policy, now)?);
+            automatic = Some(policy);
+        }
+    }
+    Ok((SentMessage { id, automatic_new_visibility_policy: automatic }, events))
+}
+
+/// The topic policy a send sets for its sender (Zulip's `automatically_follow_topics_policy`:
+/// 1 on participation, 2 on send, 3 on initiation, 4 never), if any.
+fn automatic_policy(
+    state: &RealmState,
+    sender: UserId,
+    channel: ChannelId,
+    topic: &str,
+    initiated: bool,
+) -> Option<i64> {
+    let user = state.user(sender)?;
+    if user.is_bot {
+        return None;
+    }
+    let follow = user.settings.get("automatically_follow_topics_policy").and_then(Value::as_i64).unwrap_or(3);
+    let wants = match follow {
+        1 | 2 => true,
+        3 => initiated,
+        _ => false,
+    };
+    let current = state.user_topic(sender, channel, topic).map_or(0, |t| t.visibility_policy);
+    (wants && current != FOLLOWED).then_some(FOLLOWED)
+}
+
+/// The `message` events: one shared message object, one event per distinct flag set, each
+/// to the recipients with those flags. The sender's event carries `sender_queue_id` and
+/// `local_id` for the queue layer.
+fn message_events(state: &RealmState, row: &MessageRow, flags: &[(UserId, i64)], msg: &SendMessage) -> Vec<Outgoing> {
+    let message = Value::Object(message_dict(state, row, &[], Shape::Event));
+    let mut groups: Vec<(i64, bool, Vec<UserId>)> = Vec::new();
+    for &(user, bits) in flags {
+        let is_sender = user == row.sender_id;
+        match groups.iter_mut().find(|(b, s, _)| *b == bits && *s == is_sender) {
+            Some((_, _, users)) => users.push(user),
+            None => groups.push((bits, is_sender, vec![user])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(bits, is_sender, users)| {
+            let mut body = json!({"message": message, "flags": super::format::flag_names(bits)});
+            if is_sender {
+                if let (Some(queue), Some(local)) = (&msg.queue_id, &msg.local_id) {
+                    body["sender_queue_id"] = json!(queue);
+                    body["local_id"] = json!(local);
+                }
+            }
+            Outgoing::to(users, Event::new("message", body))
+        })
+        .collect()
+}
+
+/// The `message` event for the other members' `all_public_streams` queues (the queue
+/// layer drops it for the rest), with no flags.
+fn all_public_streams_event(
+    state: &RealmState,
+    channel: &Channel,
+    row: &MessageRow,
+    recipients: &[UserId],
+) -> Option<Outgoing> {
+    let others: Vec<UserId> = state
+        .users()
+        .filter(|u| u.is_active && u.role != Role::Guest && recipients.binary_search(&u.id).is_err())
+        .filter(|u| state.has_content_access(u, channel))
+        .map(|u| u.id)
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    let message = Value::Object(message_dict(state, row, &[], Shape::Event));
+    let body = json!({"message": message, "flags": [], "for_all_public_streams": true});
+    Some(Outgoing::to(others, Event::new("message", body)))
+}
+
+impl Handler<SendMessage> for RealmActor {
+    type Result = ApiResult<SentMessage>;
+
+    fn handle(&mut self, msg: SendMessage, _: &mut Self::Context) -> Self::Result {
+        let (sent, events) = send_message(&mut self.state, &self.store, &msg, crate::realm::ops::now())?;
+        self.committed(events);
+        Ok(sent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipients_parse_as_zulip_does() {
+        assert_eq!(
+            Recipient::parse("stream", "general").unwrap(),
+            Recipient::Channel(ChannelRef::Name("general".into()))
+        );
+        assert_eq!(Recipient::parse("channel", "7").unwrap(), Recipient::Channel(ChannelRef::Id(7)));
+        assert_eq!(Recipient::parse("channel", "[\"x\"]").unwrap(), Recipient::Channel(ChannelRef::Name("x".into())));
+        assert_eq!(Recipient::parse("channel", "[]").unwrap_err().msg, "Expected exactly one channel");
+        assert_eq!(
+            Recipient::parse("private", "a@x.com, b@x.com").unwrap(),
+            Recipient::Direct(DirectRef::Emails(vec!["a@x.com".into(), "b@x.com".into()]))
+        );
+        assert_eq!(Recipient::parse("direct", "[3, 4]").unwrap(), Recipient::Direct(DirectRef::Ids(vec![3, 4])));
+        assert_eq!(
+            Recipient::parse("direct", "[3, \"a@x.com\"]").unwrap_err().msg,
+            "Recipient lists may contain emails or user IDs, but not both."
+        );
+    }
+
+    #[test]
+    fn content_and_topics_are_normalized() {
+        assert_eq!(normalize_content("\n\nhi  \n").unwrap(), "hi");
+        assert_eq!(normalize_content("  \n").unwrap_err().msg, "Message must not be empty");
+        assert_eq!(normalize_content("a\0b").unwrap_err().msg, "Message must not contain null bytes");
+        let long = "x".repeat(MAX_MESSAGE_LENGTH + 5);
+        let cut = normalize_content(&long).unwrap();
+        assert_eq!(cut.chars().count(), MAX_MESSAGE_LENGTH);
+        assert!(cut.ends_with("\n[message truncated]"));
+        assert_eq!(normalize_topic("  (no topic) "), "");
+        let topic = normalize_topic(&"t".repeat(70));
+        assert_eq!(topic, format!("{}...", "t".repeat(57)));
+    }
+}

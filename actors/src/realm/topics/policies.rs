@@ -100,7 +100,7 @@ fn channel_to_set<'a>(state: &'a RealmState, user: &User, channel: &TopicChannel
 /// Sets `user`'s policy for a topic of `channel` (0 clears it), persists it and returns
 /// the events; nothing when the policy does not change. An existing row keeps the topic's
 /// spelling as first written; the event carries the request's.
-fn set_policy(
+pub(crate) fn set_policy(
     state: &mut RealmState,
     store: &Store,
     user: UserId,

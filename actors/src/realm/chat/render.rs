@@ -1,0 +1,362 @@
+//! Zulip's Markdown dialect for messages: CommonMark (pulldown-cmark) plus mentions,
+//! channel and topic links, emoji shortcodes and bare-URL links, written as Zulip writes
+//! them.
+//!
+//! Zulip's own syntax is found first and replaced by placeholders (private-use
+//! characters) that the CommonMark pass leaves alone; the placeholders are then replaced
+//! by their HTML, except inside code, where the original text comes back.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+
+use crate::ids::{GroupId, UserId};
+use crate::realm::state::RealmState;
+
+const OPEN: char = '\u{E000}';
+const CLOSE: char = '\u{E001}';
+
+/// A rendered message and what its content refers to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rendered {
+    pub html: String,
+    /// Users mentioned by name (not silently).
+    pub mentioned_users: BTreeSet<UserId>,
+    /// Groups mentioned (not silently).
+    pub mentioned_groups: BTreeSet<GroupId>,
+    /// `@**all**`, `@**everyone**`, `@**channel**` or `@**stream**`.
+    pub stream_wildcard: bool,
+    /// `@**topic**`.
+    pub topic_wildcard: bool,
+    pub has_link: bool,
+    pub has_image: bool,
+    pub has_attachment: bool,
+}
+
+/// One piece of Zulip syntax: its source text and its HTML.
+struct Token {
+    source: String,
+    html: String,
+}
+
+/// Renders a message's Markdown as Zulip does.
+pub fn render(state: &RealmState, source: &str) -> Rendered {
+    let cleaned: String = source.chars().map(|c| if c == OPEN || c == CLOSE { '\u{FFFD}' } else { c }).collect();
+    let mut out = Rendered::default();
+    let mut tokens = Vec::new();
+    let marked = mark_tokens(state, &cleaned, &mut tokens, &mut out);
+    let restore = |text: &str| restore_source(text, &tokens);
+    let mut events = Vec::new();
+    let mut code: Option<(Option<String>, String)> = None;
+    for event in Parser::new_ext(&marked, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let lang = match kind {
+                    CodeBlockKind::Fenced(lang) if !lang.trim().is_empty() => Some(lang.trim().to_string()),
+                    _ => None,
+                };
+                code = Some((lang, String::new()));
+            }
+            Event::Text(text) if code.is_some() => {
+                if let Some((_, body)) = code.as_mut() {
+                    body.push_str(&restore(&text));
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((lang, body)) = code.take() {
+                    events.push(Event::Html(CowStr::from(code_block(lang.as_deref(), &body))));
+                }
+            }
+            Event::Code(text) => events.push(Event::Code(CowStr::from(restore(&text)))),
+            Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(CowStr::from(restore(&raw)))),
+            Event::SoftBreak => events.push(Event::Html(CowStr::from("<br>\n"))),
+            Event::Start(Tag::Link { .. }) => {
+                out.has_link = true;
+                events.push(event);
+            }
+            Event::Start(Tag::Image { .. }) => {
+                out.has_image = true;
+                events.push(event);
+            }
+            other => events.push(other),
+        }
+    }
+    let mut html_out = String::with_capacity(marked.len() + 32);
+    html::push_html(&mut html_out, events.into_iter());
+    html_out.truncate(html_out.trim_end().len());
+    out.html = replace_tokens(&html_out, &tokens);
+    if cleaned.contains("/user_uploads/") {
+        out.has_attachment = true;
+        out.has_link = true;
+    }
+    out
+}
+
+/// Zulip's code block markup.
+fn code_block(lang: Option<&str>, body: &str) -> String {
+    let lang_attr = lang.map(|l| format!(" data-code-language=\"{}\"", escape(l))).unwrap_or_default();
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    format!("<div class=\"codehilite\"{lang_attr}><pre><span></span><code>{}\n</code></pre></div>\n", escape(body))
+}
+
+/// HTML-escapes text (for text and attribute values).
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The placeholder for token `n`.
+fn placeholder(n: usize) -> String {
+    format!("{OPEN}{n}{CLOSE}")
+}
+
+/// Replaces every placeholder in `text` by what `f` gives for its token.
+fn substitute(text: &str, tokens: &[Token], f: impl Fn(&Token) -> String) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + OPEN.len_utf8()..];
+        let Some(end) = after.find(CLOSE) else {
+            rest = after;
+            continue;
+        };
+        if let Some(token) = after[..end].parse::<usize>().ok().and_then(|n| tokens.get(n)) {
+            out.push_str(&f(token));
+        }
+        rest = &after[end + CLOSE.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn restore_source(text: &str, tokens: &[Token]) -> String {
+    substitute(text, tokens, |t| t.source.clone())
+}
+
+fn replace_tokens(html: &str, tokens: &[Token]) -> String {
+    substitute(html, tokens, |t| t.html.clone())
+}
+
+/// Finds Zulip's syntax in `source`, records each piece in `tokens` and `out`, and
+/// returns the source with placeholders in their place.
+fn mark_tokens(state: &RealmState, source: &str, tokens: &mut Vec<Token>, out: &mut Rendered) -> String {
+    let mut marked = String::with_capacity(source.len());
+    let mut i = 0;
+    while i < source.len() {
+        let rest = &source[i..];
+        let prev = source[..i].chars().next_back();
+        if let Some((len, html)) = match_token(state, rest, prev, out) {
+            marked.push_str(&placeholder(tokens.len()));
+            tokens.push(Token { source: rest[..len].to_string(), html });
+            i += len;
+        } else {
+            let c = rest.chars().next().unwrap_or(' ');
+            marked.push(c);
+            i += c.len_utf8();
+        }
+    }
+    marked
+}
+
+/// The piece of Zulip syntax at the start of `rest`, as its length and HTML.
+fn match_token(state: &RealmState, rest: &str, prev: Option<char>, out: &mut Rendered) -> Option<(usize, String)> {
+    if rest.starts_with('@') {
+        return mention(state, rest, out);
+    }
+    if let Some(inner) = rest.strip_prefix("#**") {
+        let end = inner.find("**")?;
+        return channel_link(state, &inner[..end]).map(|html| (end + 5, html));
+    }
+    if rest.starts_with(':') {
+        return emoji(rest);
+    }
+    if (rest.starts_with("https://") || rest.starts_with("http://")) && prev.is_none_or(char::is_whitespace) {
+        let len = url_length(rest);
+        let url = &rest[..len];
+        out.has_link = true;
+        let url_html = escape(url);
+        return Some((len, format!("<a href=\"{url_html}\">{url_html}</a>")));
+    }
+    None
+}
+
+/// The length of a bare URL: up to whitespace, without trailing punctuation.
+fn url_length(rest: &str) -> usize {
+    let end = rest.find(|c: char| c.is_whitespace() || c == '<' || c == '>' || c == '"').unwrap_or(rest.len());
+    rest[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '\'']).len()
+}
+
+/// `@**Name**`, `@**Name|id**`, `@_**Name**`, wildcards and `@*group*` / `@_*group*`.
+fn mention(state: &RealmState, rest: &str, out: &mut Rendered) -> Option<(usize, String)> {
+    let (silent, body) = match rest.strip_prefix("@_") {
+        Some(body) => (true, body),
+        None => (false, &rest[1..]),
+    };
+    let prefix = rest.len() - body.len();
+    if let Some(inner) = body.strip_prefix("**") {
+        let end = inner.find("**")?;
+        let html = user_mention(state, &inner[..end], silent, out)?;
+        return Some((prefix + end + 4, html));
+    }
+    let inner = body.strip_prefix('*')?;
+    let end = inner.find('*')?;
+    let name = &inner[..end];
+    let group = state.groups().find(|g| !g.is_system_group && !g.deactivated && g.name == name)?;
+    if !silent {
+        out.mentioned_groups.insert(group.id);
+    }
+    let (class, at) = if silent { (" silent", "") } else { ("", "@") };
+    let html = format!(
+        "<span class=\"user-group-mention{class}\" data-user-group-id=\"{}\">{at}{}</span>",
+        group.id,
+        escape(&group.name)
+    );
+    Some((prefix + end + 2, html))
+}
+
+/// The HTML of a user or wildcard mention of `name` (`Name` or `Name|id`).
+fn user_mention(state: &RealmState, name: &str, silent: bool, out: &mut Rendered) -> Option<String> {
+    let (class, at) = if silent { (" silent", "") } else { ("", "@") };
+    match name {
+        "all" | "everyone" | "channel" | "stream" => {
+            out.stream_wildcard |= !silent;
+            return Some(format!(
+                "<span class=\"user-mention channel-wildcard-mention{class}\" data-user-id=\"*\">{at}{name}</span>"
+            ));
+        }
+        "topic" => {
+            out.topic_wildcard |= !silent;
+            return Some(format!("<span class=\"topic-mention{class}\">{at}{name}</span>"));
+        }
+        _ => {}
+    }
+    let user = match name.rsplit_once('|') {
+        Some((_, id)) => {
+            let id = id.parse::<i64>().ok()?;
+            state.user(UserId(id)).filter(|u| u.is_active)?
+        }
+        None => {
+            let lower = name.to_lowercase();
+            let mut found = state.users().filter(|u| u.is_active && u.full_name.to_lowercase() == lower);
+            let user = found.next()?;
+            if found.next().is_some() {
+                return None;
+            }
+            user
+        }
+    };
+    if !silent {
+        out.mentioned_users.insert(user.id);
+    }
+    Some(format!(
+        "<span class=\"user-mention{class}\" data-user-id=\"{}\">{at}{}</span>",
+        user.id,
+        escape(&user.full_name)
+    ))
+}
+
+/// `#**channel**` and `#**channel>topic**`.
+fn channel_link(state: &RealmState, inner: &str) -> Option<String> {
+    let (name, topic) = match inner.split_once('>') {
+        Some((name, topic)) => (name, Some(topic)),
+        None => (inner, None),
+    };
+    let channel = state.channel_by_name(name)?;
+    let base = format!("/#narrow/channel/{}-{}", channel.id, hash_encode(&channel.name));
+    let name_html = escape(&channel.name);
+    Some(match topic {
+        None => format!("<a class=\"stream\" data-stream-id=\"{}\" href=\"{base}\">#{name_html}</a>", channel.id),
+        Some(topic) => format!(
+            "<a class=\"stream-topic\" data-stream-id=\"{}\" href=\"{base}/topic/{}\">#{name_html} &gt; {}</a>",
+            channel.id,
+            hash_encode(topic),
+            escape(topic)
+        ),
+    })
+}
+
+/// Zulip's URL-hash encoding of a name: percent-encoding with `.` for `%`.
+fn hash_encode(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'~' => out.push(byte as char),
+            b' ' => out.push('-'),
+            _ => {
+                let _ = write!(out, ".{byte:02X}");
+            }
+        }
+    }
+    out
+}
+
+/// `:name:` for a known emoji.
+fn emoji(rest: &str) -> Option<(usize, String)> {
+    let inner = &rest[1..];
+    let end = inner.find(':')?;
+    let name = &inner[..end];
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')) {
+        return None;
+    }
+    let code = emoji_code(name)?;
+    Some((
+        end + 2,
+        format!(
+            "<span aria-label=\"{label}\" class=\"emoji emoji-{code}\" role=\"img\" title=\"{label}\">:{name}:</span>",
+            label = name.replace('_', " ")
+        ),
+    ))
+}
+
+/// The Unicode code point (Zulip's `emoji_code`) of a common emoji name.
+pub fn emoji_code(name: &str) -> Option<&'static str> {
+    EMOJI.iter().find(|(n, _)| *n == name).map(|(_, code)| *code)
+}
+
+/// A table of common emoji names and their codes.
+const EMOJI: &[(&str, &str)] = &[
+    ("smile", "1f604"),
+    ("smiley", "1f603"),
+    ("grinning", "1f600"),
+    ("laughing", "1f606"),
+    ("joy", "1f602"),
+    ("slight_smile", "1f642"),
+    ("wink", "1f609"),
+    ("heart", "2764"),
+    ("thumbs_up", "1f44d"),
+    ("+1", "1f44d"),
+    ("thumbs_down", "1f44e"),
+    ("tada", "1f389"),
+    ("octopus", "1f419"),
+    ("rocket", "1f680"),
+    ("fire", "1f525"),
+    ("eyes", "1f440"),
+    ("check", "2714"),
+    ("cross_mark", "274c"),
+    ("thinking", "1f914"),
+    ("cry", "1f622"),
+    ("sob", "1f62d"),
+    ("clap", "1f44f"),
+    ("wave", "1f44b"),
+    ("pray", "1f64f"),
+    ("star", "2b50"),
+    ("warning", "26a0"),
+    ("coffee", "2615"),
+    ("cake", "1f370"),
+    ("dog", "1f415"),
+    ("cat", "1f408"),
+    ("sunny", "2600"),
+    ("zzz", "1f4a4"),
+];

@@ -1,0 +1,179 @@
+//! Messages, their per-user rows and their full-text index.
+
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row};
+
+use super::StoreResult;
+use crate::ids::{ChannelId, RealmId, UserId};
+
+/// A message as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageRow {
+    pub id: i64,
+    pub sender_id: UserId,
+    pub channel_id: Option<ChannelId>,
+    pub topic: String,
+    pub content: String,
+    pub rendered_content: String,
+    pub date_sent: i64,
+    /// Sorted participant ids of a direct message, e.g. `3,7`.
+    pub dm_key: Option<String>,
+    pub sending_client: String,
+    pub last_edit_time: Option<i64>,
+    pub last_moved_time: Option<i64>,
+    pub edit_history: Option<String>,
+}
+
+/// A new message: everything but its id.
+#[derive(Debug, Clone)]
+pub struct NewMessage<'a> {
+    pub realm_id: RealmId,
+    pub sender_id: UserId,
+    pub channel_id: Option<ChannelId>,
+    pub topic: &'a str,
+    pub content: &'a str,
+    pub rendered_content: &'a str,
+    pub date_sent: i64,
+    pub dm_key: Option<&'a str>,
+    pub sending_client: &'a str,
+    pub has_link: bool,
+    pub has_image: bool,
+    pub has_attachment: bool,
+}
+
+/// The columns [`read_row`] reads, prefixed by table alias `m`.
+pub const MESSAGE_COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.content, m.rendered_content, \
+     m.date_sent, m.dm_key, m.sending_client, m.last_edit_time, m.last_moved_time, m.edit_history";
+
+/// Reads the [`MESSAGE_COLUMNS`] starting at column `at`.
+pub fn read_row(row: &Row<'_>, at: usize) -> rusqlite::Result<MessageRow> {
+    Ok(MessageRow {
+        id: row.get(at)?,
+        sender_id: row.get(at + 1)?,
+        channel_id: row.get(at + 2)?,
+        topic: row.get(at + 3)?,
+        content: row.get(at + 4)?,
+        rendered_content: row.get(at + 5)?,
+        date_sent: row.get(at + 6)?,
+        dm_key: row.get(at + 7)?,
+        sending_client: row.get(at + 8)?,
+        last_edit_time: row.get(at + 9)?,
+        last_moved_time: row.get(at + 10)?,
+        edit_history: row.get(at + 11)?,
+    })
+}
+
+/// Stores a message, its full-text row and its recipients' rows (`(user, flags)`);
+/// returns its id.
+pub fn insert(conn: &Connection, msg: &NewMessage<'_>, recipients: &[(UserId, i64)]) -> StoreResult<i64> {
+    conn.execute(
+        "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent,
+                               dm_key, sending_client, has_link, has_image, has_attachment)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            msg.realm_id,
+            msg.sender_id,
+            msg.channel_id,
+            msg.topic,
+            msg.content,
+            msg.rendered_content,
+            msg.date_sent,
+            msg.dm_key,
+            msg.sending_client,
+            msg.has_link,
+            msg.has_image,
+            msg.has_attachment
+        ],
+    )?;
+    let id = conn.last_insert_rowid();
+    conn.execute(
+        "INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)",
+        params![id, msg.content, msg.topic],
+    )?;
+    let mut stmt = conn.prepare_cached("INSERT INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)")?;
+    for (user, flags) in recipients {
+        stmt.execute(params![user, id, flags])?;
+    }
+    Ok(id)
+}
+
+/// The largest message id `user` received, or -1.
+pub fn max_message_id(conn: &Connection, user: UserId) -> StoreResult<i64> {
+    let id: Option<i64> =
+        conn.query_row("SELECT MAX(message_id) FROM user_messages WHERE user_id = ?1", [user], |r| r.get(0))?;
+    Ok(id.unwrap_or(-1))
+}
+
+/// A message with the viewer's flags (`None`: the viewer has no row, i.e. historical).
+pub type FetchedRow = (MessageRow, Option<i64>);
+
+/// Runs a message query whose first column is the viewer's flags (or NULL) followed by
+/// [`MESSAGE_COLUMNS`].
+pub fn query_rows(conn: &Connection, sql: &str, args: &[rusqlite::types::Value]) -> StoreResult<Vec<FetchedRow>> {
+    let mut stmt = conn.prepare(sql)?;
+    let rows = stmt.query_map(params_from_iter(args.iter()), |row| Ok((read_row(row, 1)?, row.get(0)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Runs a query returning one optional integer.
+pub fn query_id(conn: &Connection, sql: &str, args: &[rusqlite::types::Value]) -> StoreResult<Option<i64>> {
+    let mut stmt = conn.prepare(sql)?;
+    let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    match rows.next()? {
+        Some(row) => Ok(row.get(0)?),
+        None => Ok(None),
+    }
+}
+
+/// One reaction on a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReactionRow {
+    pub message_id: i64,
+    pub user_id: UserId,
+    pub emoji_name: String,
+    pub emoji_code: String,
+    pub reaction_type: String,
+}
+
+/// The reactions on `messages`, in the order they were added.
+pub fn reactions_of(conn: &Connection, messages: &[i64]) -> StoreResult<Vec<ReactionRow>> {
+    if messages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let marks = vec!["?"; messages.len()].join(",");
+    let sql = format!(
+        "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+         WHERE message_id IN ({marks}) ORDER BY message_id"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(messages.iter()), |r| {
+        Ok(ReactionRow {
+            message_id: r.get(0)?,
+            user_id: r.get(1)?,
+            emoji_name: r.get(2)?,
+            emoji_code: r.get(3)?,
+            reaction_type: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Whether a channel topic has any message yet.
+pub fn topic_has_messages(conn: &Connection, channel: ChannelId, topic: &str) -> StoreResult<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE LIMIT 1",
+            params![channel, topic],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// The users who sent messages to a channel topic.
+pub fn topic_participants(conn: &Connection, channel: ChannelId, topic: &str) -> StoreResult<Vec<UserId>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT sender_id FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE",
+    )?;
+    let rows = stmt.query_map(params![channel, topic], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
