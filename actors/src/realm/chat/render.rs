@@ -34,10 +34,12 @@ pub struct Rendered {
     pub has_attachment: bool,
 }
 
-/// One piece of Zulip syntax: its source text and its HTML.
+/// One piece of Zulip syntax: its source text, its HTML, and what it means for the
+/// message (mentions, links), counted only where the token is rendered (not in code).
 struct Token {
     source: String,
     html: String,
+    effects: Rendered,
 }
 
 /// Renders a message's Markdown as Zulip does.
@@ -45,10 +47,11 @@ pub fn render(state: &RealmState, source: &str) -> Rendered {
     let cleaned: String = source.chars().map(|c| if c == OPEN || c == CLOSE { '\u{FFFD}' } else { c }).collect();
     let mut out = Rendered::default();
     let mut tokens = Vec::new();
-    let marked = mark_tokens(state, &cleaned, &mut tokens, &mut out);
+    let marked = mark_tokens(state, &cleaned, &mut tokens);
     let restore = |text: &str| restore_source(text, &tokens);
     let mut events = Vec::new();
     let mut code: Option<(Option<String>, String)> = None;
+    let mut image_depth = 0usize;
     for event in Parser::new_ext(&marked, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES) {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -71,21 +74,32 @@ pub fn render(state: &RealmState, source: &str) -> Rendered {
             Event::Code(text) => events.push(Event::Code(CowStr::from(restore(&text)))),
             Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(CowStr::from(restore(&raw)))),
             Event::SoftBreak => events.push(Event::Html(CowStr::from("<br>\n"))),
-            Event::Start(Tag::Link { .. }) => {
+            // Placeholders must never reach an attribute (their HTML would break out of
+            // it): link and image destinations, titles and image alt text get the source
+            // text back.
+            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
                 out.has_link = true;
-                events.push(event);
+                let (dest_url, title) = (CowStr::from(restore(&dest_url)), CowStr::from(restore(&title)));
+                events.push(Event::Start(Tag::Link { link_type, dest_url, title, id }));
             }
-            Event::Start(Tag::Image { .. }) => {
+            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
                 out.has_image = true;
+                image_depth += 1;
+                let (dest_url, title) = (CowStr::from(restore(&dest_url)), CowStr::from(restore(&title)));
+                events.push(Event::Start(Tag::Image { link_type, dest_url, title, id }));
+            }
+            Event::End(TagEnd::Image) => {
+                image_depth = image_depth.saturating_sub(1);
                 events.push(event);
             }
+            Event::Text(text) if image_depth > 0 => events.push(Event::Text(CowStr::from(restore(&text)))),
             other => events.push(other),
         }
     }
     let mut html_out = String::with_capacity(marked.len() + 32);
     html::push_html(&mut html_out, events.into_iter());
     html_out.truncate(html_out.trim_end().len());
-    out.html = replace_tokens(&html_out, &tokens);
+    out.html = replace_tokens(&html_out, &tokens, &mut out);
     if cleaned.contains("/user_uploads/") {
         out.has_attachment = true;
         out.has_link = true;
@@ -122,7 +136,7 @@ fn placeholder(n: usize) -> String {
 }
 
 /// Replaces every placeholder in `text` by what `f` gives for its token.
-fn substitute(text: &str, tokens: &[Token], f: impl Fn(&Token) -> String) -> String {
+fn substitute(text: &str, tokens: &[Token], mut f: impl FnMut(&Token) -> String) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find(OPEN) {
@@ -145,21 +159,32 @@ fn restore_source(text: &str, tokens: &[Token]) -> String {
     substitute(text, tokens, |t| t.source.clone())
 }
 
-fn replace_tokens(html: &str, tokens: &[Token]) -> String {
-    substitute(html, tokens, |t| t.html.clone())
+/// The final HTML: each remaining placeholder becomes its token's HTML, and the token's
+/// mentions and links count for the message.
+fn replace_tokens(html: &str, tokens: &[Token], out: &mut Rendered) -> String {
+    substitute(html, tokens, |t| {
+        let e = &t.effects;
+        out.mentioned_users.extend(e.mentioned_users.iter().copied());
+        out.mentioned_groups.extend(e.mentioned_groups.iter().copied());
+        out.stream_wildcard |= e.stream_wildcard;
+        out.topic_wildcard |= e.topic_wildcard;
+        out.has_link |= e.has_link;
+        t.html.clone()
+    })
 }
 
-/// Finds Zulip's syntax in `source`, records each piece in `tokens` and `out`, and
-/// returns the source with placeholders in their place.
-fn mark_tokens(state: &RealmState, source: &str, tokens: &mut Vec<Token>, out: &mut Rendered) -> String {
+/// Finds Zulip's syntax in `source`, records each piece in `tokens` and returns the
+/// source with placeholders in their place.
+fn mark_tokens(state: &RealmState, source: &str, tokens: &mut Vec<Token>) -> String {
     let mut marked = String::with_capacity(source.len());
     let mut i = 0;
     while i < source.len() {
         let rest = &source[i..];
         let prev = source[..i].chars().next_back();
-        if let Some((len, html)) = match_token(state, rest, prev, out) {
+        let mut effects = Rendered::default();
+        if let Some((len, html)) = match_token(state, rest, prev, &mut effects) {
             marked.push_str(&placeholder(tokens.len()));
-            tokens.push(Token { source: rest[..len].to_string(), html });
+            tokens.push(Token { source: rest[..len].to_string(), html, effects });
             i += len;
         } else {
             let c = rest.chars().next().unwrap_or(' ');
@@ -273,7 +298,9 @@ fn channel_link(state: &RealmState, inner: &str) -> Option<String> {
         Some((name, topic)) => (name, Some(topic)),
         None => (inner, None),
     };
-    let channel = state.channel_by_name(name)?;
+    // Only public channels are linked: rendering a private channel's id for anyone who
+    // types its name would reveal that it exists (the renderer does not know the sender).
+    let channel = state.channel_by_name(name).filter(|c| !c.invite_only)?;
     let base = format!("/#narrow/channel/{}-{}", channel.id, hash_encode(&channel.name));
     let name_html = escape(&channel.name);
     Some(match topic {

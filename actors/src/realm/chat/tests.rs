@@ -107,3 +107,32 @@ fn a_direct_message_is_stored_with_flags_for_each_participant() {
     let count: i64 = conn.query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0)).unwrap();
     assert_eq!(count, 1);
 }
+
+/// Zulip syntax inside link and image attributes stays text: no HTML can break out of
+/// an attribute.
+#[test]
+fn zulip_syntax_never_reaches_an_attribute() {
+    let (_dir, store, config, mut state) = setup();
+    add(&mut state, &store, &config, "ann@acme.test", Role::Member);
+    for source in [
+        "![ http://a/onerror=alert(1)//](x)",
+        "[a](http://b \"@**User ann**\")",
+        "[a](http://c/:smile:)",
+        "![@**User ann** :smile:](http://d/ \"http://e/x\")",
+    ] {
+        let html = render(&state, source).html;
+        for attribute in html.split('"').skip(1).step_by(2) {
+            assert!(!attribute.contains('<') && !attribute.contains('>'), "{source} -> {html}");
+        }
+    }
+}
+
+/// Mentions inside code mention nobody.
+#[test]
+fn mentions_in_code_mention_nobody() {
+    let (_dir, store, config, mut state) = setup();
+    add(&mut state, &store, &config, "ann@acme.test", Role::Member);
+    let out = render(&state, "`@**User ann**` and\n```\n@**all**\n```");
+    assert!(out.mentioned_users.is_empty(), "{:?}", out.mentioned_users);
+    assert!(!out.stream_wildcard);
+}
