@@ -43,3 +43,6 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(content, topic, content='messages',
 
 -- A channel's messages in order (the channel narrow without a topic).
 CREATE INDEX messages_channel ON messages (channel_id, id);
+
+-- Who received a message (reaction and deletion events, foreign-key checks on delete).
+CREATE INDEX user_messages_message ON user_messages (message_id);

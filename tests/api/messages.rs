@@ -685,3 +685,28 @@ async fn topic_policies_of_the_channel_and_the_organization_apply() {
     expect(send("open", "(no topic)").await.unwrap(), 400, error("Topics are required in this organization")).await;
     assert_eq!(json(send("open", "named").await.unwrap()).await.0, 200);
 }
+
+/// Reading one message by id follows Zulip's `has_message_access`: a user who left a
+/// private channel can no longer open its messages; fetch limits cannot overflow.
+#[actix_web::test]
+async fn access_by_id_needs_the_channel_and_limits_hold() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    channel(&app, "secret", true, true, &[&alice]).await;
+    let id = to_channel(&app, &app.owner, "secret", "plans", "hush").await;
+    assert_eq!(message(&app, &alice, id).await["id"], json!(id));
+    let (status, body) = json(get(&app, &bob, &format!("/messages/{id}"), &[]).await).await;
+    assert_eq!((status, body), (400, error("Invalid message(s)")));
+    let form = [("subscriptions", r#"["secret"]"#)];
+    let response = app.as_user(&alice, Method::DELETE, "/users/me/subscriptions").form(&form).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let (status, body) = json(get(&app, &alice, &format!("/messages/{id}"), &[]).await).await;
+    assert_eq!((status, body), (400, error("Invalid message(s)")));
+
+    let huge = i64::MAX.to_string();
+    let query = [("anchor", "newest"), ("num_before", huge.as_str()), ("num_after", "1")];
+    let (status, body) = json(get(&app, &alice, "/messages", &query).await).await;
+    assert_eq!((status, body), (400, error("Too many messages requested (maximum 5000).")));
+    app.stop().await;
+}

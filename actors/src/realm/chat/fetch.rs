@@ -169,7 +169,7 @@ pub fn get_messages(
         out.insert("history_limited".into(), json!(false));
         return Ok(out);
     }
-    if msg.num_before + msg.num_after > MAX_MESSAGES_PER_FETCH {
+    if msg.num_before.saturating_add(msg.num_after) > MAX_MESSAGES_PER_FETCH {
         return Err(ApiError::bad_request("Too many messages requested (maximum 5000)."));
     }
     let (anchor, to_left, to_right) = match msg.anchor {
@@ -216,9 +216,7 @@ fn accessible_message(state: &RealmState, store: &Store, user: &User, id: i64) -
     let args = [Sql::Integer(user.id.0), Sql::Integer(id), Sql::Integer(state.realm().id.0)];
     let invalid = || ApiError::bad_request("Invalid message(s)");
     let (row, flags) = db::query_rows(&*store.conn()?, &sql, &args)?.into_iter().next().ok_or_else(invalid)?;
-    let readable = flags.is_some()
-        || row.channel_id.and_then(|c| state.channel(c)).is_some_and(|c| narrow::can_read_history(state, user, c));
-    if readable {
+    if super::has_message_access(state, user, row.channel_id, flags.is_some()) {
         Ok((row, flags))
     } else {
         Err(invalid())

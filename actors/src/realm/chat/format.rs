@@ -129,7 +129,12 @@ pub fn message_dict(
     if let Some(time) = row.last_moved_time {
         m.insert("last_moved_timestamp".into(), json!(time));
     }
-    if let Some(history) = row.edit_history.as_deref().and_then(|h| serde_json::from_str::<Value>(h).ok()) {
+    if let Some(history) = row
+        .edit_history
+        .as_deref()
+        .and_then(|h| serde_json::from_str::<Value>(h).ok())
+        .and_then(|h| super::visible_edit_history(state, h))
+    {
         m.insert("edit_history".into(), history);
     }
     if let Shape::Fetch { flags, .. } = shape {

@@ -15,6 +15,56 @@ pub mod send;
 #[cfg(test)]
 mod tests;
 
+use crate::ids::ChannelId;
+use crate::realm::model::{Role, User};
+use crate::realm::state::RealmState;
+
+/// Zulip's `has_message_access`: whether `user` may read a message of `channel` (`None`
+/// for a direct message), `has_row` telling whether they received it. Direct messages
+/// only by their recipients; public channels by every non-guest (and web-public ones by
+/// everyone); a private channel with protected history only by subscribers who received
+/// the message; otherwise by those with content access to the channel.
+pub fn has_message_access(state: &RealmState, user: &User, channel: Option<ChannelId>, has_row: bool) -> bool {
+    let Some(channel) = channel else { return has_row };
+    let Some(channel) = state.channel(channel) else { return false };
+    if channel.is_web_public || (!channel.invite_only && user.role != Role::Guest) {
+        return true;
+    }
+    if !channel.history_public_to_subscribers {
+        return has_row && state.has_content_access(user, channel);
+    }
+    state.has_content_access(user, channel)
+}
+
+/// A message's `edit_history` as the organization lets people see it
+/// (`message_edit_history_visibility_policy`): nothing under `none`; under `moves_only`
+/// only the moves, without the previous contents.
+pub fn visible_edit_history(state: &RealmState, history: serde_json::Value) -> Option<serde_json::Value> {
+    let policy = crate::realm::catalog::realm_setting("message_edit_history_visibility_policy")
+        .map(|s| s.value(&state.realm().settings, Some(state)));
+    match policy.as_ref().and_then(|v| v.as_str()) {
+        Some("none") => None,
+        Some("moves_only") => {
+            let moves = history
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| e.get("prev_topic").is_some() || e.get("prev_stream").is_some())
+                .map(|e| {
+                    let mut e = e.clone();
+                    if let Some(map) = e.as_object_mut() {
+                        map.shift_remove("prev_content");
+                        map.shift_remove("prev_rendered_content");
+                    }
+                    e
+                })
+                .collect::<Vec<_>>();
+            (!moves.is_empty()).then_some(serde_json::Value::Array(moves))
+        }
+        _ => Some(history),
+    }
+}
+
 /// Zulip's `UserMessage` flag bits.
 pub mod flag {
     pub const READ: i64 = 1;

@@ -349,7 +349,9 @@ pub fn send_message(
         msg.read_by_sender.unwrap_or_else(|| READ_BY_SENDER_CLIENTS.contains(&msg.client.to_lowercase().as_str()));
     let (channel_id, topic, dm, recipients, base) = match &target {
         Target::Channel(channel, topic) => {
-            let mut users: BTreeSet<UserId> = state.subscribers(channel.id).collect();
+            // Deactivated subscribers keep their rows but receive nothing, as in Zulip.
+            let mut users: BTreeSet<UserId> =
+                state.subscribers(channel.id).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect();
             users.insert(sender.id);
             (Some(channel.id), topic.clone(), None, users.into_iter().collect::<Vec<_>>(), 0)
         }

@@ -57,18 +57,9 @@ pub fn access_message_to_change(
 fn access(state: &RealmState, conn: &Connection, user: &User, id: i64, modifying: bool) -> ApiResult<MessageAccess> {
     let message = store::message(conn, id)?.filter(|m| m.realm_id == user.realm_id).ok_or_else(invalid_message)?;
     let has_user_message = store::has_user_message(conn, user.id, id)?;
-    let allowed = match message.channel_id {
-        None => has_user_message,
-        Some(channel_id) => match state.channel(channel_id) {
-            None => false,
-            Some(channel) if modifying && channel.is_archived => false,
-            Some(channel) if !channel.invite_only && user.role != Role::Guest => true,
-            Some(channel) if !channel.history_public_to_subscribers => {
-                has_user_message && state.has_content_access(user, channel)
-            }
-            Some(channel) => state.has_content_access(user, channel),
-        },
-    };
+    let archived = message.channel_id.and_then(|c| state.channel(c)).is_some_and(|c| c.is_archived);
+    let allowed =
+        !(modifying && archived) && super::has_message_access(state, user, message.channel_id, has_user_message);
     if allowed {
         Ok(MessageAccess { message, has_user_message })
     } else {
