@@ -589,3 +589,173 @@ async fn guests_mark_only_their_channels_read() {
     assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &[id])]);
     app.stop().await;
 }
+
+/// `POST /messages/flags/narrow` with `anchor`, `num_before`, `num_after` (anchor included).
+async fn flags_narrow(app: &TestApp, who: &Creds, narrow: Value, range: (&str, i64, i64), op: &str) -> Response {
+    let (anchor, before, after) = (range.0, range.1.to_string(), range.2.to_string());
+    let narrow = narrow.to_string();
+    let form = [
+        ("anchor", anchor),
+        ("num_before", before.as_str()),
+        ("num_after", after.as_str()),
+        ("narrow", narrow.as_str()),
+        ("op", op),
+        ("flag", "read"),
+    ];
+    post(app, who, "/messages/flags/narrow", &form).await
+}
+
+/// The success body of `POST /messages/flags/narrow`.
+fn narrow_ok(processed: &[i64], updated: usize, found: (bool, bool), ignored: &[i64]) -> Value {
+    json!({
+        "result": "success",
+        "msg": "",
+        "processed_count": processed.len(),
+        "updated_count": updated,
+        "first_processed_id": processed.first(),
+        "last_processed_id": processed.last(),
+        "found_oldest": found.0,
+        "found_newest": found.1,
+        "ignored_because_not_subscribed_channels": ignored,
+    })
+}
+
+fn topic_narrow(channel: i64, topic: &str) -> Value {
+    json!([{"operator": "channel", "operand": channel}, {"operator": "topic", "operand": topic}])
+}
+
+#[actix_web::test]
+async fn flags_narrow_errors_have_zulips_messages_and_change_nothing() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    message(&app, &bob, general, "a").await;
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    let full = [
+        ("anchor", "newest"),
+        ("num_before", "5"),
+        ("num_after", "0"),
+        ("narrow", "[]"),
+        ("op", "add"),
+        ("flag", "read"),
+    ];
+    let without = |skip: &str| full.into_iter().filter(|(k, _)| *k != skip).collect::<Vec<_>>();
+    for name in ["anchor", "num_before", "num_after", "narrow", "op", "flag"] {
+        expect(post(&app, &alice, "/messages/flags/narrow", &without(name)).await, 400, missing(name)).await;
+    }
+    let with = |key: &str, value: &'static str| {
+        full.into_iter().map(|(k, v)| if k == key { (k, value) } else { (k, v) }).collect::<Vec<_>>()
+    };
+    let cases = [
+        (with("anchor", "soon"), "Invalid anchor"),
+        (with("flag", "bogus"), "Invalid flag: 'bogus'"),
+        (with("flag", "mentioned"), "Flag not editable: 'mentioned'"),
+        (with("op", "toggle"), "Invalid message flag operation: 'toggle'"),
+        (with("num_before", "-1"), "num_before is too small"),
+    ];
+    for (form, msg) in cases {
+        expect(post(&app, &alice, "/messages/flags/narrow", &form).await, 400, error(msg)).await;
+    }
+    let mut middle = with("num_after", "5");
+    middle.push(("include_anchor", "false"));
+    let msg = "The anchor can only be excluded at an end of the range";
+    expect(post(&app, &alice, "/messages/flags/narrow", &middle).await, 400, error(msg)).await;
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+    assert_eq!(unread(&app, &alice).await["count"], json!(1));
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn flags_narrow_marks_a_topic_read_for_the_user_alone() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob, &carol]).await;
+    let m1 = message(&app, &bob, general, "a").await;
+    let other = message(&app, &bob, general, "b").await;
+    let m2 = message(&app, &bob, general, "a").await;
+    let m3 = message(&app, &bob, general, "a").await;
+    let mut alice_watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+    let mut carol_watch = Watch::new(&app, &carol, FLAG_EVENTS).await;
+
+    let response = flags_narrow(&app, &alice, topic_narrow(general, "a"), ("oldest", 0, 100), "add").await;
+    expect(response, 200, narrow_ok(&[m1, m2, m3], 3, (true, true), &[])).await;
+    assert_eq!(alice_watch.events(&app).await, vec![flag_event("add", "read", &[m1, m2, m3])]);
+    let left = json!([{"stream_id": general, "topic": "b", "unread_message_ids": [other]}]);
+    assert_eq!(unread(&app, &alice).await["streams"], left);
+    // Nothing left to change: processed but not updated.
+    let response = flags_narrow(&app, &alice, topic_narrow(general, "a"), ("newest", 10, 0), "add").await;
+    expect(response, 200, narrow_ok(&[m1, m2, m3], 0, (true, true), &[])).await;
+    assert_eq!(carol_watch.events(&app).await, Vec::<Value>::new());
+    assert_eq!(unread(&app, &carol).await["count"], json!(4));
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn flags_narrow_ranges_follow_the_anchor() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(message(&app, &bob, general, "a").await);
+    }
+    let narrow = json!([{"operator": "channel", "operand": general}]);
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    // Two before the third message and the message itself: neither end reached.
+    let anchor = ids[2].to_string();
+    let response = flags_narrow(&app, &alice, narrow.clone(), (&anchor, 2, 0), "add").await;
+    expect(response, 200, narrow_ok(&ids[..3], 3, (false, false), &[])).await;
+    assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &ids[..3])]);
+    // An excluded anchor at the end of the range.
+    let anchor = ids[1].to_string();
+    let narrow_text = narrow.to_string();
+    let form = [
+        ("anchor", anchor.as_str()),
+        ("include_anchor", "false"),
+        ("num_before", "0"),
+        ("num_after", "2"),
+        ("narrow", narrow_text.as_str()),
+        ("op", "remove"),
+        ("flag", "read"),
+    ];
+    let response = post(&app, &alice, "/messages/flags/narrow", &form).await;
+    expect(response, 200, narrow_ok(&ids[2..4], 1, (false, false), &[])).await;
+    let events = watch.events(&app).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["messages"], json!([ids[2]]));
+    // first_unread starts at the oldest unread message of the narrow.
+    let response = flags_narrow(&app, &alice, narrow.clone(), ("first_unread", 0, 1), "add").await;
+    expect(response, 200, narrow_ok(&ids[2..4], 2, (false, false), &[])).await;
+    assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &ids[2..4])]);
+    // Nothing matches: no ids.
+    let empty = topic_narrow(general, "nothing");
+    expect(flags_narrow(&app, &alice, empty, ("newest", 5, 0), "add").await, 200, narrow_ok(&[], 0, (true, true), &[]))
+        .await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn flags_narrow_skips_unsubscribed_channels_when_marking_unread() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&bob]).await;
+    let (m1, m2) = (message(&app, &bob, general, "a").await, message(&app, &bob, general, "a").await);
+    let narrow = json!([{"operator": "channel", "operand": general}]);
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    // The channel's history is public: its messages are in the range but stay read.
+    let response = flags_narrow(&app, &alice, narrow, ("newest", 10, 0), "remove").await;
+    expect(response, 200, narrow_ok(&[m1, m2], 0, (true, true), &[general])).await;
+    let mut event = flag_event("remove", "read", &[]);
+    event["message_details"] = json!({});
+    assert_eq!(watch.events(&app).await, vec![event]);
+    assert_eq!(unread(&app, &alice).await, no_unreads());
+    app.stop().await;
+}
