@@ -1,14 +1,10 @@
 //! Message flags and unread state over HTTP: `POST /messages/flags`, the `mark_*_as_read`
 //! endpoints, their `update_message_flags` events and the register data sets
-//! `unread_msgs`, `starred_messages` and `recent_private_conversations`. Messages are
-//! inserted with the test support of `agora_actors::realm::chat::flags::testing` until
-//! sending lands.
+//! `unread_msgs`, `starred_messages` and `recent_private_conversations`, and
+//! `POST /messages/flags/narrow`. Messages are sent with `POST /messages`.
 
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
-
-use agora_actors::ids::{ChannelId, UserId};
-use agora_actors::realm::chat::flags::testing::{InsertTestMessage, TestRecipient};
 
 use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
 
@@ -57,22 +53,29 @@ async fn channel(app: &TestApp, name: &str, invite_only: bool, subscribers: &[&C
     body["id"].as_i64().unwrap()
 }
 
-async fn insert(app: &TestApp, sender: &Creds, to: TestRecipient, mentioned: &[&Creds], wildcard: &[&Creds]) -> i64 {
-    let ids = |list: &[&Creds]| list.iter().map(|c| UserId(c.user_id)).collect();
-    let msg =
-        InsertTestMessage { sender: UserId(sender.user_id), to, mentioned: ids(mentioned), wildcard: ids(wildcard) };
-    app.realm("").addr.send(msg).await.unwrap().unwrap()
+/// Sends `content` through `POST /messages` (`to` as the API takes it) and returns its id.
+/// The message is read for its sender, as for the web app.
+async fn send(app: &TestApp, sender: &Creds, kind: &str, to: &str, topic: &str, content: &str) -> i64 {
+    let form = [("type", kind), ("to", to), ("topic", topic), ("content", content), ("read_by_sender", "true")];
+    let (status, body) = json(post(app, sender, "/messages", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
+}
+
+/// A channel message with `content` (mentions set their flags).
+async fn says(app: &TestApp, sender: &Creds, channel: i64, topic: &str, content: &str) -> i64 {
+    send(app, sender, "stream", &channel.to_string(), topic, content).await
 }
 
 /// A channel message (unread for every subscriber but the sender).
 async fn message(app: &TestApp, sender: &Creds, channel: i64, topic: &str) -> i64 {
-    insert(app, sender, TestRecipient::Channel { channel: ChannelId(channel), topic: topic.into() }, &[], &[]).await
+    says(app, sender, channel, topic, "hello").await
 }
 
-/// A direct message from `sender` to `to`.
+/// A direct message from `sender` to `to` (to themselves when `to` is empty).
 async fn direct(app: &TestApp, sender: &Creds, to: &[&Creds]) -> i64 {
-    let to = to.iter().map(|c| UserId(c.user_id)).collect();
-    insert(app, sender, TestRecipient::Direct(to), &[], &[]).await
+    let to = if to.is_empty() { vec![sender.user_id] } else { to.iter().map(|c| c.user_id).collect() };
+    send(app, sender, "direct", &json!(to).to_string(), "", "hello").await
 }
 
 /// `who`'s register data for `fetch_event_types`.
@@ -211,8 +214,7 @@ async fn marking_unread_sends_message_details() {
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
     let owner = app.owner.clone();
     let general = channel(&app, "general", false, &[&alice, &bob]).await;
-    let to_channel = TestRecipient::Channel { channel: ChannelId(general), topic: "Lunch".into() };
-    let mention = insert(&app, &bob, to_channel, &[&alice], &[]).await;
+    let mention = says(&app, &bob, general, "Lunch", "@**Alice** hi").await;
     let dm = direct(&app, &bob, &[&alice]).await;
     let group = direct(&app, &bob, &[&alice, &owner]).await;
     let own = direct(&app, &alice, &[]).await;
@@ -269,13 +271,12 @@ async fn unread_msgs_aggregates_topics_mutes_and_mentions_as_zulip() {
     let quiet = channel(&app, "quiet", false, &[&alice, &bob]).await;
     let lunch = message(&app, &bob, general, "Lunch").await;
     let lunch_lower = message(&app, &bob, general, "lunch").await;
-    let to = |channel: i64, topic: &str| TestRecipient::Channel { channel: ChannelId(channel), topic: topic.into() };
-    let muted_wildcard = insert(&app, &bob, to(general, "noise"), &[], &[&alice]).await;
-    let muted_mention = insert(&app, &bob, to(general, "noise"), &[&alice], &[]).await;
+    let muted_wildcard = says(&app, &bob, general, "noise", "@**all** hi").await;
+    let muted_mention = says(&app, &bob, general, "noise", "@**Alice** hi").await;
     let empty = message(&app, &bob, general, "").await;
     let in_quiet = message(&app, &bob, quiet, "x").await;
     let followed = message(&app, &bob, quiet, "watched").await;
-    let wildcard = insert(&app, &bob, to(general, "Lunch"), &[], &[&alice]).await;
+    let wildcard = says(&app, &bob, general, "Lunch", "@**all** hi").await;
     let policy = |channel: i64, topic: &'static str, policy: &'static str| {
         let channel = channel.to_string();
         let alice = alice.clone();

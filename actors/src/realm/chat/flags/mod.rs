@@ -9,8 +9,6 @@
 
 pub mod narrow;
 pub mod register;
-#[cfg(feature = "test-support")]
-pub mod testing;
 pub mod unread;
 
 use std::collections::{BTreeSet, HashMap};
