@@ -1,13 +1,12 @@
 //! Reactions, typing notifications, message deletion and edit history over HTTP: exact
 //! bodies and errors, the events and exactly who receives them, permissions per role.
-//! Messages are inserted with the test support of
-//! `agora_actors::realm::chat::changes::testing` until sending lands.
+//! Messages are sent with `POST /messages`; the test support of
+//! `agora_actors::realm::chat::testing` only dates them in the past or prepares an edit history.
 
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use agora_actors::ids::{ChannelId, UserId};
-use agora_actors::realm::chat::changes::testing::{InsertTestMessage, TestRecipient};
+use agora_actors::realm::chat::testing::BackdateMessage;
 
 use crate::helpers::{expect, json, register, spawn_app, Creds, TestApp, Watch};
 
@@ -62,32 +61,38 @@ async fn channel_with(app: &TestApp, name: &str, subscribers: &[&Creds], extra: 
     body["id"].as_i64().unwrap()
 }
 
-async fn insert(
-    app: &TestApp,
-    sender: &Creds,
-    to: TestRecipient,
-    date_sent: Option<i64>,
-    history: Option<&str>,
-) -> i64 {
-    let msg = InsertTestMessage {
-        sender: UserId(sender.user_id),
-        to,
-        content: "hello".into(),
-        date_sent,
-        edit_history: history.map(str::to_owned),
-    };
-    app.realm("").addr.send(msg).await.unwrap().unwrap()
+/// Sends "hello" through `POST /messages` (`to` as the API takes it) and returns its id.
+async fn send_message(app: &TestApp, sender: &Creds, kind: &str, to: &str, topic: &str) -> i64 {
+    let form = [("type", kind), ("to", to), ("topic", topic), ("content", "hello")];
+    let (status, body) = json(send(app, sender, Method::POST, "/messages", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
 }
 
 /// A channel message sent now.
 async fn channel_message(app: &TestApp, sender: &Creds, channel: i64, topic: &str) -> i64 {
-    insert(app, sender, TestRecipient::Channel(ChannelId(channel), topic.into()), None, None).await
+    send_message(app, sender, "stream", &channel.to_string(), topic).await
 }
 
 /// A direct message from `sender` to `to`, sent now.
 async fn direct_message(app: &TestApp, sender: &Creds, to: &[&Creds]) -> i64 {
-    let to = to.iter().map(|c| UserId(c.user_id)).collect();
-    insert(app, sender, TestRecipient::Direct(to), None, None).await
+    let to = json!(to.iter().map(|c| c.user_id).collect::<Vec<_>>()).to_string();
+    send_message(app, sender, "direct", &to, "").await
+}
+
+/// A channel message sent at `date_sent` (in the past), with a prepared raw edit history.
+async fn old_message(
+    app: &TestApp,
+    sender: &Creds,
+    channel: i64,
+    topic: &str,
+    date_sent: i64,
+    history: Option<&str>,
+) -> i64 {
+    let id = channel_message(app, sender, channel, topic).await;
+    let msg = BackdateMessage { message_id: id, date_sent, edit_history: history.map(str::to_owned) };
+    app.realm("").addr.send(msg).await.unwrap().unwrap();
+    id
 }
 
 async fn react(app: &TestApp, who: &Creds, method: Method, message: i64, form: &[(&str, &str)]) -> Response {
@@ -350,17 +355,16 @@ async fn patch_realm(app: &TestApp, form: &[(&str, &str)]) {
 async fn deletion_permissions_follow_roles_groups_and_the_time_limit() {
     let Org { app, alice, bob, admin, .. } = org().await;
     let verona = channel(&app, "Verona", false, &[&alice, &bob]).await;
-    let to = || TestRecipient::Channel(ChannelId(verona), "t".into());
     let old = chrono_now() - 1000;
 
     // Senders may delete their own messages for 600 seconds (the default limit).
-    let stale = insert(&app, &alice, to(), Some(old), None).await;
+    let stale = old_message(&app, &alice, verona, "t", old, None).await;
     let limit = error("The time limit for deleting this message has passed");
     expect(delete(&app, &alice, stale).await, 400, limit).await;
     // Administrators may delete any message, whenever.
     expect(delete(&app, &admin, stale).await, 200, success()).await;
 
-    let stale = insert(&app, &alice, to(), Some(old), None).await;
+    let stale = old_message(&app, &alice, verona, "t", old, None).await;
     patch_realm(&app, &[("message_content_delete_limit_seconds", r#""unlimited""#)]).await;
     expect(delete(&app, &bob, stale).await, 400, no_permission()).await;
     expect(delete(&app, &alice, stale).await, 200, success()).await;
@@ -377,15 +381,15 @@ async fn channel_deletion_groups_extend_the_organizations() {
     let members = system_group(&app, "role:members").await.to_string();
     let any = channel_with(&app, "any", &[&alice, &bob], &[("can_delete_any_message_group", &members)]).await;
     let own = channel_with(&app, "own", &[&alice, &bob], &[("can_delete_own_message_group", &members)]).await;
-    let old = Some(chrono_now() - 1000);
+    let old = chrono_now() - 1000;
 
     // The channel's `can_delete_any_message_group` lets Bob delete Alice's message.
-    let id = insert(&app, &alice, TestRecipient::Channel(ChannelId(any), "t".into()), old, None).await;
+    let id = old_message(&app, &alice, any, "t", old, None).await;
     expect(delete(&app, &bob, id).await, 200, success()).await;
 
     // The channel's `can_delete_own_message_group` lets senders delete their own messages
     // past the organization's time limit, and no one else's.
-    let id = insert(&app, &alice, TestRecipient::Channel(ChannelId(own), "t".into()), old, None).await;
+    let id = old_message(&app, &alice, own, "t", old, None).await;
     expect(delete(&app, &bob, id).await, 400, no_permission()).await;
     expect(delete(&app, &alice, id).await, 200, success()).await;
 }
@@ -402,8 +406,7 @@ async fn history(app: &TestApp, who: &Creds, message: i64) -> Response {
 async fn edit_history_reads_follow_access_and_the_organization_setting() {
     let Org { app, alice, bob, carol, .. } = org().await;
     let secret = channel(&app, "secret", true, &[&alice, &bob]).await;
-    let to = || TestRecipient::Channel(ChannelId(secret), "new".into());
-    let plain = insert(&app, &alice, to(), Some(1_000), None).await;
+    let plain = old_message(&app, &alice, secret, "new", 1_000, None).await;
     let original = json!({"content": "hello", "rendered_content": "<p>hello</p>", "timestamp": 1_000, "topic": "new", "user_id": alice.user_id});
     expect(
         history(&app, &bob, plain).await,
@@ -413,7 +416,7 @@ async fn edit_history_reads_follow_access_and_the_organization_setting() {
     .await;
 
     let edits = json!([{"timestamp": 2_000, "user_id": bob.user_id, "prev_topic": "old", "topic": "new"}]).to_string();
-    let moved = insert(&app, &alice, to(), Some(1_000), Some(&edits)).await;
+    let moved = old_message(&app, &alice, secret, "new", 1_000, Some(&edits)).await;
     let first = json!({"content": "hello", "rendered_content": "<p>hello</p>", "timestamp": 1_000, "topic": "old", "user_id": alice.user_id});
     let second = json!({"content": "hello", "rendered_content": "<p>hello</p>", "timestamp": 2_000, "topic": "new", "user_id": bob.user_id, "prev_topic": "old"});
     expect(

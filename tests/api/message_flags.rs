@@ -1,14 +1,10 @@
 //! Message flags and unread state over HTTP: `POST /messages/flags`, the `mark_*_as_read`
 //! endpoints, their `update_message_flags` events and the register data sets
-//! `unread_msgs`, `starred_messages` and `recent_private_conversations`. Messages are
-//! inserted with the test support of `agora_actors::realm::chat::flags::testing` until
-//! sending lands.
+//! `unread_msgs`, `starred_messages` and `recent_private_conversations`, and
+//! `POST /messages/flags/narrow`. Messages are sent with `POST /messages`.
 
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
-
-use agora_actors::ids::{ChannelId, UserId};
-use agora_actors::realm::chat::flags::testing::{InsertTestMessage, TestRecipient};
 
 use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
 
@@ -57,22 +53,29 @@ async fn channel(app: &TestApp, name: &str, invite_only: bool, subscribers: &[&C
     body["id"].as_i64().unwrap()
 }
 
-async fn insert(app: &TestApp, sender: &Creds, to: TestRecipient, mentioned: &[&Creds], wildcard: &[&Creds]) -> i64 {
-    let ids = |list: &[&Creds]| list.iter().map(|c| UserId(c.user_id)).collect();
-    let msg =
-        InsertTestMessage { sender: UserId(sender.user_id), to, mentioned: ids(mentioned), wildcard: ids(wildcard) };
-    app.realm("").addr.send(msg).await.unwrap().unwrap()
+/// Sends `content` through `POST /messages` (`to` as the API takes it) and returns its id.
+/// The message is read for its sender, as for the web app.
+async fn send(app: &TestApp, sender: &Creds, kind: &str, to: &str, topic: &str, content: &str) -> i64 {
+    let form = [("type", kind), ("to", to), ("topic", topic), ("content", content), ("read_by_sender", "true")];
+    let (status, body) = json(post(app, sender, "/messages", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
+}
+
+/// A channel message with `content` (mentions set their flags).
+async fn says(app: &TestApp, sender: &Creds, channel: i64, topic: &str, content: &str) -> i64 {
+    send(app, sender, "stream", &channel.to_string(), topic, content).await
 }
 
 /// A channel message (unread for every subscriber but the sender).
 async fn message(app: &TestApp, sender: &Creds, channel: i64, topic: &str) -> i64 {
-    insert(app, sender, TestRecipient::Channel { channel: ChannelId(channel), topic: topic.into() }, &[], &[]).await
+    says(app, sender, channel, topic, "hello").await
 }
 
-/// A direct message from `sender` to `to`.
+/// A direct message from `sender` to `to` (to themselves when `to` is empty).
 async fn direct(app: &TestApp, sender: &Creds, to: &[&Creds]) -> i64 {
-    let to = to.iter().map(|c| UserId(c.user_id)).collect();
-    insert(app, sender, TestRecipient::Direct(to), &[], &[]).await
+    let to = if to.is_empty() { vec![sender.user_id] } else { to.iter().map(|c| c.user_id).collect() };
+    send(app, sender, "direct", &json!(to).to_string(), "", "hello").await
 }
 
 /// `who`'s register data for `fetch_event_types`.
@@ -211,8 +214,7 @@ async fn marking_unread_sends_message_details() {
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
     let owner = app.owner.clone();
     let general = channel(&app, "general", false, &[&alice, &bob]).await;
-    let to_channel = TestRecipient::Channel { channel: ChannelId(general), topic: "Lunch".into() };
-    let mention = insert(&app, &bob, to_channel, &[&alice], &[]).await;
+    let mention = says(&app, &bob, general, "Lunch", "@**Alice** hi").await;
     let dm = direct(&app, &bob, &[&alice]).await;
     let group = direct(&app, &bob, &[&alice, &owner]).await;
     let own = direct(&app, &alice, &[]).await;
@@ -269,13 +271,12 @@ async fn unread_msgs_aggregates_topics_mutes_and_mentions_as_zulip() {
     let quiet = channel(&app, "quiet", false, &[&alice, &bob]).await;
     let lunch = message(&app, &bob, general, "Lunch").await;
     let lunch_lower = message(&app, &bob, general, "lunch").await;
-    let to = |channel: i64, topic: &str| TestRecipient::Channel { channel: ChannelId(channel), topic: topic.into() };
-    let muted_wildcard = insert(&app, &bob, to(general, "noise"), &[], &[&alice]).await;
-    let muted_mention = insert(&app, &bob, to(general, "noise"), &[&alice], &[]).await;
+    let muted_wildcard = says(&app, &bob, general, "noise", "@**all** hi").await;
+    let muted_mention = says(&app, &bob, general, "noise", "@**Alice** hi").await;
     let empty = message(&app, &bob, general, "").await;
     let in_quiet = message(&app, &bob, quiet, "x").await;
     let followed = message(&app, &bob, quiet, "watched").await;
-    let wildcard = insert(&app, &bob, to(general, "Lunch"), &[], &[&alice]).await;
+    let wildcard = says(&app, &bob, general, "Lunch", "@**all** hi").await;
     let policy = |channel: i64, topic: &'static str, policy: &'static str| {
         let channel = channel.to_string();
         let alice = alice.clone();
@@ -587,5 +588,175 @@ async fn guests_mark_only_their_channels_read() {
     let m = mine.to_string();
     expect(post(&app, &guest, "/mark_stream_as_read", &[("stream_id", &m)]).await, 200, success()).await;
     assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &[id])]);
+    app.stop().await;
+}
+
+/// `POST /messages/flags/narrow` with `anchor`, `num_before`, `num_after` (anchor included).
+async fn flags_narrow(app: &TestApp, who: &Creds, narrow: Value, range: (&str, i64, i64), op: &str) -> Response {
+    let (anchor, before, after) = (range.0, range.1.to_string(), range.2.to_string());
+    let narrow = narrow.to_string();
+    let form = [
+        ("anchor", anchor),
+        ("num_before", before.as_str()),
+        ("num_after", after.as_str()),
+        ("narrow", narrow.as_str()),
+        ("op", op),
+        ("flag", "read"),
+    ];
+    post(app, who, "/messages/flags/narrow", &form).await
+}
+
+/// The success body of `POST /messages/flags/narrow`.
+fn narrow_ok(processed: &[i64], updated: usize, found: (bool, bool), ignored: &[i64]) -> Value {
+    json!({
+        "result": "success",
+        "msg": "",
+        "processed_count": processed.len(),
+        "updated_count": updated,
+        "first_processed_id": processed.first(),
+        "last_processed_id": processed.last(),
+        "found_oldest": found.0,
+        "found_newest": found.1,
+        "ignored_because_not_subscribed_channels": ignored,
+    })
+}
+
+fn topic_narrow(channel: i64, topic: &str) -> Value {
+    json!([{"operator": "channel", "operand": channel}, {"operator": "topic", "operand": topic}])
+}
+
+#[actix_web::test]
+async fn flags_narrow_errors_have_zulips_messages_and_change_nothing() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    message(&app, &bob, general, "a").await;
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    let full = [
+        ("anchor", "newest"),
+        ("num_before", "5"),
+        ("num_after", "0"),
+        ("narrow", "[]"),
+        ("op", "add"),
+        ("flag", "read"),
+    ];
+    let without = |skip: &str| full.into_iter().filter(|(k, _)| *k != skip).collect::<Vec<_>>();
+    for name in ["anchor", "num_before", "num_after", "narrow", "op", "flag"] {
+        expect(post(&app, &alice, "/messages/flags/narrow", &without(name)).await, 400, missing(name)).await;
+    }
+    let with = |key: &str, value: &'static str| {
+        full.into_iter().map(|(k, v)| if k == key { (k, value) } else { (k, v) }).collect::<Vec<_>>()
+    };
+    let cases = [
+        (with("anchor", "soon"), "Invalid anchor"),
+        (with("flag", "bogus"), "Invalid flag: 'bogus'"),
+        (with("flag", "mentioned"), "Flag not editable: 'mentioned'"),
+        (with("op", "toggle"), "Invalid message flag operation: 'toggle'"),
+        (with("num_before", "-1"), "num_before is too small"),
+    ];
+    for (form, msg) in cases {
+        expect(post(&app, &alice, "/messages/flags/narrow", &form).await, 400, error(msg)).await;
+    }
+    let mut middle = with("num_after", "5");
+    middle.push(("include_anchor", "false"));
+    let msg = "The anchor can only be excluded at an end of the range";
+    expect(post(&app, &alice, "/messages/flags/narrow", &middle).await, 400, error(msg)).await;
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+    assert_eq!(unread(&app, &alice).await["count"], json!(1));
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn flags_narrow_marks_a_topic_read_for_the_user_alone() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob, &carol]).await;
+    let m1 = message(&app, &bob, general, "a").await;
+    let other = message(&app, &bob, general, "b").await;
+    let m2 = message(&app, &bob, general, "a").await;
+    let m3 = message(&app, &bob, general, "a").await;
+    let mut alice_watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+    let mut carol_watch = Watch::new(&app, &carol, FLAG_EVENTS).await;
+
+    let response = flags_narrow(&app, &alice, topic_narrow(general, "a"), ("oldest", 0, 100), "add").await;
+    expect(response, 200, narrow_ok(&[m1, m2, m3], 3, (true, true), &[])).await;
+    assert_eq!(alice_watch.events(&app).await, vec![flag_event("add", "read", &[m1, m2, m3])]);
+    let left = json!([{"stream_id": general, "topic": "b", "unread_message_ids": [other]}]);
+    assert_eq!(unread(&app, &alice).await["streams"], left);
+    // Nothing left to change: processed but not updated.
+    let response = flags_narrow(&app, &alice, topic_narrow(general, "a"), ("newest", 10, 0), "add").await;
+    expect(response, 200, narrow_ok(&[m1, m2, m3], 0, (true, true), &[])).await;
+    assert_eq!(carol_watch.events(&app).await, Vec::<Value>::new());
+    assert_eq!(unread(&app, &carol).await["count"], json!(4));
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn flags_narrow_ranges_follow_the_anchor() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(message(&app, &bob, general, "a").await);
+    }
+    let narrow = json!([{"operator": "channel", "operand": general}]);
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    // Two before the third message and the message itself: neither end reached.
+    let anchor = ids[2].to_string();
+    let response = flags_narrow(&app, &alice, narrow.clone(), (&anchor, 2, 0), "add").await;
+    expect(response, 200, narrow_ok(&ids[..3], 3, (false, false), &[])).await;
+    assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &ids[..3])]);
+    // An excluded anchor at the end of the range.
+    let anchor = ids[1].to_string();
+    let narrow_text = narrow.to_string();
+    let form = [
+        ("anchor", anchor.as_str()),
+        ("include_anchor", "false"),
+        ("num_before", "0"),
+        ("num_after", "2"),
+        ("narrow", narrow_text.as_str()),
+        ("op", "remove"),
+        ("flag", "read"),
+    ];
+    let response = post(&app, &alice, "/messages/flags/narrow", &form).await;
+    expect(response, 200, narrow_ok(&ids[2..4], 1, (false, false), &[])).await;
+    let events = watch.events(&app).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["messages"], json!([ids[2]]));
+    // first_unread starts at the oldest unread message of the narrow.
+    let response = flags_narrow(&app, &alice, narrow.clone(), ("first_unread", 0, 1), "add").await;
+    expect(response, 200, narrow_ok(&ids[2..4], 2, (false, false), &[])).await;
+    assert_eq!(watch.events(&app).await, vec![flag_event("add", "read", &ids[2..4])]);
+    // Nothing matches: no ids.
+    let empty = topic_narrow(general, "nothing");
+    expect(flags_narrow(&app, &alice, empty, ("newest", 5, 0), "add").await, 200, narrow_ok(&[], 0, (true, true), &[]))
+        .await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn flags_narrow_skips_unsubscribed_channels_when_marking_unread() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let general = channel(&app, "general", false, &[&bob]).await;
+    let (m1, m2) = (message(&app, &bob, general, "a").await, message(&app, &bob, general, "a").await);
+    let narrow = json!([{"operator": "channel", "operand": general}]);
+    let mut watch = Watch::new(&app, &alice, FLAG_EVENTS).await;
+
+    // The channel's history is public: its messages are in the range but stay read.
+    let response = flags_narrow(&app, &alice, narrow, ("newest", 10, 0), "remove").await;
+    expect(response, 200, narrow_ok(&[m1, m2], 0, (true, true), &[general])).await;
+    let mut event = flag_event("remove", "read", &[]);
+    event["message_details"] = json!({});
+    assert_eq!(watch.events(&app).await, vec![event]);
+    assert_eq!(unread(&app, &alice).await, no_unreads());
     app.stop().await;
 }

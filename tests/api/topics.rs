@@ -1,13 +1,9 @@
 //! Personal channel and topic settings over HTTP: subscription properties, topic
 //! visibility policies, legacy topic muting, the topics of a channel, their register data
-//! sets and events. Messages are inserted with the test support of
-//! `agora_actors::realm::topics::testing` until sending exists.
+//! sets and events. Messages are sent with `POST /messages`.
 
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
-
-use agora_actors::ids::{ChannelId, UserId};
-use agora_actors::realm::topics::testing::InsertMessage;
 
 use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
 
@@ -45,15 +41,13 @@ async fn channel(app: &TestApp, name: &str, invite_only: bool, public_history: b
     body["id"].as_i64().unwrap()
 }
 
-/// A channel message, inserted through the test support until sending exists.
+/// A channel message sent over `POST /messages`.
 async fn message(app: &TestApp, sender: &Creds, channel: i64, topic: &str) -> i64 {
-    let msg = InsertMessage {
-        sender: UserId(sender.user_id),
-        channel: ChannelId(channel),
-        topic: topic.into(),
-        content: "hello".into(),
-    };
-    app.realm("").addr.send(msg).await.unwrap().unwrap()
+    let channel = channel.to_string();
+    let form = [("type", "stream"), ("to", channel.as_str()), ("topic", topic), ("content", "hello")];
+    let (status, body) = json(send(app, sender, Method::POST, "/messages", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
 }
 
 /// The owner subscribes (or unsubscribes) `who` over the subscription endpoints.

@@ -144,48 +144,26 @@ pub fn delete_message(conn: &Connection, message: &MessageRow) -> StoreResult<()
     Ok(())
 }
 
-/// Indexes a message for full-text search (what sending does; used by the test support).
+/// Indexes a message for full-text search (what sending does; used by unit tests).
 pub fn index_message(conn: &Connection, id: i64, content: &str, topic: &str) -> StoreResult<()> {
     conn.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?
         .execute(params![id, content, topic])?;
     Ok(())
 }
 
-/// Test support: a message row to store as is.
+/// Test support: dates a message `date_sent` and, with `edit_history`, stores that history
+/// as if the last edit happened when the message was sent.
 #[cfg(feature = "test-support")]
-#[derive(Debug)]
-pub struct TestMessage<'a> {
-    pub realm_id: RealmId,
-    pub sender: UserId,
-    pub channel: Option<ChannelId>,
-    pub topic: &'a str,
-    pub content: &'a str,
-    pub rendered_content: &'a str,
-    pub date_sent: i64,
-    pub dm_key: Option<&'a str>,
-    pub edit_history: Option<&'a str>,
-}
-
-/// Test support: stores a message (and its search entry) and returns its id.
-#[cfg(feature = "test-support")]
-pub fn insert_test_message(conn: &Connection, m: &TestMessage<'_>) -> StoreResult<i64> {
+pub fn set_test_message_past(
+    conn: &Connection,
+    message: i64,
+    date_sent: i64,
+    edit_history: Option<&str>,
+) -> StoreResult<()> {
     conn.execute(
-        "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent, dm_key,
-                               edit_history, last_edit_time)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?9 IS NULL THEN NULL ELSE ?7 END)",
-        params![
-            m.realm_id,
-            m.sender,
-            m.channel,
-            m.topic,
-            m.content,
-            m.rendered_content,
-            m.date_sent,
-            m.dm_key,
-            m.edit_history
-        ],
+        "UPDATE messages SET date_sent = ?2, edit_history = ?3, last_edit_time = CASE WHEN ?3 IS NULL THEN NULL ELSE ?2 END
+         WHERE id = ?1",
+        params![message, date_sent, edit_history],
     )?;
-    let id = conn.last_insert_rowid();
-    index_message(conn, id, m.content, m.topic)?;
-    Ok(id)
+    Ok(())
 }

@@ -216,27 +216,5 @@ pub fn recent_conversations(conn: &Connection, user: UserId, limit: usize) -> St
     Ok(rows.collect::<rusqlite::Result<Vec<(String, i64)>>>()?)
 }
 
-/// Test support and the send engineer's future helper: stores a message with its
-/// direct-message key.
-#[cfg(feature = "test-support")]
-#[allow(clippy::too_many_arguments)] // A row's columns, named.
-pub fn insert_message(
-    conn: &Connection,
-    realm: RealmId,
-    sender: UserId,
-    channel: Option<ChannelId>,
-    topic: &str,
-    content: &str,
-    dm_key: Option<&str>,
-    date_sent: i64,
-) -> StoreResult<i64> {
-    conn.execute(
-        "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, dm_key, date_sent)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![realm, sender, channel, topic, content, dm_key, date_sent],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
-
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,8 @@ use agora_actors::realm::chat::changes::delete::DeleteMessage;
 use agora_actors::realm::chat::changes::history::GetMessageHistory;
 use agora_actors::realm::chat::changes::reactions::{AddReaction, RemoveReaction};
 use agora_actors::realm::chat::changes::typing::{SetTyping, TypingTo};
-use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesNarrow, Rendering};
+use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesNarrow, Range, Rendering};
+use agora_actors::realm::chat::flags::narrow::UpdateFlagsForNarrow;
 use agora_actors::realm::chat::flags::{MarkAllAsRead, MarkChannelAsRead, UpdateMessageFlags};
 use agora_actors::realm::chat::narrow::{parse_narrow, NarrowTerm};
 use agora_actors::realm::chat::send::{Recipient, SendMessage};
@@ -24,6 +25,7 @@ use crate::http::response::{HttpError, Success};
 pub(super) fn routes(scope: Scope) -> Scope {
     scope
         .service(Endpoint::new("/messages/flags").route(Method::POST, update_message_flags).build())
+        .service(Endpoint::new("/messages/flags/narrow").route(Method::POST, update_flags_for_narrow).build())
         .service(Endpoint::new("/mark_all_as_read").route(Method::POST, mark_all_as_read).build())
         .service(Endpoint::new("/mark_stream_as_read").route(Method::POST, mark_stream_as_read).build())
         .service(Endpoint::new("/mark_topic_as_read").route(Method::POST, mark_topic_as_read).build())
@@ -265,4 +267,22 @@ pub async fn matches_narrow(auth: Authed, params: Params) -> Result<Success, Htt
     }
     let out = auth.realm.addr.send(MatchesNarrow { user_id: auth.user.user_id, message_ids, narrow }).await??;
     Ok(params.success(out))
+}
+
+/// `POST /messages/flags/narrow`: parameters read in Zulip's order.
+pub async fn update_flags_for_narrow(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let anchor = params.required_str("anchor")?;
+    let include_anchor = params.bool_or("include_anchor", true)?;
+    let num_before = count(&params, "num_before")?.ok_or_else(|| ApiError::missing_argument("num_before"))?;
+    let num_after = count(&params, "num_after")?.ok_or_else(|| ApiError::missing_argument("num_after"))?;
+    if params.str("narrow").is_none() {
+        return Err(ApiError::missing_argument("narrow").into());
+    }
+    let narrow = narrow_param(&params)?;
+    let op = params.required_str("op")?;
+    let flag = params.required_str("flag")?;
+    let range = Range { anchor: Anchor::parse(&anchor)?, num_before, num_after, include_anchor };
+    let msg = UpdateFlagsForNarrow { user_id: auth.user.user_id, range, narrow, op, flag };
+    let data = auth.realm.addr.send(msg).await??;
+    Ok(params.success(data))
 }

@@ -150,6 +150,58 @@ fn render_rows(
         .collect())
 }
 
+/// An anchored range of a narrow: the anchor and how many messages on each side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    pub anchor: Anchor,
+    pub num_before: i64,
+    pub num_after: i64,
+    pub include_anchor: bool,
+}
+
+/// The messages of a [`Range`] (oldest first) and what Zulip reports about them.
+#[derive(Debug, Clone)]
+pub struct Window {
+    pub rows: Vec<FetchedRow>,
+    /// The anchor as a message id (`newest` is [`LARGER_THAN_MAX_MESSAGE_ID`]).
+    pub anchor: i64,
+    pub found_anchor: bool,
+    pub found_oldest: bool,
+    pub found_newest: bool,
+}
+
+/// Zulip's anchored fetch: up to `num_before` messages before the anchor, the anchor
+/// itself when wanted and up to `num_after` after it, all matching the narrow `q`.
+pub fn fetch_window(store: &Store, q: &NarrowQuery, range: Range) -> ApiResult<Window> {
+    let (anchor, to_left, to_right) = match range.anchor {
+        Anchor::Id(id) => (id, false, false),
+        Anchor::Newest => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
+        Anchor::Oldest => (0, true, false),
+        Anchor::FirstUnread => match first_unread(store, q)? {
+            Some(id) => (id, false, false),
+            None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
+        },
+    };
+    let mut before = if range.num_before > 0 {
+        run(store, q, "m.id < ?", &[Sql::Integer(anchor)], "DESC", range.num_before)?
+    } else {
+        Vec::new()
+    };
+    before.reverse();
+    let at_anchor =
+        if range.include_anchor { run(store, q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
+    let after = if range.num_after > 0 {
+        run(store, q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", range.num_after)?
+    } else {
+        Vec::new()
+    };
+    let found_anchor = !at_anchor.is_empty();
+    let found_oldest = to_left || (before.len() as i64) < range.num_before;
+    let found_newest = to_right || (after.len() as i64) < range.num_after;
+    let rows = before.into_iter().chain(at_anchor).chain(after).collect();
+    Ok(Window { rows, anchor, found_anchor, found_oldest, found_newest })
+}
+
 /// `GET /messages`.
 pub fn get_messages(
     state: &RealmState,
@@ -172,32 +224,13 @@ pub fn get_messages(
     if msg.num_before.saturating_add(msg.num_after) > MAX_MESSAGES_PER_FETCH {
         return Err(ApiError::bad_request("Too many messages requested (maximum 5000)."));
     }
-    let (anchor, to_left, to_right) = match msg.anchor {
-        Anchor::Id(id) => (id, false, false),
-        Anchor::Newest => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
-        Anchor::Oldest => (0, true, false),
-        Anchor::FirstUnread => match first_unread(store, &q)? {
-            Some(id) => (id, false, false),
-            None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
-        },
+    let range = Range {
+        anchor: msg.anchor,
+        num_before: msg.num_before,
+        num_after: msg.num_after,
+        include_anchor: msg.include_anchor,
     };
-    let mut before = if msg.num_before > 0 {
-        run(store, &q, "m.id < ?", &[Sql::Integer(anchor)], "DESC", msg.num_before)?
-    } else {
-        Vec::new()
-    };
-    before.reverse();
-    let at_anchor =
-        if msg.include_anchor { run(store, &q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
-    let after = if msg.num_after > 0 {
-        run(store, &q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", msg.num_after)?
-    } else {
-        Vec::new()
-    };
-    let found_anchor = !at_anchor.is_empty();
-    let found_oldest = to_left || (before.len() as i64) < msg.num_before;
-    let found_newest = to_right || (after.len() as i64) < msg.num_after;
-    let rows: Vec<FetchedRow> = before.into_iter().chain(at_anchor).chain(after).collect();
+    let Window { rows, anchor, found_anchor, found_oldest, found_newest } = fetch_window(store, &q, range)?;
     out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?));
     out.insert("found_anchor".into(), json!(found_anchor));
     out.insert("found_oldest".into(), json!(found_oldest));

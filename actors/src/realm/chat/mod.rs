@@ -12,6 +12,8 @@ pub mod highlight;
 pub mod narrow;
 pub mod render;
 pub mod send;
+#[cfg(feature = "test-support")]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 

@@ -6,8 +6,6 @@
 pub mod history;
 pub mod policies;
 pub mod properties;
-#[cfg(feature = "test-support")]
-pub mod testing;
 
 pub use history::{channel_topics, GetChannelTopics};
 pub use policies::{muted_topics_list, user_topics_list, MuteTopic, SetUserTopic, TopicChannel};

@@ -6,8 +6,6 @@ pub mod delete;
 pub mod emoji;
 pub mod history;
 pub mod reactions;
-#[cfg(feature = "test-support")]
-pub mod testing;
 pub mod typing;
 
 #[cfg(test)]

@@ -7,9 +7,8 @@
 //! `update_message_flags` event goes to that user's queues only and lists only the
 //! messages whose flag changed.
 
+pub mod narrow;
 pub mod register;
-#[cfg(feature = "test-support")]
-pub mod testing;
 pub mod unread;
 
 use std::collections::{BTreeSet, HashMap};
