@@ -377,8 +377,15 @@ impl RealmState {
         self.channels.subscriptions.insert((user, channel), sub);
     }
 
+    /// After messages of `channel` were deleted: its first message is now `first`.
+    pub(crate) fn set_first_channel_message(&mut self, channel: ChannelId, first: Option<i64>) {
+        match first {
+            Some(id) => self.channels.first_messages.insert(channel, id),
+            None => self.channels.first_messages.remove(&channel),
+        };
+    }
+
     /// Records a message sent to a channel (its first one becomes `first_message_id`).
-    #[allow(dead_code)] // For the messages issue, which sends channel messages.
     pub(crate) fn note_channel_message(&mut self, channel: ChannelId, message_id: i64) {
         self.channels.first_messages.entry(channel).or_insert(message_id);
     }
@@ -421,7 +428,6 @@ impl RealmState {
     }
 
     /// Removes direct members from a group.
-    #[allow(dead_code)] // Until the group operations use it.
     pub(crate) fn remove_group_members(&mut self, group: GroupId, users: &[UserId]) {
         if let Some(g) = self.groups.get_mut(&group) {
             for user in users {
@@ -436,11 +442,5 @@ impl RealmState {
             self.system_groups.insert(group.name.clone(), group.id);
         }
         self.groups.insert(group.id, group);
-    }
-
-    /// Mutable access to a group, for changes that touch no index.
-    #[allow(dead_code)] // Until the group operations use it.
-    pub(crate) fn group_mut(&mut self, id: GroupId) -> Option<&mut UserGroup> {
-        self.groups.get_mut(&id)
     }
 }

@@ -307,6 +307,11 @@ pub fn first_message_ids(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// The first (lowest) message id of a channel, if it has any.
+pub fn first_message_id(conn: &Connection, channel: ChannelId) -> StoreResult<Option<i64>> {
+    Ok(conn.query_row("SELECT MIN(id) FROM messages WHERE channel_id = ?1", [channel], |r| r.get(0))?)
+}
+
 /// Whether a channel has a message outside the empty topic.
 pub fn has_named_topic(conn: &Connection, channel: ChannelId) -> StoreResult<bool> {
     Ok(conn

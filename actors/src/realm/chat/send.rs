@@ -122,8 +122,28 @@ pub struct SentMessage {
 }
 
 /// Clients for which Zulip marks a sent message read by default.
-const READ_BY_SENDER_CLIENTS: [&str; 6] =
-    ["website", "zulipmobile", "zulipelectron", "zulipterminal", "zulipflutter", "zulipdesktop"];
+const READ_BY_SENDER_CLIENTS: [&str; 10] = [
+    "website",
+    "zulipmobile",
+    "zulipelectron",
+    "zulipterminal",
+    "zulipflutter",
+    "zulipdesktop",
+    "zulipandroid",
+    "zulipios",
+    "android",
+    "ios",
+];
+
+/// Zulip's `Client.default_read_by_sender`: full UI clients mark their own messages read
+/// (integrations using a person's key do not).
+fn default_read_by_sender(client: &str) -> bool {
+    let client = client.to_lowercase();
+    READ_BY_SENDER_CLIENTS.contains(&client.as_str())
+        || client == "snipe"
+        || client.contains("desktop app")
+        || client.contains("test suite")
+}
 
 /// Zulip's `normalize_body`: trailing whitespace and leading newlines removed, not empty,
 /// no null bytes, truncated to the maximum length.
@@ -345,8 +365,7 @@ pub fn send_message(
     let rendered = render(state, &content);
     check_mentions(state, sender, &rendered, channel_of(&target))?;
     let group_members = mentioned_group_members(state, &rendered);
-    let read_by_sender =
-        msg.read_by_sender.unwrap_or_else(|| READ_BY_SENDER_CLIENTS.contains(&msg.client.to_lowercase().as_str()));
+    let read_by_sender = msg.read_by_sender.unwrap_or_else(|| default_read_by_sender(&msg.client));
     let (channel_id, topic, dm, recipients, base) = match &target {
         Target::Channel(channel, topic) => {
             // Deactivated subscribers keep their rows but receive nothing, as in Zulip.

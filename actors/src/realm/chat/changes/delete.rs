@@ -97,6 +97,14 @@ impl Handler<DeleteMessage> for RealmActor {
     fn handle(&mut self, msg: DeleteMessage, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
         let events = delete_message(&self.state, &self.store, user, msg.message_id, crate::realm::ops::now())?;
+        // The channel's first message may have been the one deleted.
+        if let Some(channel) = events.first().and_then(|o| o.event.get("stream_id")).and_then(Value::as_i64) {
+            let channel = crate::ids::ChannelId(channel);
+            if self.state.first_message_id(channel) == Some(msg.message_id) {
+                let first = crate::store::channels::first_message_id(&*self.store.conn()?, channel)?;
+                self.state.set_first_channel_message(channel, first);
+            }
+        }
         self.committed(events);
         Ok(())
     }
