@@ -337,7 +337,7 @@ fn emoji(rest: &str) -> Option<(usize, String)> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')) {
         return None;
     }
-    let code = emoji_code(name)?;
+    let code = super::changes::emoji::unicode_code(name)?;
     Some((
         end + 2,
         format!(
@@ -346,44 +346,3 @@ fn emoji(rest: &str) -> Option<(usize, String)> {
         ),
     ))
 }
-
-/// The Unicode code point (Zulip's `emoji_code`) of a common emoji name.
-pub fn emoji_code(name: &str) -> Option<&'static str> {
-    EMOJI.iter().find(|(n, _)| *n == name).map(|(_, code)| *code)
-}
-
-/// A table of common emoji names and their codes.
-const EMOJI: &[(&str, &str)] = &[
-    ("smile", "1f604"),
-    ("smiley", "1f603"),
-    ("grinning", "1f600"),
-    ("laughing", "1f606"),
-    ("joy", "1f602"),
-    ("slight_smile", "1f642"),
-    ("wink", "1f609"),
-    ("heart", "2764"),
-    ("thumbs_up", "1f44d"),
-    ("+1", "1f44d"),
-    ("thumbs_down", "1f44e"),
-    ("tada", "1f389"),
-    ("octopus", "1f419"),
-    ("rocket", "1f680"),
-    ("fire", "1f525"),
-    ("eyes", "1f440"),
-    ("check", "2714"),
-    ("cross_mark", "274c"),
-    ("thinking", "1f914"),
-    ("cry", "1f622"),
-    ("sob", "1f62d"),
-    ("clap", "1f44f"),
-    ("wave", "1f44b"),
-    ("pray", "1f64f"),
-    ("star", "2b50"),
-    ("warning", "26a0"),
-    ("coffee", "2615"),
-    ("cake", "1f370"),
-    ("dog", "1f415"),
-    ("cat", "1f408"),
-    ("sunny", "2600"),
-    ("zzz", "1f4a4"),
-];

@@ -97,10 +97,11 @@ static NAME_TO_CODE: &[(&str, &str)] = &[
     ("bell", "1f514"),
     ("gift", "1f381"),
     ("trophy", "1f3c6"),
+    ("sunny", "2600"),
 ];
 
 /// The code of a Unicode emoji name.
-fn unicode_code(name: &str) -> Option<&'static str> {
+pub fn unicode_code(name: &str) -> Option<&'static str> {
     NAME_TO_CODE.iter().find(|(n, _)| *n == name).map(|(_, code)| *code)
 }
 
