@@ -1,0 +1,231 @@
+//! Editing and moving messages over HTTP (`PATCH /messages/{message_id}`): errors,
+//! permissions, propagation, the `update_message` events and who receives them, and the
+//! edit history afterwards.
+
+use reqwest::{Method, Response};
+use serde_json::{json, Value};
+
+use crate::helpers::{expect, json, spawn_app, Creds, TestApp, Watch};
+
+fn error(msg: &str) -> Value {
+    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
+}
+
+fn edited() -> Value {
+    json!({"result": "success", "msg": "", "detached_uploads": []})
+}
+
+async fn call(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
+    app.as_user(who, method, path).form(form).send().await.unwrap()
+}
+
+async fn edit(app: &TestApp, who: &Creds, id: i64, form: &[(&str, &str)]) -> Response {
+    call(app, who, Method::PATCH, &format!("/messages/{id}"), form).await
+}
+
+/// A channel created by the owner with `subscribers`.
+async fn channel(app: &TestApp, name: &str, invite_only: bool, subscribers: &[&Creds]) -> i64 {
+    let ids = json!(subscribers.iter().map(|c| c.user_id).collect::<Vec<_>>()).to_string();
+    let form = [("name", name), ("subscribers", ids.as_str()), ("invite_only", if invite_only { "true" } else { "false" })];
+    let (status, body) = json(call(app, &app.owner, Method::POST, "/channels/create", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
+}
+
+/// Sends a channel message and returns its id.
+async fn post(app: &TestApp, who: &Creds, channel: i64, topic: &str, content: &str) -> i64 {
+    let to = channel.to_string();
+    let form = [("type", "stream"), ("to", to.as_str()), ("topic", topic), ("content", content)];
+    let (status, body) = json(call(app, who, Method::POST, "/messages", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
+}
+
+/// A message as its viewer fetches it.
+async fn message(app: &TestApp, who: &Creds, id: i64) -> Value {
+    let (status, body) = json(call(app, who, Method::GET, &format!("/messages/{id}"), &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["message"].clone()
+}
+
+/// The events since the last call, without their (time-dependent) `edit_timestamp`.
+async fn events(app: &TestApp, watch: &mut Watch) -> Vec<Value> {
+    let mut out = watch.events(app).await;
+    for event in &mut out {
+        event.as_object_mut().unwrap().remove("edit_timestamp");
+    }
+    out
+}
+
+struct Org {
+    app: TestApp,
+    alice: Creds,
+    bob: Creds,
+    carol: Creds,
+}
+
+async fn org() -> Org {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
+    Org { app, alice, bob, carol }
+}
+
+#[actix_web::test]
+async fn content_edits_rerender_recompute_mentions_and_reach_who_has_the_message() {
+    let Org { app, alice, bob, carol } = org().await;
+    let secret = channel(&app, "secret", true, &[&alice, &bob]).await;
+    let id = post(&app, &alice, secret, "plans", "hello").await;
+    let (mut wa, mut wb, mut wc) = (
+        Watch::new(&app, &alice, r#"["update_message"]"#).await,
+        Watch::new(&app, &bob, r#"["update_message"]"#).await,
+        Watch::new(&app, &carol, r#"["update_message"]"#).await,
+    );
+
+    expect(edit(&app, &alice, id, &[("content", "hello @**Bob**")]).await, 200, edited()).await;
+
+    let fetched = message(&app, &bob, id).await;
+    assert_eq!(fetched["content"], json!(format!(
+        "<p>hello <span class=\"user-mention\" data-user-id=\"{}\">@Bob</span></p>", bob.user_id)));
+    assert_eq!(fetched["flags"], json!(["mentioned"]));
+    let bob_events = events(&app, &mut wb).await;
+    assert_eq!(bob_events, vec![json!({
+        "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
+        "stream_name": "secret", "stream_id": secret, "orig_content": "hello",
+        "orig_rendered_content": "<p>hello</p>", "content": "hello @**Bob**",
+        "rendered_content": fetched["content"], "is_me_message": false, "message_ids": [id],
+        "flags": ["mentioned"],
+    })]);
+    let alice_events = events(&app, &mut wa).await;
+    assert_eq!(alice_events.len(), 1);
+    assert_eq!(alice_events[0]["message_ids"], json!([id]));
+    assert!(events(&app, &mut wc).await.is_empty());
+
+    // Removing the mention clears the flag.
+    expect(edit(&app, &alice, id, &[("content", "hello again")]).await, 200, edited()).await;
+    assert_eq!(message(&app, &bob, id).await["flags"], json!([]));
+}
+
+#[actix_web::test]
+async fn edits_are_refused_with_zulips_messages() {
+    let Org { app, alice, bob, carol } = org().await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let id = post(&app, &alice, general, "t", "hello").await;
+
+    expect(edit(&app, &alice, id, &[]).await, 400, error("Nothing to change")).await;
+    expect(edit(&app, &bob, id, &[("content", "mine")]).await, 400, error("You don't have permission to edit this message"))
+        .await;
+    let other = general.to_string();
+    expect(
+        edit(&app, &alice, id, &[("content", "x"), ("stream_id", other.as_str())]).await,
+        400,
+        error("Cannot change message content while changing channel"),
+    )
+    .await;
+    expect(
+        edit(&app, &alice, id, &[("content", "x"), ("propagate_mode", "change_all")]).await,
+        400,
+        error("Invalid propagate_mode without topic edit"),
+    )
+    .await;
+    expect(edit(&app, &alice, id, &[("topic", "u"), ("propagate_mode", "nope")]).await, 400, error("Invalid propagate_mode"))
+        .await;
+    expect(edit(&app, &alice, 999_999, &[("content", "x")]).await, 400, error("Invalid message(s)")).await;
+
+    let to = json!([bob.user_id]).to_string();
+    let form = [("type", "direct"), ("to", to.as_str()), ("content", "psst")];
+    let (_, body) = json(call(&app, &alice, Method::POST, "/messages", &form).await).await;
+    let dm = body["id"].as_i64().unwrap();
+    expect(edit(&app, &alice, dm, &[("topic", "x")]).await, 400, error("Direct messages cannot have topics.")).await;
+    expect(edit(&app, &alice, dm, &[("stream_id", other.as_str())]).await, 400, error("Direct messages cannot be moved to channels."))
+        .await;
+    expect(edit(&app, &carol, dm, &[("content", "x")]).await, 400, error("Invalid message(s)")).await;
+
+    // The organization turns editing off.
+    let (status, _) = json(call(&app, &app.owner, Method::PATCH, "/realm", &[("allow_message_editing", "false")]).await).await;
+    assert_eq!(status, 200);
+    expect(edit(&app, &alice, id, &[("content", "x")]).await, 400, error("Your organization has turned off message editing"))
+        .await;
+}
+
+#[actix_web::test]
+async fn topic_moves_follow_the_propagate_mode_and_show_in_history() {
+    let Org { app, alice, bob, .. } = org().await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let ids = [
+        post(&app, &alice, general, "old", "one").await,
+        post(&app, &bob, general, "old", "two").await,
+        post(&app, &alice, general, "old", "three").await,
+    ];
+    let mut wb = Watch::new(&app, &bob, r#"["update_message"]"#).await;
+
+    expect(edit(&app, &alice, ids[1], &[("topic", "later"), ("propagate_mode", "change_later")]).await, 200, edited()).await;
+    let got = events(&app, &mut wb).await;
+    assert_eq!(got, vec![json!({
+        "type": "update_message", "user_id": alice.user_id, "message_id": ids[1], "rendering_only": false,
+        "stream_name": "general", "stream_id": general, "propagate_mode": "change_later",
+        "orig_subject": "old", "subject": "later", "topic_links": [], "message_ids": [ids[1], ids[2]], "flags": [],
+    })]);
+    assert_eq!(message(&app, &bob, ids[0]).await["subject"], json!("old"));
+    assert_eq!(message(&app, &bob, ids[2]).await["subject"], json!("later"));
+
+    expect(edit(&app, &alice, ids[0], &[("topic", "one only")]).await, 200, edited()).await;
+    assert_eq!(events(&app, &mut wb).await[0]["message_ids"], json!([ids[0]]));
+
+    expect(edit(&app, &bob, ids[1], &[("subject", "all"), ("propagate_mode", "change_all")]).await, 200, edited()).await;
+    assert_eq!(events(&app, &mut wb).await[0]["message_ids"], json!([ids[1], ids[2]]));
+
+    let path = format!("/messages/{}/history", ids[2]);
+    let (status, body) = json(call(&app, &bob, Method::GET, &path, &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    let topics: Vec<Value> = body["message_history"].as_array().unwrap().iter().map(|e| e["topic"].clone()).collect();
+    assert_eq!(topics, vec![json!("old"), json!("later"), json!("all")]);
+    assert_eq!(body["message_history"][2]["prev_topic"], json!("later"));
+}
+
+#[actix_web::test]
+async fn topic_move_permissions_and_limits() {
+    let Org { app, alice, bob, .. } = org().await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let id = post(&app, &alice, general, "lunch", "hi").await;
+    let nobody = |app: &TestApp| {
+        let _ = app;
+    };
+    nobody(&app);
+    let (status, body) = json(
+        call(&app, &app.owner, Method::PATCH, "/realm", &[("can_resolve_topics_group", r#"{"new": 12, "old": 15}"#)]).await,
+    )
+    .await;
+    let _ = (status, body);
+    // Resolving is a topic move too; with the default settings members may do it.
+    expect(edit(&app, &bob, id, &[("topic", "✔ lunch")]).await, 200, edited()).await;
+    assert_eq!(message(&app, &bob, id).await["subject"], json!("✔ lunch"));
+}
+
+#[actix_web::test]
+async fn channel_moves_change_who_has_the_message() {
+    let Org { app, alice, bob, carol } = org().await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let secret = channel(&app, "secret", true, &[&alice, &carol]).await;
+    let id = post(&app, &alice, general, "t", "hello").await;
+    let (mut wb, mut wc) = (
+        Watch::new(&app, &bob, r#"["update_message", "delete_message"]"#).await,
+        Watch::new(&app, &carol, r#"["update_message", "delete_message"]"#).await,
+    );
+    let target = secret.to_string();
+
+    expect(edit(&app, &alice, id, &[("stream_id", target.as_str())]).await, 200, edited()).await;
+
+    assert_eq!(events(&app, &mut wb).await, vec![json!({
+        "type": "delete_message", "message_ids": [id], "message_type": "stream", "stream_id": general, "topic": "t",
+    })]);
+    assert_eq!(events(&app, &mut wc).await, vec![json!({
+        "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
+        "stream_name": "general", "stream_id": general, "propagate_mode": "change_one", "new_stream_id": secret,
+        "orig_subject": "t", "message_ids": [id], "flags": ["read"],
+    })]);
+    let fetched = message(&app, &carol, id).await;
+    assert_eq!(fetched["stream_id"], json!(secret));
+    expect(call(&app, &bob, Method::GET, &format!("/messages/{id}"), &[]).await, 400, error("Invalid message(s)")).await;
+}
