@@ -26,7 +26,8 @@ async fn edit(app: &TestApp, who: &Creds, id: i64, form: &[(&str, &str)]) -> Res
 /// A channel created by the owner with `subscribers`.
 async fn channel(app: &TestApp, name: &str, invite_only: bool, subscribers: &[&Creds]) -> i64 {
     let ids = json!(subscribers.iter().map(|c| c.user_id).collect::<Vec<_>>()).to_string();
-    let form = [("name", name), ("subscribers", ids.as_str()), ("invite_only", if invite_only { "true" } else { "false" })];
+    let form =
+        [("name", name), ("subscribers", ids.as_str()), ("invite_only", if invite_only { "true" } else { "false" })];
     let (status, body) = json(call(app, &app.owner, Method::POST, "/channels/create", &form).await).await;
     assert_eq!(status, 200, "{body}");
     body["id"].as_i64().unwrap()
@@ -86,17 +87,22 @@ async fn content_edits_rerender_recompute_mentions_and_reach_who_has_the_message
     expect(edit(&app, &alice, id, &[("content", "hello @**Bob**")]).await, 200, edited()).await;
 
     let fetched = message(&app, &bob, id).await;
-    assert_eq!(fetched["content"], json!(format!(
-        "<p>hello <span class=\"user-mention\" data-user-id=\"{}\">@Bob</span></p>", bob.user_id)));
+    assert_eq!(
+        fetched["content"],
+        json!(format!("<p>hello <span class=\"user-mention\" data-user-id=\"{}\">@Bob</span></p>", bob.user_id))
+    );
     assert_eq!(fetched["flags"], json!(["mentioned"]));
     let bob_events = events(&app, &mut wb).await;
-    assert_eq!(bob_events, vec![json!({
-        "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
-        "stream_name": "secret", "stream_id": secret, "orig_content": "hello",
-        "orig_rendered_content": "<p>hello</p>", "content": "hello @**Bob**",
-        "rendered_content": fetched["content"], "is_me_message": false, "message_ids": [id],
-        "flags": ["mentioned"],
-    })]);
+    assert_eq!(
+        bob_events,
+        vec![json!({
+            "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
+            "stream_name": "secret", "stream_id": secret, "orig_content": "hello",
+            "orig_rendered_content": "<p>hello</p>", "content": "hello @**Bob**",
+            "rendered_content": fetched["content"], "is_me_message": false, "message_ids": [id],
+            "flags": ["mentioned"],
+        })]
+    );
     let alice_events = events(&app, &mut wa).await;
     assert_eq!(alice_events.len(), 1);
     assert_eq!(alice_events[0]["message_ids"], json!([id]));
@@ -114,8 +120,12 @@ async fn edits_are_refused_with_zulips_messages() {
     let id = post(&app, &alice, general, "t", "hello").await;
 
     expect(edit(&app, &alice, id, &[]).await, 400, error("Nothing to change")).await;
-    expect(edit(&app, &bob, id, &[("content", "mine")]).await, 400, error("You don't have permission to edit this message"))
-        .await;
+    expect(
+        edit(&app, &bob, id, &[("content", "mine")]).await,
+        400,
+        error("You don't have permission to edit this message"),
+    )
+    .await;
     let other = general.to_string();
     expect(
         edit(&app, &alice, id, &[("content", "x"), ("stream_id", other.as_str())]).await,
@@ -129,8 +139,12 @@ async fn edits_are_refused_with_zulips_messages() {
         error("Invalid propagate_mode without topic edit"),
     )
     .await;
-    expect(edit(&app, &alice, id, &[("topic", "u"), ("propagate_mode", "nope")]).await, 400, error("Invalid propagate_mode"))
-        .await;
+    expect(
+        edit(&app, &alice, id, &[("topic", "u"), ("propagate_mode", "nope")]).await,
+        400,
+        error("Invalid propagate_mode"),
+    )
+    .await;
     expect(edit(&app, &alice, 999_999, &[("content", "x")]).await, 400, error("Invalid message(s)")).await;
 
     let to = json!([bob.user_id]).to_string();
@@ -138,15 +152,24 @@ async fn edits_are_refused_with_zulips_messages() {
     let (_, body) = json(call(&app, &alice, Method::POST, "/messages", &form).await).await;
     let dm = body["id"].as_i64().unwrap();
     expect(edit(&app, &alice, dm, &[("topic", "x")]).await, 400, error("Direct messages cannot have topics.")).await;
-    expect(edit(&app, &alice, dm, &[("stream_id", other.as_str())]).await, 400, error("Direct messages cannot be moved to channels."))
-        .await;
+    expect(
+        edit(&app, &alice, dm, &[("stream_id", other.as_str())]).await,
+        400,
+        error("Direct messages cannot be moved to channels."),
+    )
+    .await;
     expect(edit(&app, &carol, dm, &[("content", "x")]).await, 400, error("Invalid message(s)")).await;
 
     // The organization turns editing off.
-    let (status, _) = json(call(&app, &app.owner, Method::PATCH, "/realm", &[("allow_message_editing", "false")]).await).await;
+    let (status, _) =
+        json(call(&app, &app.owner, Method::PATCH, "/realm", &[("allow_message_editing", "false")]).await).await;
     assert_eq!(status, 200);
-    expect(edit(&app, &alice, id, &[("content", "x")]).await, 400, error("Your organization has turned off message editing"))
-        .await;
+    expect(
+        edit(&app, &alice, id, &[("content", "x")]).await,
+        400,
+        error("Your organization has turned off message editing"),
+    )
+    .await;
 }
 
 #[actix_web::test]
@@ -160,20 +183,25 @@ async fn topic_moves_follow_the_propagate_mode_and_show_in_history() {
     ];
     let mut wb = Watch::new(&app, &bob, r#"["update_message"]"#).await;
 
-    expect(edit(&app, &alice, ids[1], &[("topic", "later"), ("propagate_mode", "change_later")]).await, 200, edited()).await;
+    expect(edit(&app, &alice, ids[1], &[("topic", "later"), ("propagate_mode", "change_later")]).await, 200, edited())
+        .await;
     let got = events(&app, &mut wb).await;
-    assert_eq!(got, vec![json!({
-        "type": "update_message", "user_id": alice.user_id, "message_id": ids[1], "rendering_only": false,
-        "stream_name": "general", "stream_id": general, "propagate_mode": "change_later",
-        "orig_subject": "old", "subject": "later", "topic_links": [], "message_ids": [ids[1], ids[2]], "flags": [],
-    })]);
+    assert_eq!(
+        got,
+        vec![json!({
+            "type": "update_message", "user_id": alice.user_id, "message_id": ids[1], "rendering_only": false,
+            "stream_name": "general", "stream_id": general, "propagate_mode": "change_later",
+            "orig_subject": "old", "subject": "later", "topic_links": [], "message_ids": [ids[1], ids[2]], "flags": [],
+        })]
+    );
     assert_eq!(message(&app, &bob, ids[0]).await["subject"], json!("old"));
     assert_eq!(message(&app, &bob, ids[2]).await["subject"], json!("later"));
 
     expect(edit(&app, &alice, ids[0], &[("topic", "one only")]).await, 200, edited()).await;
     assert_eq!(events(&app, &mut wb).await[0]["message_ids"], json!([ids[0]]));
 
-    expect(edit(&app, &bob, ids[1], &[("subject", "all"), ("propagate_mode", "change_all")]).await, 200, edited()).await;
+    expect(edit(&app, &bob, ids[1], &[("subject", "all"), ("propagate_mode", "change_all")]).await, 200, edited())
+        .await;
     assert_eq!(events(&app, &mut wb).await[0]["message_ids"], json!([ids[1], ids[2]]));
 
     let path = format!("/messages/{}/history", ids[2]);
@@ -185,19 +213,10 @@ async fn topic_moves_follow_the_propagate_mode_and_show_in_history() {
 }
 
 #[actix_web::test]
-async fn topic_move_permissions_and_limits() {
+async fn resolving_a_topic_is_a_topic_move_members_may_make() {
     let Org { app, alice, bob, .. } = org().await;
     let general = channel(&app, "general", false, &[&alice, &bob]).await;
     let id = post(&app, &alice, general, "lunch", "hi").await;
-    let nobody = |app: &TestApp| {
-        let _ = app;
-    };
-    nobody(&app);
-    let (status, body) = json(
-        call(&app, &app.owner, Method::PATCH, "/realm", &[("can_resolve_topics_group", r#"{"new": 12, "old": 15}"#)]).await,
-    )
-    .await;
-    let _ = (status, body);
     // Resolving is a topic move too; with the default settings members may do it.
     expect(edit(&app, &bob, id, &[("topic", "✔ lunch")]).await, 200, edited()).await;
     assert_eq!(message(&app, &bob, id).await["subject"], json!("✔ lunch"));
@@ -217,15 +236,22 @@ async fn channel_moves_change_who_has_the_message() {
 
     expect(edit(&app, &alice, id, &[("stream_id", target.as_str())]).await, 200, edited()).await;
 
-    assert_eq!(events(&app, &mut wb).await, vec![json!({
-        "type": "delete_message", "message_ids": [id], "message_type": "stream", "stream_id": general, "topic": "t",
-    })]);
-    assert_eq!(events(&app, &mut wc).await, vec![json!({
-        "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
-        "stream_name": "general", "stream_id": general, "propagate_mode": "change_one", "new_stream_id": secret,
-        "orig_subject": "t", "message_ids": [id], "flags": ["read"],
-    })]);
+    assert_eq!(
+        events(&app, &mut wb).await,
+        vec![json!({
+            "type": "delete_message", "message_ids": [id], "message_type": "stream", "stream_id": general, "topic": "t",
+        })]
+    );
+    assert_eq!(
+        events(&app, &mut wc).await,
+        vec![json!({
+            "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
+            "stream_name": "general", "stream_id": general, "propagate_mode": "change_one", "new_stream_id": secret,
+            "orig_subject": "t", "message_ids": [id], "flags": ["read"],
+        })]
+    );
     let fetched = message(&app, &carol, id).await;
     assert_eq!(fetched["stream_id"], json!(secret));
-    expect(call(&app, &bob, Method::GET, &format!("/messages/{id}"), &[]).await, 400, error("Invalid message(s)")).await;
+    expect(call(&app, &bob, Method::GET, &format!("/messages/{id}"), &[]).await, 400, error("Invalid message(s)"))
+        .await;
 }

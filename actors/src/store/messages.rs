@@ -232,8 +232,11 @@ pub fn update_edited(conn: &Connection, msg: &EditedMessage<'_>) -> StoreResult<
         msg.last_moved_time,
         msg.edit_history
     ])?;
-    conn.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?
-        .execute(params![msg.id, msg.content, msg.topic])?;
+    conn.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?.execute(params![
+        msg.id,
+        msg.content,
+        msg.topic
+    ])?;
     Ok(())
 }
 

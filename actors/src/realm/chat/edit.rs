@@ -119,7 +119,8 @@ fn check_content_edit(state: &RealmState, user: &User, message: &MessageRow, now
 
 /// Whether moderators' exemption from the move time limits applies.
 fn exempt_from_move_limits(state: &RealmState, user: &User, channel: &Channel) -> bool {
-    matches!(user.role, Role::Owner | Role::Administrator | Role::Moderator) || state.can_administer_channel(user, channel)
+    matches!(user.role, Role::Owner | Role::Administrator | Role::Moderator)
+        || state.can_administer_channel(user, channel)
 }
 
 /// Topic edits within a channel: resolving per `can_resolve_topics_group`, other renames
@@ -433,8 +434,11 @@ fn events(
     }
     let ids: Vec<i64> = changed.iter().map(|c| c.before.id).collect();
     body.insert("message_ids".into(), json!(ids));
-    let flags: BTreeMap<UserId, i64> =
-        changed.iter().find(|c| c.before.id == message.id).map(|c| c.flags.iter().copied().collect()).unwrap_or_default();
+    let flags: BTreeMap<UserId, i64> = changed
+        .iter()
+        .find(|c| c.before.id == message.id)
+        .map(|c| c.flags.iter().copied().collect())
+        .unwrap_or_default();
     let lost: BTreeSet<UserId> = changed.iter().flat_map(|c| c.lost.iter().copied()).collect();
     let audience: BTreeSet<UserId> =
         old_audience.iter().chain(new_audience).copied().filter(|u| !lost.contains(u)).collect();

@@ -260,7 +260,12 @@ fn channel_of<'a>(target: &Target<'a>) -> Option<&'a Channel> {
 
 /// The mention permissions: channel wildcards in big channels, and each (non-silently)
 /// mentioned group's `can_mention_group`.
-pub(crate) fn check_mentions(state: &RealmState, sender: &User, rendered: &Rendered, channel: Option<&Channel>) -> ApiResult<()> {
+pub(crate) fn check_mentions(
+    state: &RealmState,
+    sender: &User,
+    rendered: &Rendered,
+    channel: Option<&Channel>,
+) -> ApiResult<()> {
     if let Some(channel) = channel {
         if rendered.stream_wildcard && !may_mention_many(state, sender.id, state.subscriber_count(channel.id)) {
             return Err(ApiError::new(
