@@ -5,6 +5,9 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
+use agora_actors::ids::{ChannelId, UserId};
+use agora_actors::realm::chat::changes::testing::{InsertTestMessage, TestRecipient};
+
 use crate::helpers::{expect, json, spawn_app, Creds, TestApp, Watch};
 
 fn error(msg: &str) -> Value {
@@ -254,4 +257,64 @@ async fn channel_moves_change_who_has_the_message() {
     assert_eq!(fetched["stream_id"], json!(secret));
     expect(call(&app, &bob, Method::GET, &format!("/messages/{id}"), &[]).await, 400, error("Invalid message(s)"))
         .await;
+}
+
+/// Changes organization settings as the owner.
+async fn patch_realm(app: &TestApp, form: &[(&str, &str)]) {
+    let (status, body) = json(call(app, &app.owner, Method::PATCH, "/realm", form).await).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+/// A channel message sent `age` seconds ago.
+async fn old_message(app: &TestApp, sender: &Creds, channel: i64, age: i64) -> i64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let msg = InsertTestMessage {
+        sender: UserId(sender.user_id),
+        to: TestRecipient::Channel(ChannelId(channel), "t".into()),
+        content: "hello".into(),
+        date_sent: Some(now - age),
+        edit_history: None,
+    };
+    app.realm("").addr.send(msg).await.unwrap().unwrap()
+}
+
+#[actix_web::test]
+async fn content_edits_end_at_the_organizations_time_limit() {
+    let Org { app, alice, bob, .. } = org().await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    // 600 seconds by default, with Zulip's 20 seconds of grace.
+    let recent = old_message(&app, &alice, general, 610).await;
+    expect(edit(&app, &alice, recent, &[("content", "fixed")]).await, 200, edited()).await;
+    let stale = old_message(&app, &alice, general, 1000).await;
+    let limit = error("The time limit for editing this message has passed");
+    expect(edit(&app, &alice, stale, &[("content", "fixed")]).await, 400, limit).await;
+    patch_realm(&app, &[("message_content_edit_limit_seconds", r#""unlimited""#)]).await;
+    expect(edit(&app, &alice, stale, &[("content", "fixed")]).await, 200, edited()).await;
+}
+
+#[actix_web::test]
+async fn moves_follow_the_default_groups_and_time_limits() {
+    let Org { app, alice, bob, .. } = org().await;
+    let moderator = app.create_user("", "mod@agora.test", "Mod", 300).await;
+    let guest = app.create_user("", "guest@agora.test", "Guest", 600).await;
+    let general = channel(&app, "general", false, &[&alice, &bob, &moderator, &guest]).await;
+    let other = channel(&app, "other", false, &[&alice, &bob, &moderator, &guest]).await.to_string();
+    let eight_days = 8 * 24 * 3600; // past the default 7-day move limits
+
+    // Topic and channel moves by members end at the limits; moderators are exempt.
+    let stale = old_message(&app, &alice, general, eight_days).await;
+    let topic_limit = error("The time limit for editing this message's topic has passed.");
+    expect(edit(&app, &bob, stale, &[("topic", "u")]).await, 400, topic_limit).await;
+    let channel_limit = error("The time limit for editing this message's channel has passed");
+    expect(edit(&app, &bob, stale, &[("stream_id", other.as_str())]).await, 400, channel_limit).await;
+    expect(edit(&app, &moderator, stale, &[("topic", "u")]).await, 200, edited()).await;
+
+    // Guests are not in the default `can_move_messages_between_channels_group` (members)
+    // but are in `can_move_messages_between_topics_group` and `can_resolve_topics_group`
+    // (everyone).
+    let fresh = post(&app, &alice, general, "lunch", "hi").await;
+    let no_move = error("You don't have permission to move this message");
+    expect(edit(&app, &guest, fresh, &[("stream_id", other.as_str())]).await, 400, no_move).await;
+    expect(edit(&app, &guest, fresh, &[("topic", "✔ lunch")]).await, 200, edited()).await;
+    expect(edit(&app, &bob, fresh, &[("stream_id", other.as_str())]).await, 200, edited()).await;
 }
