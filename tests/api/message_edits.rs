@@ -123,6 +123,8 @@ async fn edits_are_refused_with_zulips_messages() {
     let id = post(&app, &alice, general, "t", "hello").await;
 
     expect(edit(&app, &alice, id, &[]).await, 400, error("Nothing to change")).await;
+    // The current topic is no change.
+    expect(edit(&app, &alice, id, &[("topic", "t")]).await, 400, error("Nothing to change")).await;
     expect(
         edit(&app, &bob, id, &[("content", "mine")]).await,
         400,

@@ -129,7 +129,6 @@ async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -
         topic: params.str("topic").or_else(|| params.str("subject")),
         stream_id: params.int("stream_id")?,
         propagate_mode: mode.as_deref().map_or(Ok(PropagateMode::ChangeOne), PropagateMode::parse)?,
-        propagate_mode_given: mode.is_some(),
     };
     auth.realm.addr.send(msg).await??;
     let mut data = Map::new();

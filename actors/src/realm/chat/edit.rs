@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use actix::prelude::*;
 use serde_json::{json, Map, Value};
 
-use super::changes::{access_message, event_recipients};
+use super::changes::{access_message, access_message_to_change, event_recipients};
 use super::flag;
 use super::format::{flag_names, is_me_message};
 use super::render::{render, Rendered};
@@ -75,8 +75,6 @@ pub struct UpdateMessage {
     pub topic: Option<String>,
     pub stream_id: Option<i64>,
     pub propagate_mode: PropagateMode,
-    /// Whether `propagate_mode` was given at all.
-    pub propagate_mode_given: bool,
 }
 
 fn no_permission() -> ApiError {
@@ -117,10 +115,9 @@ fn check_content_edit(state: &RealmState, user: &User, message: &MessageRow, now
     Ok(())
 }
 
-/// Whether moderators' exemption from the move time limits applies.
-fn exempt_from_move_limits(state: &RealmState, user: &User, channel: &Channel) -> bool {
+/// Moderators (and above) are exempt from the move time limits (Zulip's `is_moderator`).
+fn exempt_from_move_limits(user: &User) -> bool {
     matches!(user.role, Role::Owner | Role::Administrator | Role::Moderator)
-        || state.can_administer_channel(user, channel)
 }
 
 /// Topic edits within a channel: resolving per `can_resolve_topics_group`, other renames
@@ -147,7 +144,7 @@ fn check_topic_edit(
     {
         return Err(no_permission());
     }
-    if !exempt_from_move_limits(state, user, channel)
+    if !exempt_from_move_limits(user)
         && past_limit(state, "move_messages_within_stream_limit_seconds", message.date_sent, now)
     {
         return Err(ApiError::bad_request("The time limit for editing this message's topic has passed."));
@@ -178,7 +175,7 @@ fn check_channel_move<'a>(
     if !state.in_channel_group(target, "can_send_message_group", user) {
         return Err(ApiError::bad_request("You do not have permission to post in this channel."));
     }
-    if !exempt_from_move_limits(state, user, channel)
+    if !exempt_from_move_limits(user)
         && past_limit(state, "move_messages_between_streams_limit_seconds", message.date_sent, now)
     {
         return Err(ApiError::bad_request("The time limit for editing this message's channel has passed"));
@@ -187,7 +184,12 @@ fn check_channel_move<'a>(
 }
 
 /// The new mention bits of one user for re-rendered content.
-fn mention_bits(user: UserId, rendered: &Rendered, group_members: &BTreeSet<UserId>) -> i64 {
+fn mention_bits(
+    user: UserId,
+    rendered: &Rendered,
+    group_members: &BTreeSet<UserId>,
+    topic_participants: &BTreeSet<UserId>,
+) -> i64 {
     let mut bits = 0;
     if rendered.mentioned_users.contains(&user) {
         bits |= flag::MENTIONED;
@@ -197,7 +199,7 @@ fn mention_bits(user: UserId, rendered: &Rendered, group_members: &BTreeSet<User
     if rendered.stream_wildcard {
         bits |= flag::STREAM_WILDCARD_MENTIONED;
     }
-    if rendered.topic_wildcard {
+    if rendered.topic_wildcard && topic_participants.contains(&user) {
         bits |= flag::TOPIC_WILDCARD_MENTIONED;
     }
     bits
@@ -212,38 +214,44 @@ struct Plan<'a> {
     ids: Vec<i64>,
 }
 
+/// Validates the change in Zulip's order (`check_update_message`): access, the content
+/// permission, a topic equal to the current one dropped, then the payload
+/// (`validate_message_edit_payload`), then topic and channel permissions.
 fn plan<'a>(state: &'a RealmState, store: &Store, user: &User, msg: &UpdateMessage, now: i64) -> ApiResult<Plan<'a>> {
-    if msg.content.is_none() && msg.topic.is_none() && msg.stream_id.is_none() {
+    let conn = store.conn()?;
+    let message = access_message_to_change(state, &conn, user, msg.message_id)?.message;
+    if msg.content.is_some() {
+        check_content_edit(state, user, &message, now)?;
+    }
+    let topic = msg.topic.as_deref().map(normalize_topic).filter(|t| *t != message.topic);
+    if msg.content.is_none() && topic.is_none() && msg.stream_id.is_none() {
         return Err(ApiError::bad_request("Nothing to change"));
     }
-    if msg.content.is_some() && msg.stream_id.is_some() {
-        return Err(ApiError::bad_request("Cannot change message content while changing channel"));
-    }
-    if msg.propagate_mode_given && msg.topic.is_none() && msg.stream_id.is_none() {
-        return Err(ApiError::bad_request("Invalid propagate_mode without topic edit"));
-    }
-    let conn = store.conn()?;
-    let message = access_message(state, &conn, user, msg.message_id)?.message;
     let channel = message.channel_id.and_then(|id| state.channel(id));
     if channel.is_none() {
         if msg.stream_id.is_some() {
             return Err(ApiError::bad_request("Direct messages cannot be moved to channels."));
         }
-        if msg.topic.is_some() {
+        if topic.is_some() {
             return Err(ApiError::bad_request("Direct messages cannot have topics."));
         }
+    }
+    if msg.propagate_mode != PropagateMode::ChangeOne && topic.is_none() && msg.stream_id.is_none() {
+        return Err(ApiError::bad_request("Invalid propagate_mode without topic edit"));
+    }
+    if msg.content.is_some() && msg.stream_id.is_some() {
+        return Err(ApiError::bad_request("Cannot change message content while changing channel"));
     }
     let content = match &msg.content {
         None => None,
         Some(raw) => {
-            check_content_edit(state, user, &message, now)?;
-            let content = normalize_content(raw)?;
+            // Zulip turns an emptied message into "(deleted)".
+            let content = normalize_content(if raw.trim_end().is_empty() { "(deleted)" } else { raw })?;
             let rendered = render(state, &content);
             check_mentions(state, user, &rendered, channel)?;
             Some((content, rendered))
         }
     };
-    let topic = msg.topic.as_deref().map(normalize_topic).filter(|t| *t != message.topic);
     let (mut target, mut ids) = (None, vec![message.id]);
     if let Some(channel) = channel {
         if let Some(topic) = &topic {
@@ -340,8 +348,14 @@ pub fn update_message(
             };
             let mut flags = db::message_flags(tx, *id)?;
             if let (Some((_, rendered)), true) = (&plan.content, before.id == plan.message.id) {
+                let participants: BTreeSet<UserId> = match before.channel_id {
+                    Some(channel) if rendered.topic_wildcard => {
+                        db::topic_participants(tx, channel, &before.topic)?.into_iter().collect()
+                    }
+                    _ => BTreeSet::new(),
+                };
                 for (user_id, bits) in flags.iter_mut() {
-                    let new = (*bits & !MENTION_BITS) | mention_bits(*user_id, rendered, &group_members);
+                    let new = (*bits & !MENTION_BITS) | mention_bits(*user_id, rendered, &group_members, &participants);
                     if new != *bits {
                         db::set_flags(tx, *user_id, *id, new)?;
                         *bits = new;
