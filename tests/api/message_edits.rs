@@ -320,3 +320,29 @@ async fn moves_follow_the_default_groups_and_time_limits() {
     expect(edit(&app, &guest, fresh, &[("topic", "✔ lunch")]).await, 200, edited()).await;
     expect(edit(&app, &bob, fresh, &[("stream_id", other.as_str())]).await, 200, edited()).await;
 }
+
+#[actix_web::test]
+async fn moving_to_a_public_channel_keeps_readers_informed() {
+    let Org { app, alice, bob, carol } = org().await;
+    let secret = channel(&app, "secret", true, &[&alice, &bob]).await;
+    let public = channel(&app, "public", false, &[&alice, &carol]).await;
+    let id = post(&app, &alice, secret, "t", "hello").await;
+    let types = r#"["update_message", "delete_message"]"#;
+    let (mut wb, mut wc) = (Watch::new(&app, &bob, types).await, Watch::new(&app, &carol, types).await);
+    let target = public.to_string();
+
+    expect(edit(&app, &alice, id, &[("stream_id", target.as_str()), ("topic", "moved")]).await, 200, edited()).await;
+
+    // Bob may still read it in the public channel (without a row now); Carol gains a read row.
+    let update = |flags: Value| {
+        json!({
+            "type": "update_message", "user_id": alice.user_id, "message_id": id, "rendering_only": false,
+            "stream_name": "secret", "stream_id": secret, "propagate_mode": "change_one", "new_stream_id": public,
+            "orig_subject": "t", "subject": "moved", "topic_links": [], "message_ids": [id], "flags": flags,
+        })
+    };
+    assert_eq!(events(&app, &mut wb).await, vec![update(json!([]))]);
+    assert_eq!(events(&app, &mut wc).await, vec![update(json!(["read"]))]);
+    assert_eq!(message(&app, &bob, id).await["flags"], json!(["read", "historical"]));
+    assert_eq!(message(&app, &carol, id).await["subject"], json!("moved"));
+}

@@ -383,8 +383,9 @@ pub fn update_message(
     Ok(out)
 }
 
-/// Gives the target channel's subscribers who lack one a (read) row for a moved message,
-/// and removes the rows of users who cannot see it there; returns those users.
+/// Gives the target channel's subscribers who lack one a (read) row for a moved message
+/// and removes the rows of everyone not subscribed to it, as Zulip does; returns those of
+/// them who cannot read the message there any more (they get `delete_message`).
 fn move_rows(
     state: &RealmState,
     conn: &rusqlite::Connection,
@@ -393,9 +394,11 @@ fn move_rows(
 ) -> ApiResult<Vec<UserId>> {
     let mut lost = Vec::new();
     for (user_id, _) in db::message_flags(conn, message)? {
-        let keeps = state.user(user_id).is_some_and(|u| state.has_content_access(u, target));
-        if !keeps {
-            db::remove_user_message(conn, user_id, message)?;
+        if state.is_subscribed(user_id, target.id) {
+            continue;
+        }
+        db::remove_user_message(conn, user_id, message)?;
+        if !state.user(user_id).is_some_and(|u| state.has_content_access(u, target)) {
             lost.push(user_id);
         }
     }
