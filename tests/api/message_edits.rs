@@ -346,3 +346,23 @@ async fn moving_to_a_public_channel_keeps_readers_informed() {
     assert_eq!(message(&app, &bob, id).await["flags"], json!(["read", "historical"]));
     assert_eq!(message(&app, &carol, id).await["subject"], json!("moved"));
 }
+
+#[actix_web::test]
+async fn moving_a_whole_topic_past_the_limit_says_how_much_may_move() {
+    let Org { app, alice, bob, .. } = org().await;
+    let general = channel(&app, "general", false, &[&alice, &bob]).await;
+    let stale = old_message(&app, &alice, general, 8 * 24 * 3600).await;
+    let fresh = post(&app, &alice, general, "t", "new").await;
+
+    let (status, body) = json(edit(&app, &bob, fresh, &[("topic", "u"), ("propagate_mode", "change_all")]).await).await;
+    assert_eq!(status, 400);
+    assert_eq!(body["code"], json!("MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"));
+    assert_eq!(body["msg"], json!("You only have permission to move the 1/2 most recent messages in this topic."));
+    assert_eq!(body["first_message_id_allowed_to_move"], json!(fresh));
+    assert_eq!(body["total_messages_in_topic"], json!(2));
+    assert_eq!(body["total_messages_allowed_to_move"], json!(1));
+
+    // Moving only the later messages is allowed.
+    expect(edit(&app, &bob, fresh, &[("topic", "u"), ("propagate_mode", "change_later")]).await, 200, edited()).await;
+    assert_eq!(message(&app, &bob, stale).await["subject"], json!("t"));
+}

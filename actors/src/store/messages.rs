@@ -178,18 +178,19 @@ pub fn topic_participants(conn: &Connection, channel: ChannelId, topic: &str) ->
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The ids of a channel topic's messages (the topic compared case-insensitively, as
-/// Zulip does), from `from_id` on if given, ascending.
+/// The ids and send times of a channel topic's messages (the topic compared
+/// case-insensitively, as Zulip does), from `from_id` on if given, ascending.
 pub fn topic_message_ids(
     conn: &Connection,
     channel: ChannelId,
     topic: &str,
     from_id: Option<i64>,
-) -> StoreResult<Vec<i64>> {
+) -> StoreResult<Vec<(i64, i64)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE AND id >= ?3 ORDER BY id",
+        "SELECT id, date_sent FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE AND id >= ?3
+         ORDER BY id",
     )?;
-    let rows = stmt.query_map(params![channel, topic, from_id.unwrap_or(0)], |r| r.get(0))?;
+    let rows = stmt.query_map(params![channel, topic, from_id.unwrap_or(0)], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

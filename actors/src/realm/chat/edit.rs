@@ -14,7 +14,7 @@ use super::flag;
 use super::format::{flag_names, is_me_message};
 use super::render::{render, Rendered};
 use super::send::{check_mentions, mentioned_group_members, normalize_content, normalize_topic};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
@@ -31,6 +31,35 @@ const EDIT_LIMIT_BUFFER: i64 = 20;
 
 /// The prefix of resolved topics.
 const RESOLVED_PREFIX: &str = "✔ ";
+
+/// Zulip's `check_time_limit_for_change_all_propagate_mode`: moving a whole topic past the
+/// (stricter applicable) move limit is refused with how many of its messages may move.
+fn check_change_all_limit(
+    state: &RealmState,
+    messages: &[(i64, i64)],
+    topic_edit: bool,
+    channel_edit: bool,
+    now: i64,
+) -> ApiResult<()> {
+    let topic_limit = realm_int(state, "move_messages_within_stream_limit_seconds").filter(|_| topic_edit);
+    let channel_limit = realm_int(state, "move_messages_between_streams_limit_seconds").filter(|_| channel_edit);
+    let Some(limit) = [topic_limit, channel_limit].into_iter().flatten().min() else { return Ok(()) };
+    let oldest = now - (limit + EDIT_LIMIT_BUFFER);
+    let allowed: Vec<i64> = messages.iter().filter(|(_, sent)| *sent > oldest).map(|(id, _)| *id).collect();
+    if allowed.len() == messages.len() {
+        return Ok(());
+    }
+    let msg = format!(
+        "You only have permission to move the {}/{} most recent messages in this topic.",
+        allowed.len(),
+        messages.len()
+    );
+    let error = ApiError::new(ErrorCode::MoveMessagesTimeLimitExceeded, 400, msg)
+        .with("first_message_id_allowed_to_move", allowed.first().copied())
+        .with("total_messages_in_topic", messages.len() as i64)
+        .with("total_messages_allowed_to_move", allowed.len() as i64);
+    Err(error)
+}
 
 /// The mention bits recomputed when content changes.
 const MENTION_BITS: i64 =
@@ -262,10 +291,15 @@ fn plan<'a>(state: &'a RealmState, store: &Store, user: &User, msg: &UpdateMessa
         }
         if (topic.is_some() || target.is_some()) && msg.propagate_mode != PropagateMode::ChangeOne {
             let from = (msg.propagate_mode == PropagateMode::ChangeLater).then_some(message.id);
-            ids = db::topic_message_ids(&conn, channel.id, &message.topic, from)?
+            let dated: Vec<(i64, i64)> = db::topic_message_ids(&conn, channel.id, &message.topic, from)?
                 .into_iter()
-                .filter(|id| access_message(state, &conn, user, *id).is_ok())
+                .filter(|(id, _)| access_message(state, &conn, user, *id).is_ok())
                 .collect();
+            let resolving = topic.as_deref().is_some_and(|t| is_resolve_only(&message.topic, t));
+            if msg.propagate_mode == PropagateMode::ChangeAll && !resolving && !exempt_from_move_limits(user) {
+                check_change_all_limit(state, &dated, topic.is_some(), target.is_some(), now)?;
+            }
+            ids = dated.into_iter().map(|(id, _)| id).collect();
         }
     }
     Ok(Plan { message, content, topic, target, ids })
