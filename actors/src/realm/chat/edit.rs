@@ -305,8 +305,8 @@ fn plan<'a>(state: &'a RealmState, store: &Store, user: &User, msg: &UpdateMessa
     Ok(Plan { message, content, topic, target, ids })
 }
 
-/// One message's change: its stored row before, its edit history entry, and its
-/// recipients' flags after.
+/// One message's change: its stored row before, its recipients' flags after, and the
+/// users who lost access to it in a move.
 struct Changed {
     before: MessageRow,
     flags: Vec<(UserId, i64)>,
