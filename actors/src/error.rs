@@ -37,6 +37,7 @@ pub enum ErrorCode {
     ReactionDoesNotExist,
     StreamWildcardMentionNotAllowed,
     TopicWildcardMentionNotAllowed,
+    MoveMessagesTimeLimitExceeded,
 }
 
 impl ErrorCode {
@@ -70,6 +71,7 @@ impl ErrorCode {
             ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
             ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+            ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
         }
     }
 }

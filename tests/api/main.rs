@@ -11,6 +11,7 @@ mod folders;
 mod groups;
 mod helpers;
 mod message_changes;
+mod message_edits;
 mod message_flags;
 mod messages;
 mod params;

@@ -177,3 +177,88 @@ pub fn topic_participants(conn: &Connection, channel: ChannelId, topic: &str) ->
     let rows = stmt.query_map(params![channel, topic], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The ids and send times of a channel topic's messages (the topic compared
+/// case-insensitively, as Zulip does), from `from_id` on if given, ascending.
+pub fn topic_message_ids(
+    conn: &Connection,
+    channel: ChannelId,
+    topic: &str,
+    from_id: Option<i64>,
+) -> StoreResult<Vec<(i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, date_sent FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE AND id >= ?3
+         ORDER BY id",
+    )?;
+    let rows = stmt.query_map(params![channel, topic, from_id.unwrap_or(0)], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A stored message's new state after an edit or a move.
+#[derive(Debug, Clone)]
+pub struct EditedMessage<'a> {
+    pub id: i64,
+    /// The indexed text before the edit, to remove from the full-text index.
+    pub old_content: &'a str,
+    pub old_topic: &'a str,
+    pub channel_id: Option<ChannelId>,
+    pub topic: &'a str,
+    pub content: &'a str,
+    pub rendered_content: &'a str,
+    pub last_edit_time: Option<i64>,
+    pub last_moved_time: Option<i64>,
+    pub edit_history: &'a str,
+}
+
+/// Rewrites an edited message and its full-text row (external content: the old values
+/// are deleted, then the new ones inserted). `None` times are left as they were.
+pub fn update_edited(conn: &Connection, msg: &EditedMessage<'_>) -> StoreResult<()> {
+    conn.prepare_cached(
+        "INSERT INTO messages_fts (messages_fts, rowid, content, topic) VALUES ('delete', ?1, ?2, ?3)",
+    )?
+    .execute(params![msg.id, msg.old_content, msg.old_topic])?;
+    conn.prepare_cached(
+        "UPDATE messages SET channel_id = ?2, topic = ?3, content = ?4, rendered_content = ?5,
+                last_edit_time = COALESCE(?6, last_edit_time), last_moved_time = COALESCE(?7, last_moved_time),
+                edit_history = ?8
+         WHERE id = ?1",
+    )?
+    .execute(params![
+        msg.id,
+        msg.channel_id,
+        msg.topic,
+        msg.content,
+        msg.rendered_content,
+        msg.last_edit_time,
+        msg.last_moved_time,
+        msg.edit_history
+    ])?;
+    conn.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?.execute(params![
+        msg.id,
+        msg.content,
+        msg.topic
+    ])?;
+    Ok(())
+}
+
+/// The `user_messages` rows of a message: `(user, flags)`, ascending by user.
+pub fn message_flags(conn: &Connection, message: i64) -> StoreResult<Vec<(UserId, i64)>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT user_id, flags FROM user_messages WHERE message_id = ?1 ORDER BY user_id")?;
+    let rows = stmt.query_map([message], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Sets one user's flags on a message.
+pub fn set_flags(conn: &Connection, user: UserId, message: i64, flags: i64) -> StoreResult<()> {
+    conn.prepare_cached("UPDATE user_messages SET flags = ?3 WHERE user_id = ?1 AND message_id = ?2")?
+        .execute(params![user, message, flags])?;
+    Ok(())
+}
+
+/// Removes one user's row for a message (they lost access to it in a move).
+pub fn remove_user_message(conn: &Connection, user: UserId, message: i64) -> StoreResult<()> {
+    conn.prepare_cached("DELETE FROM user_messages WHERE user_id = ?1 AND message_id = ?2")?
+        .execute(params![user, message])?;
+    Ok(())
+}

@@ -7,6 +7,7 @@ use agora_actors::realm::chat::changes::delete::DeleteMessage;
 use agora_actors::realm::chat::changes::history::GetMessageHistory;
 use agora_actors::realm::chat::changes::reactions::{AddReaction, RemoveReaction};
 use agora_actors::realm::chat::changes::typing::{SetTyping, TypingTo};
+use agora_actors::realm::chat::edit::{PropagateMode, UpdateMessage};
 use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesNarrow, Range, Rendering};
 use agora_actors::realm::chat::flags::narrow::UpdateFlagsForNarrow;
 use agora_actors::realm::chat::flags::{MarkAllAsRead, MarkChannelAsRead, UpdateMessageFlags};
@@ -43,6 +44,7 @@ pub(super) fn routes(scope: Scope) -> Scope {
             Endpoint::new(r"/messages/{message_id:\d+}")
                 .route(Method::GET, get_message)
                 .route(Method::DELETE, delete_message)
+                .route(Method::PATCH, update_message)
                 .build(),
         )
 }
@@ -114,6 +116,26 @@ async fn remove_reaction(auth: Authed, path: web::Path<String>, params: Params) 
 async fn delete_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     auth.realm.addr.send(DeleteMessage { user_id: auth.user.user_id, message_id: path_id(&path) }).await??;
     Ok(params.ok())
+}
+
+/// `PATCH /messages/{message_id}`: edit content, topic or channel.
+async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let mode = params.str("propagate_mode");
+    // Read (and validate) the notification flags: accepted, no notifications sent yet.
+    params.bool("send_notification_to_old_thread")?;
+    params.bool("send_notification_to_new_thread")?;
+    let msg = UpdateMessage {
+        user_id: auth.user.user_id,
+        message_id: path_id(&path),
+        content: params.str("content"),
+        topic: params.str("topic").or_else(|| params.str("subject")),
+        stream_id: params.int("stream_id")?,
+        propagate_mode: mode.as_deref().map_or(Ok(PropagateMode::ChangeOne), PropagateMode::parse)?,
+    };
+    auth.realm.addr.send(msg).await??;
+    let mut data = Map::new();
+    data.insert("detached_uploads".to_owned(), json!([]));
+    Ok(params.success(data))
 }
 
 /// `GET /messages/{message_id}/history`.

@@ -5,6 +5,7 @@
 //! transaction and fans out after the commit.
 
 pub mod changes;
+pub mod edit;
 pub mod fetch;
 pub mod flags;
 pub mod format;

@@ -280,7 +280,12 @@ fn channel_of<'a>(target: &Target<'a>) -> Option<&'a Channel> {
 
 /// The mention permissions: channel wildcards in big channels, and each (non-silently)
 /// mentioned group's `can_mention_group`.
-fn check_mentions(state: &RealmState, sender: &User, rendered: &Rendered, channel: Option<&Channel>) -> ApiResult<()> {
+pub(crate) fn check_mentions(
+    state: &RealmState,
+    sender: &User,
+    rendered: &Rendered,
+    channel: Option<&Channel>,
+) -> ApiResult<()> {
     if let Some(channel) = channel {
         if rendered.stream_wildcard && !may_mention_many(state, sender.id, state.subscriber_count(channel.id)) {
             return Err(ApiError::new(
@@ -333,7 +338,7 @@ fn recipient_flags(
 }
 
 /// Everyone in the (non-silently) mentioned groups.
-fn mentioned_group_members(state: &RealmState, rendered: &Rendered) -> BTreeSet<UserId> {
+pub(crate) fn mentioned_group_members(state: &RealmState, rendered: &Rendered) -> BTreeSet<UserId> {
     if rendered.mentioned_groups.is_empty() {
         return BTreeSet::new();
     }
