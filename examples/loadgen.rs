@@ -20,26 +20,18 @@
 //! Each long-poll holds a connection on both sides: raise `ulimit -n` above the queue count.
 //! Progress goes to stderr; the report and a final JSON summary line go to stdout.
 
-use std::error::Error;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ExitCode, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use rand::distributions::Alphanumeric;
-use rand::Rng;
-use reqwest::StatusCode;
 use serde_json::{json, Value};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
+use tokio::sync::mpsc::UnboundedReceiver;
 
-type BoxError = Box<dyn Error + Send + Sync>;
-
-/// A long-poll answers within 45-55 s (an event or a heartbeat); give it generous slack.
-const POLL_TIMEOUT: Duration = Duration::from_secs(120);
+#[path = "support/mod.rs"]
+mod support;
+use support::queues::{delete_queues, register_all, Deliveries, Pollers, Report};
+use support::*;
 
 /// Load generator for Agora's event delivery (POST /register, GET /events).
 #[derive(Debug, Parser)]
@@ -114,13 +106,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
     if let Some(limit) = open_file_limit().filter(|&limit| limit < n as u64 + 64) {
         eprintln!("warning: the open-file limit is {limit}; {n} long-polls need more (ulimit -n)");
     }
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(usize::MAX)
-        .pool_idle_timeout(None)
-        .tcp_nodelay(true)
-        .connect_timeout(Duration::from_secs(10))
-        .no_proxy()
-        .build()?;
+    let client = http_client()?;
 
     // The server, the administrator who creates users, and how members are made.
     // `_server` is held to the end: dropping it kills the child and removes its directory.
@@ -134,7 +120,14 @@ async fn run(args: Args) -> Result<(), BoxError> {
             (None, api, admin, maker, args.server_pid)
         }
         None => {
-            let (server, api) = ManagedServer::start(&args, client).await?;
+            let options = ServerOptions {
+                bin: args.server_bin.clone(),
+                log: args.server_log.clone(),
+                http_workers: args.http_workers,
+                actor_threads: args.actor_threads,
+                dir_prefix: "agora-loadgen-",
+            };
+            let (server, api) = ManagedServer::start(&options, client).await?;
             let maker = UserMaker::Cli { bin: server.bin.clone(), dir: server.dir.path().to_owned() };
             eprintln!("server pid {} on {}, data in {}", server.pid(), api.base, server.dir.path().display());
             let admin = maker.make("loadgen-admin@example.com", "Loadgen Admin", true).await?;
@@ -144,48 +137,27 @@ async fn run(args: Args) -> Result<(), BoxError> {
     };
     let suffix = random_string(8).to_ascii_lowercase();
     eprintln!("creating {} members...", args.users);
-    let members = create_members(&maker, args.users, &suffix).await?;
+    let members = create_members(&maker, "loadgen", args.users, &suffix).await?;
 
     let rss_before = pid.map(rss_kib).transpose()?;
     eprintln!("registering {n} queues...");
     let started = Instant::now();
-    let queues = register_all(&api, &members, n, args.register_concurrency).await?;
+    let queues = register_all(&api, &members, n, args.register_concurrency, r#"["realm_user"]"#).await?;
     let register_total = started.elapsed();
     let register_stats = Stats::new(queues.iter().map(|q| q.register_latency).collect());
 
-    let (tx, mut rx) = unbounded_channel();
-    let waiting = Arc::new(AtomicUsize::new(0));
-    let mut pollers = JoinSet::new();
-    for queue in &queues {
-        pollers.spawn(poll_queue(api.clone(), queue.clone(), waiting.clone(), tx.clone()));
-    }
-    drop(tx);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while waiting.load(Ordering::SeqCst) < n {
-        if Instant::now() > deadline {
-            return Err(format!(
-                "only {} of {n} pollers sent their request within 60 s",
-                waiting.load(Ordering::SeqCst)
-            )
-            .into());
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let mut pollers = Pollers::start(&api, &queues, added_user);
+    pollers.wait_until_waiting().await?;
     tokio::time::sleep(Duration::from_millis(args.settle_ms)).await;
-    let mut stray = 0usize;
-    while let Ok(report) = rx.try_recv() {
-        match report {
-            Report::Failed { queue, error } => return Err(format!("queue {queue}: {error}").into()),
-            Report::Added { .. } => stray += 1,
-        }
-    }
+    let stray = pollers.drain()?;
     let rss_waiting = pid.map(rss_kib).transpose()?;
     let per_queue_kib = rss_before.zip(rss_waiting).map(|(b, a)| (a as f64 - b as f64) / n as f64);
 
-    let mut rounds = Rounds { n, dead: vec![false; n], stray, ..Rounds::default() };
+    let mut rounds = Deliveries::new(n, stray);
+    let mut post = Vec::with_capacity(args.rounds);
     let timeout = Duration::from_secs(args.round_timeout_secs);
     for round in 1..=args.rounds {
-        rounds.run(round, &api, &admin, &suffix, timeout, &mut rx).await?;
+        post.push(create_one(round, &api, &admin, &suffix, timeout, &mut pollers.rx, &mut rounds).await?);
         if round < args.rounds {
             tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
         }
@@ -197,10 +169,10 @@ async fn run(args: Args) -> Result<(), BoxError> {
         delete_queues(&api, &queues, args.register_concurrency).await;
     }
 
-    let delivery = Stats::new(rounds.deliveries);
+    let failed = rounds.failed();
+    let delivery = Stats::new(rounds.latencies);
     let last = Stats::new(rounds.last_poller);
-    let post = Stats::new(rounds.post_latency);
-    let failed = rounds.dead.iter().filter(|&&d| d).count();
+    let post = Stats::new(post);
     println!(
         "Agora event delivery: {n} queues over {} members, {} rounds, {} ms apart",
         args.users, args.rounds, args.interval_ms
@@ -256,491 +228,41 @@ async fn run(args: Args) -> Result<(), BoxError> {
 }
 
 // ---------------------------------------------------------------------------------------
-// Statistics
-
-/// Durations sorted once, so that percentiles are read straight off the order.
-struct Stats {
-    sorted: Vec<Duration>,
-}
-
-impl Stats {
-    fn new(mut samples: Vec<Duration>) -> Self {
-        samples.sort_unstable();
-        Stats { sorted: samples }
-    }
-
-    fn len(&self) -> usize {
-        self.sorted.len()
-    }
-
-    /// Nearest-rank percentile: the smallest sample with at least `pct`% of the samples at
-    /// or below it, i.e. the sample of 1-based rank ceil(pct/100 * len). Integer arithmetic,
-    /// so p99 of 20,000 samples is exactly rank 19,800. None when empty or pct not in 1..=100.
-    fn percentile(&self, pct: usize) -> Option<Duration> {
-        if !(1..=100).contains(&pct) {
-            return None;
-        }
-        let rank = (pct * self.sorted.len()).div_ceil(100);
-        rank.checked_sub(1).and_then(|i| self.sorted.get(i)).copied()
-    }
-
-    fn max(&self) -> Option<Duration> {
-        self.sorted.last().copied()
-    }
-
-    fn describe(&self) -> String {
-        format!("p50 {}, p99 {}, max {}", ms(self.percentile(50)), ms(self.percentile(99)), ms(self.max()))
-    }
-}
-
-fn ms(d: Option<Duration>) -> String {
-    d.map_or_else(|| "-".to_owned(), |d| format!("{:.2} ms", d.as_secs_f64() * 1e3))
-}
-
-fn ms_json(d: Option<Duration>) -> Option<f64> {
-    d.map(|d| round3(d.as_secs_f64() * 1e3))
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1e3).round() / 1e3
-}
-
-// ---------------------------------------------------------------------------------------
 // Rounds: one user created, one event expected on every queue
 
-#[derive(Default)]
-struct Rounds {
-    n: usize,
-    /// Pollers that stopped (their error was printed); they are not waited for.
-    dead: Vec<bool>,
-    deliveries: Vec<Duration>,
-    last_poller: Vec<Duration>,
-    post_latency: Vec<Duration>,
-    missed: usize,
-    stray: usize,
+/// A `realm_user` `add` event's person: email and user id.
+fn added_user(event: &Value) -> Option<(String, Option<i64>)> {
+    (event["type"] == "realm_user" && event["op"] == "add").then(|| {
+        let person = &event["person"];
+        (person["email"].as_str().unwrap_or_default().to_owned(), person["user_id"].as_i64())
+    })
 }
 
-impl Rounds {
-    async fn run(
-        &mut self,
-        round: usize,
-        api: &Api,
-        admin: &Creds,
-        suffix: &str,
-        timeout: Duration,
-        rx: &mut UnboundedReceiver<Report>,
-    ) -> Result<(), BoxError> {
-        let email = format!("loadgen-{round}-{suffix}-{}@example.com", random_string(6).to_ascii_lowercase());
-        let password = random_string(20);
-        let full_name = format!("Loadgen {round}");
-        let form = [("email", email.as_str()), ("password", &password), ("full_name", &full_name)];
-        let t0 = Instant::now();
-        let response = api.post("users", admin).form(&form).send().await?;
-        let post_latency = t0.elapsed();
-        let (status, body) = (response.status(), response.bytes().await?);
-        let created = success_json("POST /api/v1/users", status, &body)?;
-        self.post_latency.push(post_latency);
-        // The event may carry a fake address (restricted email visibility): also match the id.
-        let user_id = created["user_id"].as_i64();
-
-        let deadline = tokio::time::Instant::from_std(t0 + timeout);
-        let mut got: Vec<Option<Duration>> = vec![None; self.n];
-        let mut count = 0;
-        // Stopped pollers are not waited for (a stopped poller sends nothing after `Failed`).
-        let mut stopped = self.dead.iter().filter(|&&dead| dead).count();
-        while count + stopped < self.n {
-            let report = match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Err(_) => break,
-                Ok(None) => return Err("every poller has stopped".into()),
-                Ok(Some(report)) => report,
-            };
-            match report {
-                Report::Added { queue, email: e, user_id: id, at }
-                    if e.eq_ignore_ascii_case(&email) || (id.is_some() && id == user_id) =>
-                {
-                    if got[queue].is_none() {
-                        got[queue] = Some(at.saturating_duration_since(t0));
-                        count += 1;
-                    }
-                }
-                Report::Added { .. } => self.stray += 1,
-                Report::Failed { queue, error } => {
-                    eprintln!("queue {queue} stopped: {error}");
-                    if !self.dead[queue] && got[queue].is_none() {
-                        stopped += 1;
-                    }
-                    self.dead[queue] = true;
-                }
-            }
-        }
-        let latencies: Vec<Duration> = got.into_iter().flatten().collect();
-        let slowest = latencies.iter().max().copied();
-        self.missed += self.n - latencies.len();
-        if latencies.len() == self.n {
-            self.last_poller.extend(slowest);
-        }
-        eprintln!(
-            "round {round}: {}/{} queues, last after {}, POST {}",
-            latencies.len(),
-            self.n,
-            ms(slowest),
-            ms(Some(post_latency))
-        );
-        self.deliveries.extend(latencies);
-        Ok(())
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Event queues
-
-#[derive(Clone)]
-struct Queue {
-    index: usize,
-    user: Creds,
-    id: String,
-    last_event_id: i64,
-    register_latency: Duration,
-}
-
-/// What a poller tells the main task.
-enum Report {
-    /// A `realm_user` `add` event, and when its response body had fully arrived.
-    Added { queue: usize, email: String, user_id: Option<i64>, at: Instant },
-    /// The poller stopped.
-    Failed { queue: usize, error: String },
-}
-
-async fn register_all(api: &Api, users: &[Creds], n: usize, concurrency: usize) -> Result<Vec<Queue>, BoxError> {
-    let permits = Arc::new(Semaphore::new(concurrency));
-    let mut tasks = JoinSet::new();
-    for (index, user) in users.iter().cycle().take(n).enumerate() {
-        let (api, user, permits) = (api.clone(), user.clone(), permits.clone());
-        tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await?;
-            let started = Instant::now();
-            let form = [("event_types", r#"["realm_user"]"#)];
-            let response = api.post("register", &user).form(&form).send().await?;
-            let (status, body) = (response.status(), response.bytes().await?);
-            let register_latency = started.elapsed();
-            let reply = success_json(&format!("POST /api/v1/register as {}", user.email), status, &body)?;
-            let id = reply["queue_id"].as_str().ok_or("POST /api/v1/register: no queue_id string")?.to_owned();
-            let last_event_id = reply["last_event_id"].as_i64().ok_or("POST /api/v1/register: no last_event_id")?;
-            Ok::<_, BoxError>(Queue { index, user, id, last_event_id, register_latency })
-        });
-    }
-    let mut queues = Vec::with_capacity(n);
-    // The first failure returns; dropping `tasks` aborts the others.
-    while let Some(queue) = tasks.join_next().await {
-        queues.push(queue??);
-    }
-    queues.sort_by_key(|q| q.index);
-    Ok(queues)
-}
-
-async fn poll_queue(api: Api, queue: Queue, waiting: Arc<AtomicUsize>, tx: UnboundedSender<Report>) {
-    if let Err(e) = poll_loop(&api, &queue, &waiting, &tx).await {
-        let _ = tx.send(Report::Failed { queue: queue.index, error: e.to_string() });
-    }
-}
-
-/// Long-polls until an error, acknowledging each answer's highest event id in the next poll.
-async fn poll_loop(
+/// One round: creates a user and collects its `add` event from every queue; returns the
+/// POST /users latency.
+async fn create_one(
+    round: usize,
     api: &Api,
-    queue: &Queue,
-    waiting: &AtomicUsize,
-    tx: &UnboundedSender<Report>,
-) -> Result<(), BoxError> {
-    let mut last_event_id = queue.last_event_id;
-    let mut first = true;
-    loop {
-        if std::mem::take(&mut first) {
-            waiting.fetch_add(1, Ordering::SeqCst);
-        }
-        let query = [("queue_id", queue.id.clone()), ("last_event_id", last_event_id.to_string())];
-        let request = api.client.get(api.url("events")).basic_auth(&queue.user.email, Some(&queue.user.api_key));
-        let response = request.query(&query).timeout(POLL_TIMEOUT).send().await?;
-        let (status, body) = (response.status(), response.bytes().await?);
-        let at = Instant::now();
-        let reply = success_json("GET /api/v1/events", status, &body)?;
-        let events = reply["events"].as_array().ok_or("GET /api/v1/events: no events array")?;
-        for event in events {
-            let id = event["id"].as_i64().ok_or_else(|| format!("GET /api/v1/events: event without an id: {event}"))?;
-            last_event_id = last_event_id.max(id);
-            if event["type"] == "realm_user" && event["op"] == "add" {
-                let person = &event["person"];
-                let email = person["email"].as_str().unwrap_or_default().to_owned();
-                let report = Report::Added { queue: queue.index, email, user_id: person["user_id"].as_i64(), at };
-                if tx.send(report).is_err() {
-                    return Ok(()); // the main task is finishing
-                }
-            }
-        }
-    }
-}
-
-/// Deletes the queues on a server we did not start (ours is simply killed).
-async fn delete_queues(api: &Api, queues: &[Queue], concurrency: usize) {
-    let permits = Arc::new(Semaphore::new(concurrency));
-    let mut tasks = JoinSet::new();
-    for queue in queues {
-        let (api, queue, permits) = (api.clone(), queue.clone(), permits.clone());
-        tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await.ok()?;
-            let request = api.client.delete(api.url("events")).basic_auth(&queue.user.email, Some(&queue.user.api_key));
-            let response = request.form(&[("queue_id", &queue.id)]).send().await.ok()?;
-            response.status().is_success().then_some(())
-        });
-    }
-    let mut failed = 0;
-    while let Some(done) = tasks.join_next().await {
-        failed += usize::from(!matches!(done, Ok(Some(()))));
-    }
-    if failed > 0 {
-        eprintln!("warning: {failed} of {} queues could not be deleted", queues.len());
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// HTTP helpers and accounts
-
-#[derive(Clone)]
-struct Api {
-    client: reqwest::Client,
-    /// e.g. `http://127.0.0.1:9991`, no trailing slash.
-    base: String,
-}
-
-impl Api {
-    fn url(&self, endpoint: &str) -> String {
-        format!("{}/api/v1/{endpoint}", self.base)
-    }
-
-    fn post(&self, endpoint: &str, user: &Creds) -> reqwest::RequestBuilder {
-        self.client.post(self.url(endpoint)).basic_auth(&user.email, Some(&user.api_key))
-    }
-}
-
-/// The body of a Zulip success, or an error quoting the status and the body.
-fn success_json(what: &str, status: StatusCode, body: &[u8]) -> Result<Value, BoxError> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(reply) if status.is_success() && reply["result"] == "success" => Ok(reply),
-        _ => {
-            let text: String = String::from_utf8_lossy(body).chars().take(2000).collect();
-            Err(format!("{what} failed: HTTP {status}: {}", text.trim()).into())
-        }
-    }
-}
-
-#[derive(Clone)]
-struct Creds {
-    email: String,
-    api_key: String,
-}
-
-struct Zuliprc {
-    email: String,
-    key: String,
-    site: String,
-}
-
-impl Zuliprc {
-    fn read(path: &Path) -> Result<Self, BoxError> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let field = |name: &str| {
-            text.lines()
-                .filter_map(|line| line.split_once('='))
-                .find(|(key, _)| key.trim() == name)
-                .map(|(_, value)| value.trim().to_owned())
-                .filter(|value| !value.is_empty())
-                .ok_or_else(|| format!("{}: no {name}=", path.display()))
-        };
-        Ok(Zuliprc { email: field("email")?, key: field("key")?, site: field("site")? })
-    }
-}
-
-/// How accounts are made: through `agora create-user` (which reaches the running server
-/// over its admin socket), or through the API on a server we did not start.
-#[derive(Clone)]
-enum UserMaker {
-    Cli { bin: PathBuf, dir: PathBuf },
-    Api { api: Api, admin: Creds },
-}
-
-impl UserMaker {
-    async fn make(&self, email: &str, full_name: &str, administrator: bool) -> Result<Creds, BoxError> {
-        let password = random_string(20);
-        match self {
-            UserMaker::Cli { bin, dir } => {
-                let role = if administrator { "administrator" } else { "member" };
-                let mut command = tokio::process::Command::new(bin);
-                command.arg("--data-dir").arg(dir).args(["create-user", "--subdomain", "", "--email", email]);
-                command.args(["--password", &password, "--full-name", full_name, "--role", role]);
-                if administrator {
-                    command.arg("--can-create-users");
-                }
-                let out = command.stdin(Stdio::null()).kill_on_drop(true).output().await?;
-                if !out.status.success() {
-                    let stderr = String::from_utf8_lossy(&out.stderr);
-                    return Err(format!("agora create-user {email}: {}: {}", out.status, stderr.trim()).into());
-                }
-                let created: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
-                    format!(
-                        "agora create-user {email}: unexpected output {:?}: {e}",
-                        String::from_utf8_lossy(&out.stdout)
-                    )
-                })?;
-                let api_key = created["api_key"].as_str().ok_or("agora create-user: no api_key")?;
-                Ok(Creds { email: email.to_owned(), api_key: api_key.to_owned() })
-            }
-            UserMaker::Api { api, admin } => {
-                let form = [("email", email), ("password", &password), ("full_name", full_name)];
-                let response = api.post("users", admin).form(&form).send().await?;
-                let (status, body) = (response.status(), response.bytes().await?);
-                success_json(&format!("POST /api/v1/users ({email})"), status, &body)?;
-                let form = [("username", email), ("password", &password)];
-                let response = api.client.post(api.url("fetch_api_key")).form(&form).send().await?;
-                let (status, body) = (response.status(), response.bytes().await?);
-                let reply = success_json(&format!("POST /api/v1/fetch_api_key ({email})"), status, &body)?;
-                let api_key = reply["api_key"].as_str().ok_or("POST /api/v1/fetch_api_key: no api_key")?;
-                let email = reply["email"].as_str().unwrap_or(email);
-                Ok(Creds { email: email.to_owned(), api_key: api_key.to_owned() })
-            }
-        }
-    }
-}
-
-async fn create_members(maker: &UserMaker, count: usize, suffix: &str) -> Result<Vec<Creds>, BoxError> {
-    // argon2 runs in each `create-user` process (or in the server): a few at a time.
-    let permits = Arc::new(Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
-    let mut tasks = JoinSet::new();
-    for i in 0..count {
-        let (maker, permits) = (maker.clone(), permits.clone());
-        let email = format!("loadgen-member-{i}-{suffix}@example.com");
-        tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await?;
-            maker.make(&email, &format!("Loadgen Member {i}"), false).await
-        });
-    }
-    let mut members = Vec::with_capacity(count);
-    while let Some(member) = tasks.join_next().await {
-        members.push(member??);
-    }
-    Ok(members)
-}
-
-fn random_string(len: usize) -> String {
-    rand::thread_rng().sample_iter(&Alphanumeric).take(len).map(char::from).collect()
-}
-
-// ---------------------------------------------------------------------------------------
-// The server we start, and its memory
-
-/// A server started on a fresh data directory. Fields drop in order: the child is killed
-/// before its data directory is removed.
-struct ManagedServer {
-    child: ChildGuard,
-    dir: tempfile::TempDir,
-    bin: PathBuf,
-}
-
-/// Kills the child when dropped, on success, error or panic alike.
-struct ChildGuard(Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl ManagedServer {
-    async fn start(args: &Args, client: reqwest::Client) -> Result<(Self, Api), BoxError> {
-        let bin = match &args.server_bin {
-            Some(bin) => bin.clone(),
-            // target/<profile>/examples/loadgen -> target/<profile>/agora
-            None => std::env::current_exe()?
-                .parent()
-                .and_then(Path::parent)
-                .map(|dir| dir.join("agora"))
-                .ok_or("cannot locate the server binary; pass --server-bin")?,
-        };
-        if !bin.is_file() {
-            return Err(format!(
-                "no server binary at {}: run `cargo build --release` or pass --server-bin",
-                bin.display()
-            )
-            .into());
-        }
-        let dir = tempfile::Builder::new().prefix("agora-loadgen-").tempdir()?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let addr = format!("127.0.0.1:{port}");
-        // The trigger creates users: keep their password hashing cheap, so that what is
-        // measured is event delivery, not argon2 (19 MiB and ~30 ms per hash by default).
-        let config = dir.path().join("loadgen.toml");
-        std::fs::write(&config, "[password_hash]\nmemory_kib = 64\niterations = 1\nparallelism = 1\n")?;
-        let mut command = std::process::Command::new(&bin);
-        command.arg("--data-dir").arg(dir.path()).arg("--config").arg(&config);
-        command.args(["--bind", &addr, "--external-host", &addr, "--log", &args.server_log]);
-        if let Some(n) = args.http_workers {
-            command.args(["--http-workers", &n.to_string()]);
-        }
-        if let Some(n) = args.actor_threads {
-            command.args(["--actor-threads", &n.to_string()]);
-        }
-        command.arg("serve").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
-        let child = ChildGuard(command.spawn().map_err(|e| format!("{}: {e}", bin.display()))?);
-        let mut server = ManagedServer { child, dir, bin };
-        let api = Api { client, base: format!("http://{addr}") };
-
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = server.child.0.try_wait()? {
-                return Err(format!("the server exited ({status}) before answering").into());
-            }
-            if let Ok(response) = api.client.get(api.url("server_settings")).send().await {
-                if response.status().is_success() {
-                    break;
-                }
-            }
-            if Instant::now() > deadline {
-                return Err(
-                    format!("the server did not answer GET /api/v1/server_settings on {addr} within 30 s").into()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        // The owner's zuliprc marks the end of the first start's bootstrap.
-        let zuliprc = server.dir.path().join("zuliprc");
-        while Zuliprc::read(&zuliprc).is_err() {
-            if Instant::now() > deadline {
-                return Err(format!("the server did not write {} within 30 s", zuliprc.display()).into());
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        Ok((server, api))
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.0.id()
-    }
-}
-
-/// Resident set size of a process, in KiB (`VmRSS` of `/proc/<pid>/status`).
-fn rss_kib(pid: u32) -> Result<u64, BoxError> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().strip_suffix("kB"))
-        .and_then(|kib| kib.trim().parse().ok())
-        .ok_or_else(|| format!("{path}: no VmRSS").into())
-}
-
-/// This process's soft limit of open files (a server we start inherits it).
-fn open_file_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find_map(|line| line.strip_prefix("Max open files"))?;
-    line.split_whitespace().next()?.parse().ok()
+    admin: &Creds,
+    suffix: &str,
+    timeout: Duration,
+    rx: &mut UnboundedReceiver<Report<(String, Option<i64>)>>,
+    rounds: &mut Deliveries,
+) -> Result<Duration, BoxError> {
+    let email = format!("loadgen-{round}-{suffix}-{}@example.com", random_string(6).to_ascii_lowercase());
+    let password = random_string(20);
+    let full_name = format!("Loadgen {round}");
+    let form = [("email", email.as_str()), ("password", &password), ("full_name", &full_name)];
+    let t0 = Instant::now();
+    let response = api.post("users", admin).form(&form).send().await?;
+    let post_latency = t0.elapsed();
+    let (status, body) = (response.status(), response.bytes().await?);
+    let created = success_json("POST /api/v1/users", status, &body)?;
+    // The event may carry a fake address (restricted email visibility): also match the id.
+    let user_id = created["user_id"].as_i64();
+    let label = format!("round {round} (POST {})", ms(Some(post_latency)));
+    rounds
+        .collect(&label, t0, timeout, rx, |(e, id)| e.eq_ignore_ascii_case(&email) || (id.is_some() && *id == user_id))
+        .await?;
+    Ok(post_latency)
 }

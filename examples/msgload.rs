@@ -1,0 +1,499 @@
+//! Message load generator. Starts its own server (`target/<profile>/agora`, next to this
+//! example's directory) on a fresh temporary data directory and a free port, and measures:
+//!
+//! 1. sending (`POST /messages` to a channel with a few subscribers): messages per second
+//!    and request latency with one sender, then with `--senders` concurrent senders
+//!    (different users, each sending one message after another);
+//! 2. send-to-delivery latency: `--queues` event queues (of members subscribed to a second
+//!    channel) each keep a long-poll open; per round one message is sent to that channel,
+//!    from the send request to the `message` event reaching every queue;
+//! 3. `GET /messages` latency on an organization holding `--history` messages (a million by
+//!    default) in a third channel: anchor `newest`, a far `first_unread` (all read but a
+//!    few messages 1% from the start), a topic narrow and a `search` narrow.
+//!
+//! Sending a million messages over HTTP would take hours, so for step 3 the server is
+//! stopped and the messages are written straight into its SQLite file (`messages`, the
+//! reader's `user_messages` rows with the read flag, `messages_fts`), in large
+//! transactions, then the server is started again. That path exists only for this
+//! benchmark; the server itself only ever creates messages through `POST /messages`.
+//!
+//! ```text
+//! cargo build --release && cargo run --release --example msgload
+//! ```
+//!
+//! Each long-poll holds a connection on both sides: raise `ulimit -n` above the queue count.
+//! Progress goes to stderr; the report and a final JSON summary line go to stdout.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use serde_json::{json, Value};
+use tokio::task::JoinSet;
+
+#[path = "support/mod.rs"]
+mod support;
+use support::queues::{register_all, Deliveries, Pollers};
+use support::*;
+
+/// The channel of the send throughput measurements.
+const SEND_CHANNEL: &str = "msgload send";
+/// The channel whose subscribers' queues wait for messages.
+const DELIVERY_CHANNEL: &str = "msgload delivery";
+/// The channel holding the written history.
+const HISTORY_CHANNEL: &str = "msgload history";
+/// Topics of the history: `topic 0` .. `topic 99`.
+const HISTORY_TOPICS: usize = 100;
+/// The word of the search narrow: one history message in `NEEDLE_EVERY` contains it.
+const NEEDLE: &str = "needle";
+const NEEDLE_EVERY: usize = 1000;
+/// History messages per transaction.
+const HISTORY_BATCH: usize = 100_000;
+
+/// Load generator for Agora's messages (POST /messages, message events, GET /messages).
+#[derive(Debug, Parser)]
+#[command(name = "msgload")]
+struct Args {
+    /// Messages sent one after another by the single sender
+    #[arg(long, default_value_t = 2000)]
+    messages: usize,
+    /// Concurrent senders (different users) of the second measurement
+    #[arg(long, default_value_t = 50)]
+    senders: usize,
+    /// Messages each concurrent sender sends, one after another
+    #[arg(long, default_value_t = 100)]
+    messages_per_sender: usize,
+    /// Subscribers of the send channel (among the senders; the others post unsubscribed)
+    #[arg(long, default_value_t = 5)]
+    subscribers: usize,
+    /// Long-polling event queues waiting for the delivery rounds' messages
+    #[arg(long, default_value_t = 1000)]
+    queues: usize,
+    /// Members owning the queues (round-robin), all subscribed to the delivery channel
+    #[arg(long, default_value_t = 10)]
+    queue_owners: usize,
+    /// Delivery rounds: one message each, expected on every queue
+    #[arg(long, default_value_t = 20)]
+    rounds: usize,
+    /// Pause between one round's completion and the next round
+    #[arg(long, default_value_t = 200)]
+    interval_ms: u64,
+    /// Seconds to wait for every queue to get a round's message
+    #[arg(long, default_value_t = 10)]
+    round_timeout_secs: u64,
+    /// Messages written into the database for the GET /messages measurements
+    #[arg(long, default_value_t = 1_000_000)]
+    history: usize,
+    /// Unread history messages (the reader has read all others), 1% from the start
+    #[arg(long, default_value_t = 10)]
+    unread: usize,
+    /// GET /messages requests per case
+    #[arg(long, default_value_t = 200)]
+    fetches: usize,
+    /// Messages per GET /messages (num_before, and num_after for first_unread)
+    #[arg(long, default_value_t = 100)]
+    fetch_size: usize,
+    /// Server binary to start [default: target/<profile>/agora, next to the examples directory]
+    #[arg(long, value_name = "PATH")]
+    server_bin: Option<PathBuf>,
+    /// Server's log filter (`--log`)
+    #[arg(long, value_name = "FILTER", default_value = "warn")]
+    server_log: String,
+    /// Passed to the server as `--http-workers`
+    #[arg(long, value_name = "N")]
+    http_workers: Option<usize>,
+    /// Passed to the server as `--actor-threads`
+    #[arg(long, value_name = "N")]
+    actor_threads: Option<usize>,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    // On Ctrl-C the `run` future is dropped, which kills the server.
+    let result = tokio::select! {
+        result = run(args) => result,
+        _ = tokio::signal::ctrl_c() => Err("interrupted".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("msgload: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), BoxError> {
+    let counts = [args.messages, args.senders, args.messages_per_sender, args.queues, args.queue_owners];
+    if counts.contains(&0) || args.rounds == 0 || args.history == 0 || args.fetches == 0 || args.fetch_size == 0 {
+        return Err("every count must be at least 1".into());
+    }
+    if let Some(limit) = open_file_limit().filter(|&limit| limit < args.queues as u64 + 64) {
+        eprintln!("warning: the open-file limit is {limit}; {} long-polls need more (ulimit -n)", args.queues);
+    }
+    let options = ServerOptions {
+        bin: args.server_bin.clone(),
+        log: args.server_log.clone(),
+        http_workers: args.http_workers,
+        actor_threads: args.actor_threads,
+        dir_prefix: "agora-msgload-",
+    };
+    // Held to the end: dropping it kills the server and removes its directory.
+    let (mut server, api) = ManagedServer::start(&options, http_client()?).await?;
+    eprintln!("server pid {} on {}, data in {}", server.pid(), api.base, server.dir.path().display());
+    let maker = UserMaker::Cli { bin: server.bin.clone(), dir: server.dir.path().to_owned() };
+    let suffix = random_string(8).to_ascii_lowercase();
+    let admin = maker.make(&format!("msgload-admin-{suffix}@example.com"), "Msgload Admin", true).await?;
+    eprintln!("creating {} senders and {} queue owners...", args.senders, args.queue_owners);
+    let senders = create_members(&maker, "msgload-sender", args.senders, &suffix).await?;
+    let owners = create_members(&maker, "msgload-owner", args.queue_owners, &suffix).await?;
+    let reader = maker.make(&format!("msgload-reader-{suffix}@example.com"), "Msgload Reader", false).await?;
+    let mut subscribers = vec![admin.clone()];
+    subscribers.extend(senders.iter().take(args.subscribers).cloned());
+    subscribe(&api, &admin, SEND_CHANNEL, &subscribers).await?;
+    subscribe(&api, &admin, DELIVERY_CHANNEL, &owners).await?;
+    subscribe(&api, &admin, HISTORY_CHANNEL, std::slice::from_ref(&reader)).await?;
+
+    // 1. Sending. A few unmeasured messages first (connections, statement caches).
+    send_all(&api, &senders[..1], 50, "warm-up").await?;
+    eprintln!("1 sender, {} messages...", args.messages);
+    let one = send_all(&api, &senders[..1], args.messages, "one sender").await?;
+    eprintln!("{} senders, {} messages each...", args.senders, args.messages_per_sender);
+    let many = send_all(&api, &senders, args.messages_per_sender, "many senders").await?;
+
+    // 2. Delivery to long-polling queues.
+    eprintln!("registering {} queues...", args.queues);
+    let queues = register_all(&api, &owners, args.queues, 50, r#"["message"]"#).await?;
+    let mut pollers = Pollers::start(&api, &queues, message_id);
+    pollers.wait_until_waiting().await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut deliveries = Deliveries::new(args.queues, pollers.drain()?);
+    let mut round_posts = Vec::with_capacity(args.rounds);
+    let timeout = Duration::from_secs(args.round_timeout_secs);
+    for round in 1..=args.rounds {
+        let t0 = Instant::now();
+        let id = send(&api, &admin, DELIVERY_CHANNEL, "rounds", &format!("Round {round}")).await?;
+        round_posts.push(t0.elapsed());
+        let label = format!("round {round}");
+        deliveries.collect(&label, t0, timeout, &mut pollers.rx, |&got| got == id).await?;
+        if round < args.rounds {
+            tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
+        }
+    }
+    pollers.shutdown().await;
+
+    // 3. GET /messages over a large history, written while the server is stopped.
+    server.stop()?;
+    let db = server.dir.path().join("agora.sqlite3");
+    let reader_id = user_id(&db, &reader.email)?;
+    eprintln!("writing {} messages into {}...", args.history, db.display());
+    let started = Instant::now();
+    let history = write_history(&db, reader_id, args.history, args.unread)?;
+    let write_secs = started.elapsed().as_secs_f64();
+    eprintln!("written in {write_secs:.1} s; restarting the server...");
+    server.restart(&api).await?;
+    let cases = fetch_cases(&history, args.fetch_size);
+    let mut fetched = Vec::with_capacity(cases.len());
+    for case in &cases {
+        eprintln!("GET /messages, {}...", case.name);
+        fetched.push(fetch_case(&api, &reader, case, args.fetches).await?);
+    }
+
+    report(&args, &one, &many, &deliveries, round_posts, &cases, fetched, write_secs);
+    Ok(())
+}
+
+/// Prints the figures, then the JSON summary line.
+#[allow(clippy::too_many_arguments, reason = "one report of everything measured")]
+fn report(
+    args: &Args,
+    one: &SendRun,
+    many: &SendRun,
+    deliveries: &Deliveries,
+    round_posts: Vec<Duration>,
+    cases: &[FetchCase],
+    fetched: Vec<Stats>,
+    write_secs: f64,
+) {
+    let delivery = Stats::new(deliveries.latencies.clone());
+    let last = Stats::new(deliveries.last_poller.clone());
+    let posts = Stats::new(round_posts);
+    println!("Agora messages");
+    println!("  1 sender: {}", one.describe());
+    println!("  {} senders: {}", args.senders, many.describe());
+    println!(
+        "  delivery to {} queues over {} members, {} rounds: per queue {}; last queue per round p50 {}, max {}",
+        args.queues,
+        args.queue_owners,
+        args.rounds,
+        delivery.describe(),
+        ms(last.percentile(50)),
+        ms(last.max())
+    );
+    println!("    POST /messages of the rounds: {}", posts.describe());
+    println!(
+        "    missed deliveries: {}, failed pollers: {}, stray events: {}",
+        deliveries.missed,
+        deliveries.failed(),
+        deliveries.stray
+    );
+    println!(
+        "  GET /messages with {} messages ({write_secs:.1} s to write), {} requests each:",
+        args.history, args.fetches
+    );
+    for (case, stats) in cases.iter().zip(&fetched) {
+        println!("    {}: {}", case.name, stats.describe());
+    }
+    let stats_json = |s: &Stats| json!({ "p50": ms_json(s.percentile(50)), "p99": ms_json(s.percentile(99)), "max": ms_json(s.max()) });
+    let fetch_json: serde_json::Map<String, Value> =
+        cases.iter().zip(&fetched).map(|(case, stats)| (case.name.to_owned(), stats_json(stats))).collect();
+    let summary = json!({
+        "loadgen": "messages",
+        "one_sender": one.to_json(),
+        "many_senders": many.to_json(),
+        "delivery": { "queues": args.queues, "rounds": args.rounds, "per_queue_ms": stats_json(&delivery),
+                      "last_queue_ms": { "p50": ms_json(last.percentile(50)), "max": ms_json(last.max()) },
+                      "post_ms": stats_json(&posts), "missed": deliveries.missed,
+                      "failed_pollers": deliveries.failed(), "stray_events": deliveries.stray },
+        "get_messages": { "history": args.history, "write_s": round3(write_secs), "requests": args.fetches,
+                          "size": args.fetch_size, "ms": fetch_json },
+    });
+    println!("{summary}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Channels and sending
+
+/// Creates `channel` (as `admin`) with `users` subscribed.
+async fn subscribe(api: &Api, admin: &Creds, channel: &str, users: &[Creds]) -> Result<(), BoxError> {
+    let emails: Vec<&str> = users.iter().map(|u| u.email.as_str()).collect();
+    let form = [("subscriptions", json!([{ "name": channel }]).to_string()), ("principals", json!(emails).to_string())];
+    let response = api.post("users/me/subscriptions", admin).form(&form).send().await?;
+    let (status, body) = (response.status(), response.bytes().await?);
+    success_json(&format!("POST /api/v1/users/me/subscriptions ({channel})"), status, &body)?;
+    Ok(())
+}
+
+/// Sends a channel message; returns its id.
+async fn send(api: &Api, user: &Creds, channel: &str, topic: &str, content: &str) -> Result<i64, BoxError> {
+    let form = [("type", "stream"), ("to", channel), ("topic", topic), ("content", content)];
+    let response = api.post("messages", user).form(&form).send().await?;
+    let (status, body) = (response.status(), response.bytes().await?);
+    let reply = success_json(&format!("POST /api/v1/messages as {}", user.email), status, &body)?;
+    reply["id"].as_i64().ok_or_else(|| "POST /api/v1/messages: no id".into())
+}
+
+/// One sending measurement.
+struct SendRun {
+    messages: usize,
+    elapsed: Duration,
+    latency: Stats,
+}
+
+impl SendRun {
+    fn rate(&self) -> f64 {
+        self.messages as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} messages in {:.2} s = {:.0} msg/s; latency {}",
+            self.messages,
+            self.elapsed.as_secs_f64(),
+            self.rate(),
+            self.latency.describe()
+        )
+    }
+
+    fn to_json(&self) -> Value {
+        json!({ "messages": self.messages, "seconds": round3(self.elapsed.as_secs_f64()),
+                "msg_per_s": self.rate().round(), "p50_ms": ms_json(self.latency.percentile(50)),
+                "p99_ms": ms_json(self.latency.percentile(99)), "max_ms": ms_json(self.latency.max()) })
+    }
+}
+
+/// Every sender sends `each` messages to the send channel, one after another, all senders
+/// at once; the rate counts from the start to the last reply.
+async fn send_all(api: &Api, senders: &[Creds], each: usize, topic: &str) -> Result<SendRun, BoxError> {
+    let started = Instant::now();
+    let mut tasks = JoinSet::new();
+    for (s, sender) in senders.iter().enumerate() {
+        let (api, sender, topic) = (api.clone(), sender.clone(), format!("{topic} {s}"));
+        tasks.spawn(async move {
+            let mut latencies = Vec::with_capacity(each);
+            for i in 0..each {
+                let t0 = Instant::now();
+                send(&api, &sender, SEND_CHANNEL, &topic, &format!("Message {i} from sender {s}.")).await?;
+                latencies.push(t0.elapsed());
+            }
+            Ok::<_, BoxError>(latencies)
+        });
+    }
+    let mut latencies = Vec::with_capacity(senders.len() * each);
+    while let Some(done) = tasks.join_next().await {
+        latencies.extend(done??);
+    }
+    let elapsed = started.elapsed();
+    Ok(SendRun { messages: latencies.len(), elapsed, latency: Stats::new(latencies) })
+}
+
+/// A `message` event's message id.
+fn message_id(event: &Value) -> Option<i64> {
+    (event["type"] == "message").then(|| event["message"]["id"].as_i64()).flatten()
+}
+
+// ---------------------------------------------------------------------------------------
+// The history, written straight into the database (benchmark only)
+
+/// What `write_history` wrote.
+struct History {
+    /// Id of the first message the reader has not read.
+    first_unread: i64,
+}
+
+/// The id of the user whose (delivery) email is `email`.
+fn user_id(db: &Path, email: &str) -> Result<i64, BoxError> {
+    let conn = rusqlite::Connection::open(db)?;
+    let sql = "SELECT id FROM users WHERE delivery_email = ?1 COLLATE NOCASE";
+    Ok(conn.query_row(sql, [email], |row| row.get(0))?)
+}
+
+/// Writes `count` messages from `reader` to the history channel, its `user_messages` rows
+/// (all read but `unread` messages 1% from the start) and the full-text rows, in
+/// transactions of `HISTORY_BATCH` messages. The server must be stopped.
+fn write_history(db: &Path, reader: i64, count: usize, unread: usize) -> Result<History, BoxError> {
+    let mut conn = rusqlite::Connection::open(db)?;
+    let (channel, realm): (i64, i64) =
+        conn.query_row("SELECT id, realm_id FROM channels WHERE name = ?1", [HISTORY_CHANNEL], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs() as i64;
+    // Message i (0-based) was sent `count - i` seconds ago; the unread ones are i in
+    // [far, far + unread).
+    let far = (count / 100) as i64;
+    let mut first_unread = None;
+    for start in (0..count).step_by(HISTORY_BATCH) {
+        let end = (start + HISTORY_BATCH).min(count) as i64;
+        let tx = conn.transaction()?;
+        let before: i64 = tx.query_row("SELECT COALESCE(MAX(id), 0) FROM messages", [], |row| row.get(0))?;
+        tx.execute(
+            "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent,
+                                   sending_client)
+             WITH RECURSIVE seq(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?2),
+                  body(i, text) AS (
+                      SELECT i, 'History message ' || i || ' about the '
+                                || CASE i % 5 WHEN 0 THEN 'quick brown fox' WHEN 1 THEN 'lazy dog'
+                                              WHEN 2 THEN 'release plan' WHEN 3 THEN 'lunch order'
+                                              ELSE 'build failure' END
+                                || CASE WHEN i % ?7 = 7 THEN ' with a ' || ?8 ELSE '' END || '.'
+                      FROM seq)
+             SELECT ?3, ?4, ?5, 'topic ' || (i % ?6), text, '<p>' || text || '</p>', ?9 + i, 'msgload'
+             FROM body",
+            rusqlite::params![
+                start as i64,
+                end,
+                realm,
+                reader,
+                channel,
+                HISTORY_TOPICS as i64,
+                NEEDLE_EVERY as i64,
+                NEEDLE,
+                now - count as i64
+            ],
+        )?;
+        tx.execute(
+            "INSERT INTO messages_fts (rowid, content, topic) SELECT id, content, topic FROM messages WHERE id > ?1",
+            [before],
+        )?;
+        // Row i of this batch has id `before + 1 + (i - start)`.
+        let (unread_from, unread_to) =
+            (before + 1 + far - start as i64, before + 1 + far + unread as i64 - start as i64);
+        tx.execute(
+            "INSERT INTO user_messages (user_id, message_id, flags)
+             SELECT ?1, id, CASE WHEN id >= ?3 AND id < ?4 THEN 0 ELSE 1 END FROM messages WHERE id > ?2",
+            rusqlite::params![reader, before, unread_from, unread_to],
+        )?;
+        tx.commit()?;
+        if unread > 0 && (start as i64..end).contains(&far) {
+            first_unread = Some(unread_from);
+        }
+        eprintln!("  {end} of {count}");
+    }
+    // With nothing unread, first_unread is the newest message.
+    let newest: i64 = conn.query_row("SELECT MAX(id) FROM messages", [], |row| row.get(0))?;
+    Ok(History { first_unread: first_unread.unwrap_or(newest) })
+}
+
+// ---------------------------------------------------------------------------------------
+// GET /messages
+
+/// One GET /messages measurement: its query and the anchor it must report.
+struct FetchCase {
+    name: &'static str,
+    query: Vec<(&'static str, String)>,
+    /// The `anchor` of the reply, when known.
+    anchor: Option<i64>,
+}
+
+fn fetch_cases(history: &History, size: usize) -> Vec<FetchCase> {
+    let n = size.to_string();
+    let half = (size / 2).to_string();
+    let topic_narrow = json!([
+        { "operator": "channel", "operand": HISTORY_CHANNEL },
+        { "operator": "topic", "operand": "topic 42" },
+    ]);
+    let search_narrow = json!([{ "operator": "search", "operand": NEEDLE }]);
+    let newest = |narrow: String| {
+        vec![
+            ("anchor", "newest".to_owned()),
+            ("num_before", n.clone()),
+            ("num_after", "0".to_owned()),
+            ("narrow", narrow),
+        ]
+    };
+    vec![
+        FetchCase { name: "newest", query: newest("[]".to_owned()), anchor: None },
+        FetchCase {
+            name: "first_unread",
+            query: vec![
+                ("anchor", "first_unread".to_owned()),
+                ("num_before", half.clone()),
+                ("num_after", half),
+                ("narrow", "[]".to_owned()),
+            ],
+            anchor: Some(history.first_unread),
+        },
+        FetchCase { name: "topic", query: newest(topic_narrow.to_string()), anchor: None },
+        FetchCase { name: "search", query: newest(search_narrow.to_string()), anchor: None },
+    ]
+}
+
+/// Runs a case `requests` times (after a few unmeasured ones), checking each reply.
+async fn fetch_case(api: &Api, reader: &Creds, case: &FetchCase, requests: usize) -> Result<Stats, BoxError> {
+    let mut latencies = Vec::with_capacity(requests);
+    for i in 0..requests + 5 {
+        let t0 = Instant::now();
+        let response = api.client.get(api.url("messages")).basic_auth(&reader.email, Some(&reader.api_key));
+        let response = response.query(&case.query).send().await?;
+        let (status, body) = (response.status(), response.bytes().await?);
+        let elapsed = t0.elapsed();
+        let reply = success_json(&format!("GET /api/v1/messages ({})", case.name), status, &body)?;
+        let messages = reply["messages"].as_array().map_or(0, Vec::len);
+        if messages == 0 {
+            return Err(format!("GET /api/v1/messages ({}): no messages", case.name).into());
+        }
+        if case.anchor.is_some() && reply["anchor"].as_i64() != case.anchor {
+            return Err(format!(
+                "GET /api/v1/messages ({}): anchor {} instead of {:?}",
+                case.name, reply["anchor"], case.anchor
+            )
+            .into());
+        }
+        if i >= 5 {
+            latencies.push(elapsed);
+        }
+    }
+    Ok(Stats::new(latencies))
+}

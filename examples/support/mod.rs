@@ -1,0 +1,379 @@
+//! Code shared by the load generators (`loadgen`, `msgload`): the server they start, the
+//! API client and accounts, percentile statistics and memory readings.
+//!
+//! Each example includes it with `#[path = "support/mod.rs"] mod support;`.
+
+// Each example uses only part of this module.
+#![allow(dead_code, reason = "each example includes this module and uses only part of it")]
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::distributions::Alphanumeric;
+use rand::Rng;
+use reqwest::StatusCode;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+pub mod queues;
+
+/// Any error, sendable between tasks.
+pub type BoxError = Box<dyn Error + Send + Sync>;
+
+/// An HTTP client for many concurrent connections to one host.
+pub fn http_client() -> Result<reqwest::Client, BoxError> {
+    Ok(reqwest::Client::builder()
+        .pool_max_idle_per_host(usize::MAX)
+        .pool_idle_timeout(None)
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(10))
+        .no_proxy()
+        .build()?)
+}
+
+/// How to start the server (`ManagedServer::start`).
+pub struct ServerOptions {
+    /// Server binary [default: target/<profile>/agora, next to the examples directory].
+    pub bin: Option<PathBuf>,
+    /// The server's `--log` filter.
+    pub log: String,
+    /// `--http-workers`.
+    pub http_workers: Option<usize>,
+    /// `--actor-threads`.
+    pub actor_threads: Option<usize>,
+    /// Prefix of the temporary data directory's name.
+    pub dir_prefix: &'static str,
+}
+
+// ---------------------------------------------------------------------------------------
+// Statistics
+
+/// Durations sorted once, so that percentiles are read straight off the order.
+pub struct Stats {
+    pub sorted: Vec<Duration>,
+}
+
+impl Stats {
+    pub fn new(mut samples: Vec<Duration>) -> Self {
+        samples.sort_unstable();
+        Stats { sorted: samples }
+    }
+
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// Nearest-rank percentile: the smallest sample with at least `pct`% of the samples at
+    /// or below it, i.e. the sample of 1-based rank ceil(pct/100 * len). Integer arithmetic,
+    /// so p99 of 20,000 samples is exactly rank 19,800. None when empty or pct not in 1..=100.
+    pub fn percentile(&self, pct: usize) -> Option<Duration> {
+        if !(1..=100).contains(&pct) {
+            return None;
+        }
+        let rank = (pct * self.sorted.len()).div_ceil(100);
+        rank.checked_sub(1).and_then(|i| self.sorted.get(i)).copied()
+    }
+
+    pub fn max(&self) -> Option<Duration> {
+        self.sorted.last().copied()
+    }
+
+    pub fn describe(&self) -> String {
+        format!("p50 {}, p99 {}, max {}", ms(self.percentile(50)), ms(self.percentile(99)), ms(self.max()))
+    }
+}
+
+pub fn ms(d: Option<Duration>) -> String {
+    d.map_or_else(|| "-".to_owned(), |d| format!("{:.2} ms", d.as_secs_f64() * 1e3))
+}
+
+pub fn ms_json(d: Option<Duration>) -> Option<f64> {
+    d.map(|d| round3(d.as_secs_f64() * 1e3))
+}
+
+pub fn round3(x: f64) -> f64 {
+    (x * 1e3).round() / 1e3
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP helpers and accounts
+
+#[derive(Clone)]
+pub struct Api {
+    pub client: reqwest::Client,
+    /// e.g. `http://127.0.0.1:9991`, no trailing slash.
+    pub base: String,
+}
+
+impl Api {
+    pub fn url(&self, endpoint: &str) -> String {
+        format!("{}/api/v1/{endpoint}", self.base)
+    }
+
+    pub fn post(&self, endpoint: &str, user: &Creds) -> reqwest::RequestBuilder {
+        self.client.post(self.url(endpoint)).basic_auth(&user.email, Some(&user.api_key))
+    }
+}
+
+/// The body of a Zulip success, or an error quoting the status and the body.
+pub fn success_json(what: &str, status: StatusCode, body: &[u8]) -> Result<Value, BoxError> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(reply) if status.is_success() && reply["result"] == "success" => Ok(reply),
+        _ => {
+            let text: String = String::from_utf8_lossy(body).chars().take(2000).collect();
+            Err(format!("{what} failed: HTTP {status}: {}", text.trim()).into())
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Creds {
+    pub email: String,
+    pub api_key: String,
+}
+
+pub struct Zuliprc {
+    pub email: String,
+    pub key: String,
+    pub site: String,
+}
+
+impl Zuliprc {
+    pub fn read(path: &Path) -> Result<Self, BoxError> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let field = |name: &str| {
+            text.lines()
+                .filter_map(|line| line.split_once('='))
+                .find(|(key, _)| key.trim() == name)
+                .map(|(_, value)| value.trim().to_owned())
+                .filter(|value| !value.is_empty())
+                .ok_or_else(|| format!("{}: no {name}=", path.display()))
+        };
+        Ok(Zuliprc { email: field("email")?, key: field("key")?, site: field("site")? })
+    }
+}
+
+/// How accounts are made: through `agora create-user` (which reaches the running server
+/// over its admin socket), or through the API on a server we did not start.
+#[derive(Clone)]
+pub enum UserMaker {
+    Cli { bin: PathBuf, dir: PathBuf },
+    Api { api: Api, admin: Creds },
+}
+
+impl UserMaker {
+    pub async fn make(&self, email: &str, full_name: &str, administrator: bool) -> Result<Creds, BoxError> {
+        let password = random_string(20);
+        match self {
+            UserMaker::Cli { bin, dir } => {
+                let role = if administrator { "administrator" } else { "member" };
+                let mut command = tokio::process::Command::new(bin);
+                command.arg("--data-dir").arg(dir).args(["create-user", "--subdomain", "", "--email", email]);
+                command.args(["--password", &password, "--full-name", full_name, "--role", role]);
+                if administrator {
+                    command.arg("--can-create-users");
+                }
+                let out = command.stdin(Stdio::null()).kill_on_drop(true).output().await?;
+                if !out.status.success() {
+                    let stderr = String::from_utf8_lossy(&out.stderr);
+                    return Err(format!("agora create-user {email}: {}: {}", out.status, stderr.trim()).into());
+                }
+                let created: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+                    format!(
+                        "agora create-user {email}: unexpected output {:?}: {e}",
+                        String::from_utf8_lossy(&out.stdout)
+                    )
+                })?;
+                let api_key = created["api_key"].as_str().ok_or("agora create-user: no api_key")?;
+                Ok(Creds { email: email.to_owned(), api_key: api_key.to_owned() })
+            }
+            UserMaker::Api { api, admin } => {
+                let form = [("email", email), ("password", &password), ("full_name", full_name)];
+                let response = api.post("users", admin).form(&form).send().await?;
+                let (status, body) = (response.status(), response.bytes().await?);
+                success_json(&format!("POST /api/v1/users ({email})"), status, &body)?;
+                let form = [("username", email), ("password", &password)];
+                let response = api.client.post(api.url("fetch_api_key")).form(&form).send().await?;
+                let (status, body) = (response.status(), response.bytes().await?);
+                let reply = success_json(&format!("POST /api/v1/fetch_api_key ({email})"), status, &body)?;
+                let api_key = reply["api_key"].as_str().ok_or("POST /api/v1/fetch_api_key: no api_key")?;
+                let email = reply["email"].as_str().unwrap_or(email);
+                Ok(Creds { email: email.to_owned(), api_key: api_key.to_owned() })
+            }
+        }
+    }
+}
+
+pub async fn create_members(
+    maker: &UserMaker,
+    label: &str,
+    count: usize,
+    suffix: &str,
+) -> Result<Vec<Creds>, BoxError> {
+    // argon2 runs in each `create-user` process (or in the server): a few at a time.
+    let permits = Arc::new(Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
+    let mut tasks = JoinSet::new();
+    for i in 0..count {
+        let (maker, permits) = (maker.clone(), permits.clone());
+        let email = format!("{label}-member-{i}-{suffix}@example.com");
+        let full_name = format!("{label} member {i}");
+        tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await?;
+            maker.make(&email, &full_name, false).await
+        });
+    }
+    let mut members = Vec::with_capacity(count);
+    while let Some(member) = tasks.join_next().await {
+        members.push(member??);
+    }
+    Ok(members)
+}
+
+pub fn random_string(len: usize) -> String {
+    rand::thread_rng().sample_iter(&Alphanumeric).take(len).map(char::from).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// The server we start, and its memory
+
+/// A server started on a fresh data directory. Fields drop in order: the child is killed
+/// before its data directory is removed.
+pub struct ManagedServer {
+    pub child: ChildGuard,
+    pub dir: tempfile::TempDir,
+    pub bin: PathBuf,
+    /// `host:port` it listens on.
+    addr: String,
+    /// Its command-line arguments before `serve`, for `restart`.
+    args: Vec<String>,
+}
+
+/// Kills the child when dropped, on success, error or panic alike.
+pub struct ChildGuard(pub Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl ManagedServer {
+    /// Starts the server on a fresh data directory and a free port, and waits until it
+    /// answers and has written the owner's zuliprc.
+    pub async fn start(options: &ServerOptions, client: reqwest::Client) -> Result<(Self, Api), BoxError> {
+        let bin = match &options.bin {
+            Some(bin) => bin.clone(),
+            // target/<profile>/examples/<example> -> target/<profile>/agora
+            None => std::env::current_exe()?
+                .parent()
+                .and_then(Path::parent)
+                .map(|dir| dir.join("agora"))
+                .ok_or("cannot locate the server binary; pass --server-bin")?,
+        };
+        if !bin.is_file() {
+            return Err(format!(
+                "no server binary at {}: run `cargo build --release` or pass --server-bin",
+                bin.display()
+            )
+            .into());
+        }
+        let dir = tempfile::Builder::new().prefix(options.dir_prefix).tempdir()?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let addr = format!("127.0.0.1:{port}");
+        // The load generators create users: keep their password hashing cheap, so that what
+        // is measured is the server, not argon2 (19 MiB and ~30 ms per hash by default).
+        let config = dir.path().join("loadgen.toml");
+        std::fs::write(&config, "[password_hash]\nmemory_kib = 64\niterations = 1\nparallelism = 1\n")?;
+        let mut args = vec!["--data-dir".to_owned(), path_arg(dir.path())?, "--config".to_owned(), path_arg(&config)?];
+        args.extend(["--bind", &addr, "--external-host", &addr, "--log", &options.log].map(str::to_owned));
+        if let Some(n) = options.http_workers {
+            args.extend(["--http-workers".to_owned(), n.to_string()]);
+        }
+        if let Some(n) = options.actor_threads {
+            args.extend(["--actor-threads".to_owned(), n.to_string()]);
+        }
+        let child = spawn(&bin, &args)?;
+        let mut server = ManagedServer { child, dir, bin, addr, args };
+        let api = Api { client, base: format!("http://{}", server.addr) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        server.wait_until_ready(&api, deadline).await?;
+        // The owner's zuliprc marks the end of the first start's bootstrap.
+        let zuliprc = server.dir.path().join("zuliprc");
+        while Zuliprc::read(&zuliprc).is_err() {
+            if Instant::now() > deadline {
+                return Err(format!("the server did not write {} within 30 s", zuliprc.display()).into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok((server, api))
+    }
+
+    /// Kills the server, keeping its data directory (e.g. to write into its database).
+    pub fn stop(&mut self) -> Result<(), BoxError> {
+        self.child.0.kill()?;
+        self.child.0.wait()?;
+        Ok(())
+    }
+
+    /// Starts the server again on the same data directory and port, after `stop`.
+    pub async fn restart(&mut self, api: &Api) -> Result<(), BoxError> {
+        self.child = spawn(&self.bin, &self.args)?;
+        self.wait_until_ready(api, Instant::now() + Duration::from_secs(120)).await
+    }
+
+    async fn wait_until_ready(&mut self, api: &Api, deadline: Instant) -> Result<(), BoxError> {
+        loop {
+            if let Some(status) = self.child.0.try_wait()? {
+                return Err(format!("the server exited ({status}) before answering").into());
+            }
+            if let Ok(response) = api.client.get(api.url("server_settings")).send().await {
+                if response.status().is_success() {
+                    return Ok(());
+                }
+            }
+            if Instant::now() > deadline {
+                let addr = &self.addr;
+                return Err(format!("the server did not answer GET /api/v1/server_settings on {addr} in time").into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+}
+
+fn path_arg(path: &Path) -> Result<String, BoxError> {
+    path.to_str().map(str::to_owned).ok_or_else(|| format!("not UTF-8: {}", path.display()).into())
+}
+
+fn spawn(bin: &Path, args: &[String]) -> Result<ChildGuard, BoxError> {
+    let mut command = std::process::Command::new(bin);
+    command.args(args).arg("serve").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
+    Ok(ChildGuard(command.spawn().map_err(|e| format!("{}: {e}", bin.display()))?))
+}
+
+/// Resident set size of a process, in KiB (`VmRSS` of `/proc/<pid>/status`).
+pub fn rss_kib(pid: u32) -> Result<u64, BoxError> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
+        .ok_or_else(|| format!("{path}: no VmRSS").into())
+}
+
+/// This process's soft limit of open files (a server we start inherits it).
+pub fn open_file_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find_map(|line| line.strip_prefix("Max open files"))?;
+    line.split_whitespace().next()?.parse().ok()
+}
