@@ -444,8 +444,16 @@ pub fn send_message(
     if let Some(channel) = channel_id {
         state.note_channel_message(channel, id);
         if let Some(policy) = automatic_policy(state, sender_id, channel, &topic, initiated) {
-            events.extend(set_policy(state, store, sender_id, channel, &topic, policy, now)?);
-            automatic = Some(policy);
+            // The message is committed: a failure here must not turn the send into an
+            // error (the client would send it again), so it is logged and the policy
+            // left as it was.
+            match set_policy(state, store, sender_id, channel, &topic, policy, now) {
+                Ok(policy_events) => {
+                    events.extend(policy_events);
+                    automatic = Some(policy);
+                }
+                Err(e) => tracing::error!(error = %e, message.id = id, "could not follow the topic automatically"),
+            }
         }
     }
     Ok((SentMessage { id, automatic_new_visibility_policy: automatic }, events))
