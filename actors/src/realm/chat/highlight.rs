@@ -42,7 +42,22 @@ pub fn highlight_text(text: &str, words: &[String]) -> String {
             out.push_str(word);
         }
     };
+    let mut in_entity = false;
     for (i, c) in text.char_indices() {
+        // Character references (`&amp;`, `&#39;`) are opaque: no word inside them.
+        if in_entity {
+            out.push(c);
+            in_entity = c != ';' && (c.is_alphanumeric() || c == '#');
+            continue;
+        }
+        if c == '&' {
+            if let Some(start) = word_start.take() {
+                flush(&mut out, &text[start..i]);
+            }
+            out.push(c);
+            in_entity = true;
+            continue;
+        }
         if c.is_alphanumeric() {
             word_start.get_or_insert(i);
         } else {
@@ -61,6 +76,15 @@ pub fn highlight_text(text: &str, words: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn character_references_stay_whole() {
+        let words = vec!["amp".to_owned(), "39".to_owned()];
+        assert_eq!(
+            highlight_text("a &amp; b &#39; amp 39", &words),
+            "a &amp; b &#39; <span class=\"highlight\">amp</span> <span class=\"highlight\">39</span>"
+        );
+    }
 
     #[test]
     fn words_are_highlighted_outside_tags_only() {
