@@ -556,3 +556,55 @@ async fn the_waiting_period_decides_who_is_a_full_member() {
     expect(patch(&app, &app.owner, "/realm", &jitsi).await, 200, success()).await;
     app.stop().await;
 }
+
+/// Group-valued organization settings: `{"new", "old"}` values checked against their
+/// rules, an `update_dict` event, and the permission they grant enforced at once.
+#[actix_web::test]
+async fn organization_group_settings_change_who_may_do_what() {
+    let app = spawn_app().await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let state = register(&app, &app.owner, &[("fetch_event_types", r#"["realm_user_groups"]"#)]).await;
+    let group = |name: &str| {
+        state["realm_user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let (admins, members) = (group("role:administrators"), group("role:members"));
+    let mut watch = Watch::new(&app, &bob, r#"["realm"]"#).await;
+
+    let setting = |new: i64, old: i64| format!(r#"{{"new": {new}, "old": {old}}}"#);
+    let wrong_old = setting(admins, admins);
+    let response = patch(&app, &app.owner, "/realm", &[("can_create_public_channel_group", wrong_old.as_str())]).await;
+    expect(
+        response,
+        400,
+        json!({"result": "error", "msg": "'old' value does not match the expected value.", "code": "EXPECTATION_MISMATCH"}),
+    )
+    .await;
+    let unknown = r#"{"new": 99999}"#;
+    let response = patch(&app, &app.owner, "/realm", &[("can_create_public_channel_group", unknown)]).await;
+    expect(response, 400, bad_request("Invalid user group")).await;
+    let response = patch(&app, &bob, "/realm", &[("can_create_public_channel_group", unknown)]).await;
+    assert_eq!(response.status(), 400);
+
+    let change = setting(admins, members);
+    expect(
+        patch(&app, &app.owner, "/realm", &[("can_create_public_channel_group", change.as_str())]).await,
+        200,
+        success(),
+    )
+    .await;
+    assert_eq!(
+        watch.events(&app).await,
+        [
+            json!({"type": "realm", "op": "update_dict", "property": "default", "data": {"can_create_public_channel_group": admins}})
+        ]
+    );
+    // Bob, a member, may no longer create public channels.
+    let form = [("subscriptions", r#"[{"name": "bobs-channel"}]"#)];
+    let response = app.as_user(&bob, Method::POST, "/users/me/subscriptions").form(&form).send().await.unwrap();
+    assert_eq!(response.status(), 400);
+    let state = register(&app, &bob, &[("fetch_event_types", r#"["realm"]"#)]).await;
+    assert_eq!(state["realm_can_create_public_channel_group"], json!(admins));
+    app.stop().await;
+}

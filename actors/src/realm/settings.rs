@@ -567,7 +567,8 @@ mod tests {
         let defaults = vec![(setting("enter_sends"), json!(true))];
         update_user_defaults(&mut state, &store, owner, defaults).unwrap();
         let flag = catalog::realm_setting("name_changes_disabled").unwrap();
-        organization::update_realm_settings(&mut state, &store, owner, vec![(flag, json!(true))], 0).unwrap();
+        organization::update_realm_settings(&mut state, &store, owner, vec![(flag, json!(true))], Vec::new(), 0)
+            .unwrap();
         let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
 
         let conn = store.conn().unwrap();

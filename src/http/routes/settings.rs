@@ -4,7 +4,9 @@ use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
 use agora_actors::realm::ops::{require_admin, require_human};
-use agora_actors::realm::settings::organization::{realm_settings, wire, UpdateRealmSettings, Wire};
+use agora_actors::realm::settings::organization::{
+    realm_group_settings, realm_settings, wire, UpdateRealmSettings, Wire,
+};
 use agora_actors::realm::settings::{
     default_settings, own_settings, OwnSettingsChange, PasswordChange, SettingValue, UpdateOwnSettings,
     UpdateUserDefaults,
@@ -105,6 +107,13 @@ pub async fn update_realm(auth: Authed, params: Params) -> Result<Success, HttpE
             settings.push((setting, value));
         }
     }
-    let data = auth.realm.addr.send(UpdateRealmSettings { user_id: auth.user.user_id, settings }).await??;
+    let mut group_settings = Vec::new();
+    for setting in realm_group_settings() {
+        if let Some(value) = params.decode(setting.name, decode::json)? {
+            group_settings.push((setting, value));
+        }
+    }
+    let msg = UpdateRealmSettings { user_id: auth.user.user_id, settings, group_settings };
+    let data = auth.realm.addr.send(msg).await??;
     Ok(params.success(data))
 }

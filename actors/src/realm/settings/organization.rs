@@ -14,6 +14,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, Kind, Setting};
+use crate::realm::groups::setting::{GroupSettingChange, GroupSettingValue};
 use crate::realm::model::{Realm, Role, SystemGroup};
 use crate::realm::ops;
 use crate::realm::state::RealmState;
@@ -65,6 +66,11 @@ pub fn realm_settings() -> impl Iterator<Item = &'static Setting> {
         .filter(|s| !matches!(s.kind, Kind::Group(_) | Kind::ChannelId) && !NOT_SETTABLE.contains(&s.name))
 }
 
+/// The group-valued organization settings `PATCH /realm` takes (`{"new", "old"}` JSON).
+pub fn realm_group_settings() -> impl Iterator<Item = &'static Setting> {
+    catalog::REALM_SETTINGS.iter().filter(|s| matches!(s.kind, Kind::Group(_)))
+}
+
 /// How a setting's parameter is decoded.
 pub fn wire(setting: &Setting) -> Wire {
     match setting.kind {
@@ -83,14 +89,22 @@ pub struct UpdateRealmSettings {
     pub user_id: UserId,
     /// Settings of [`realm_settings`], decoded by [`wire`].
     pub settings: Vec<SettingValue>,
+    /// Group-valued settings of [`realm_group_settings`], as their `{"new", "old"}` JSON.
+    pub group_settings: Vec<SettingValue>,
 }
 
 impl Handler<UpdateRealmSettings> for RealmActor {
     type Result = ApiResult<Map<String, Value>>;
 
     fn handle(&mut self, msg: UpdateRealmSettings, _: &mut Self::Context) -> Self::Result {
-        let (data, events) =
-            update_realm_settings(&mut self.state, &self.store, msg.user_id, msg.settings, ops::now())?;
+        let (data, events) = update_realm_settings(
+            &mut self.state,
+            &self.store,
+            msg.user_id,
+            msg.settings,
+            msg.group_settings,
+            ops::now(),
+        )?;
         self.committed(events);
         Ok(data)
     }
@@ -193,6 +207,7 @@ pub fn update_realm_settings(
     store: &Store,
     user_id: UserId,
     settings: Vec<SettingValue>,
+    group_settings: Vec<SettingValue>,
     now: i64,
 ) -> ApiResult<(Map<String, Value>, Vec<Outgoing>)> {
     let role = state.user_or_err(user_id)?.role;
@@ -208,7 +223,11 @@ pub fn update_realm_settings(
             changed.push((*setting, value));
         }
     }
+    let groups_changed = group_setting_changes(state, &group_settings)?;
     let mut realm = state.realm().clone();
+    for (setting, stored, _) in &groups_changed {
+        realm.settings.insert(setting.name.to_owned(), stored.clone());
+    }
     for (setting, value) in &changed {
         match setting.name {
             "name" => realm.name = value.as_str().unwrap_or_default().to_owned(),
@@ -218,7 +237,7 @@ pub fn update_realm_settings(
             }
         }
     }
-    if changed.is_empty() {
+    if changed.is_empty() && groups_changed.is_empty() {
         return Ok((Map::new(), Vec::new()));
     }
     let full_members = full_member_changes(state, &realm, now);
@@ -249,6 +268,11 @@ pub fn update_realm_settings(
         };
         events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
     }
+    // Group-valued settings go out as `update_dict` of the `default` property, as Zulip.
+    for (setting, _, shown) in groups_changed {
+        let body = json!({"op": "update_dict", "property": "default", "data": {setting.name: shown}});
+        events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
+    }
     if let Some((group, removed, added)) = full_members {
         state.remove_group_members(group, &removed);
         state.add_group_members(group, &added);
@@ -260,6 +284,27 @@ pub fn update_realm_settings(
         }
     }
     Ok((data, events))
+}
+
+/// The group-valued settings (`{"new": .., "old": ..}` each) that change, checked against
+/// their rules: the setting, the value to store and the value to show.
+fn group_setting_changes(
+    state: &RealmState,
+    given: &[SettingValue],
+) -> ApiResult<Vec<(&'static Setting, Value, Value)>> {
+    let mut out = Vec::new();
+    for (setting, raw) in given {
+        let Kind::Group(rule) = setting.kind else { continue };
+        let change = GroupSettingChange::from_api(setting.name, raw)?;
+        let current = GroupSettingValue::from_json(&setting.value(&state.realm().settings, Some(state)))
+            .unwrap_or(GroupSettingValue::Group(state.nobody_group_id()));
+        if !change.is_change_from(&current, state.nobody_group_id())? {
+            continue;
+        }
+        let value = state.check_group_setting(setting.name, &rule, change.new)?;
+        out.push((*setting, value.to_json(), state.group_setting_api_value(&value).to_json()));
+    }
+    Ok(out)
 }
 
 /// Who leaves and who joins `role:fullmembers` under `realm`'s waiting period (members
