@@ -83,19 +83,7 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
-    // On Ctrl-C the `run` future is dropped, which kills a server we started.
-    let result = tokio::select! {
-        result = run(args) => result,
-        _ = tokio::signal::ctrl_c() => Err("interrupted".into()),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("loadgen: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    support::main_with("loadgen", run(Args::parse())).await
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {

@@ -110,19 +110,7 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
-    // On Ctrl-C the `run` future is dropped, which kills the server.
-    let result = tokio::select! {
-        result = run(args) => result,
-        _ = tokio::signal::ctrl_c() => Err("interrupted".into()),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("msgload: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    support::main_with("msgload", run(Args::parse())).await
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {

@@ -377,3 +377,22 @@ pub fn open_file_limit() -> Option<u64> {
     let line = limits.lines().find_map(|line| line.strip_prefix("Max open files"))?;
     line.split_whitespace().next()?.parse().ok()
 }
+
+/// Runs an example's `run` until it ends or Ctrl-C (which drops it, killing a server it
+/// started), and turns its outcome into the exit code, naming the example on failure.
+pub async fn main_with<F>(name: &str, run: F) -> std::process::ExitCode
+where
+    F: std::future::Future<Output = Result<(), BoxError>>,
+{
+    let result = tokio::select! {
+        result = run => result,
+        _ = tokio::signal::ctrl_c() => Err("interrupted".into()),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

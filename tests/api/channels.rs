@@ -5,7 +5,7 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, register, spawn_app, Creds, TestApp, Watch};
+use crate::helpers::{error, expect, json, register, send, spawn_app, success, Creds, TestApp, Watch};
 
 /// System group ids of the root organization.
 const ADMINISTRATORS: i64 = 2;
@@ -13,24 +13,12 @@ const MEMBERS: i64 = 5;
 const EVERYONE: i64 = 6;
 const NOBODY: i64 = 8;
 
-async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, method, path).form(form).send().await.unwrap()
-}
-
 async fn post(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
     send(app, who, Method::POST, path, form).await
 }
 
 async fn get(app: &TestApp, who: &Creds, path: &str) -> (u16, Value) {
     json(app.as_user(who, Method::GET, path).send().await.unwrap()).await
-}
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
 }
 
 /// Alice and Bob (members) and Gus (guest): users 2, 3 and 4.

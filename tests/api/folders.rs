@@ -6,22 +6,12 @@ use std::path::Path;
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
+use crate::helpers::{
+    assert_same, error, expect, json, register, send, spawn_app, spawn_app_at, success, Creds, TestApp, Watch,
+};
 
 fn must_be_admin() -> Value {
     json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
-}
-
-async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, method, path).form(form).send().await.unwrap()
 }
 
 /// `POST /channel_folders/create` as `who`.
@@ -119,12 +109,12 @@ async fn creation_checks_names_and_descriptions() {
     // The limits themselves are fine, counted in characters.
     create(&app, &"é".repeat(60), &"d".repeat(1024)).await;
     let id = create(&app, "Frontend", "").await;
-    let in_use = error("Channel folder name already in use");
-    expect(create_as(&app, &app.owner, "Frontend", "").await, 400, in_use.clone()).await;
-    expect(create_as(&app, &app.owner, "frontEND", "").await, 400, in_use.clone()).await;
+    let in_use = |name: &str| error(&format!("Channel folder '{name}' already exists"));
+    expect(create_as(&app, &app.owner, "Frontend", "").await, 400, in_use("Frontend")).await;
+    expect(create_as(&app, &app.owner, "frontEND", "").await, 400, in_use("frontEND")).await;
     // An archived folder keeps its name.
     expect(update_as(&app, &app.owner, id, &[("is_archived", "true")]).await, 200, success()).await;
-    expect(create_as(&app, &app.owner, "FRONTEND", "").await, 400, in_use).await;
+    expect(create_as(&app, &app.owner, "FRONTEND", "").await, 400, in_use("FRONTEND")).await;
     app.stop().await;
 }
 
@@ -237,8 +227,8 @@ async fn updates_check_the_folder_and_the_values() {
     let cases: [(&[(&str, &str)], &str); 7] = [
         (&[("name", "")], "Channel folder name can't be empty."),
         (&[("name", " ")], "Channel folder name can't be empty."),
-        (&[("name", "Backend")], "Channel folder name already in use"),
-        (&[("name", "backEND")], "Channel folder name already in use"),
+        (&[("name", "Backend")], "Channel folder 'Backend' already exists"),
+        (&[("name", "backEND")], "Channel folder 'backEND' already exists"),
         (&[("name", "abc\0")], "Invalid character in channel folder name, at position 4."),
         (&[("name", &long_name)], "name is too long (limit: 60 characters)"),
         (&[("description", &long_description)], "description is too long (limit: 1024 characters)"),
@@ -252,7 +242,7 @@ async fn updates_check_the_folder_and_the_values() {
     expect(
         update_as(&app, &app.owner, id, &[("description", "x"), ("name", "Backend")]).await,
         400,
-        error("Channel folder name already in use"),
+        error("Channel folder 'Backend' already exists"),
     )
     .await;
     let list = folders(&app, &app.owner, "").await;
@@ -262,7 +252,7 @@ async fn updates_check_the_folder_and_the_values() {
     expect(
         update_as(&app, &app.owner, id, &[("name", "FRONTEND")]).await,
         400,
-        error("Channel folder name already in use"),
+        error("Channel folder 'FRONTEND' already exists"),
     )
     .await;
     app.stop().await;
@@ -330,7 +320,7 @@ async fn reordering_lists_every_folder() {
     }
     let missing = json!({"result": "error", "msg": "Missing 'order' argument", "var_name": "order", "code": "REQUEST_VARIABLE_MISSING"});
     expect(send(&app, &app.owner, Method::PATCH, "/channel_folders", &[]).await, 400, missing).await;
-    let invalid = error("Invalid order mapping.");
+    let invalid = error("Invalid order mapping");
     // Archived folders must be listed too.
     expect(reorder_as(&app, &app.owner, &format!("[{b},{a}]")).await, 400, invalid.clone()).await;
     expect(reorder_as(&app, &app.owner, "[100,200,300]").await, 400, invalid).await;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use agora_actors::ids::UserId;
 use agora_actors::realm::messages::SetUserActive;
 
-use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
+use crate::helpers::{error, expect, json, post, register, spawn_app, spawn_app_at, success, Creds, TestApp, Watch};
 
 /// System group ids of the root organization (created in `SystemGroup::DEFINITIONS` order).
 const OWNERS: i64 = 1;
@@ -17,24 +17,12 @@ const EVERYONE: i64 = 6;
 const INTERNET: i64 = 7;
 const NOBODY: i64 = 8;
 
-async fn post(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, Method::POST, path).form(form).send().await.unwrap()
-}
-
 async fn patch(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
     app.as_user(who, Method::PATCH, path).form(form).send().await.unwrap()
 }
 
 async fn get(app: &TestApp, who: &Creds, path: &str) -> (u16, Value) {
     json(app.as_user(who, Method::GET, path).send().await.unwrap()).await
-}
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
 }
 
 /// Creates a group as `who` with extra form fields; returns its id.

@@ -8,7 +8,7 @@ use agora::startup::{Application, ShutdownHandle};
 use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::{hash_password, HashCost};
 use reqwest::{Method, RequestBuilder, Response};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The external host test servers use; organizations are `<sub>.agora.test`.
 pub const HOST: &str = "agora.test";
@@ -261,4 +261,29 @@ impl Watch {
         }
         out
     }
+}
+
+/// Zulip's plain error body: `BAD_REQUEST` with `msg`.
+pub fn error(msg: &str) -> Value {
+    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
+}
+
+/// Zulip's body for a missing required parameter.
+pub fn missing(name: &str) -> Value {
+    json!({"result": "error", "msg": format!("Missing '{name}' argument"), "var_name": name, "code": "REQUEST_VARIABLE_MISSING"})
+}
+
+/// A success body without data.
+pub fn success() -> Value {
+    json!({"result": "success", "msg": ""})
+}
+
+/// A form request as `who`.
+pub async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
+    app.as_user(who, method, path).form(form).send().await.unwrap()
+}
+
+/// A form `POST` as `who`.
+pub async fn post(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
+    send(app, who, Method::POST, path, form).await
 }

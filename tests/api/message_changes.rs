@@ -8,22 +8,10 @@ use serde_json::{json, Value};
 
 use agora_actors::realm::chat::testing::BackdateMessage;
 
-use crate::helpers::{expect, json, register, spawn_app, Creds, TestApp, Watch};
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
-}
+use crate::helpers::{error, expect, json, register, send, spawn_app, success, Creds, TestApp, Watch};
 
 fn invalid_message() -> Value {
     error("Invalid message(s)")
-}
-
-async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, method, path).form(form).send().await.unwrap()
 }
 
 /// An organization with members Alice, Bob and Carol, a guest and an administrator.

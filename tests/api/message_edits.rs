@@ -7,11 +7,7 @@ use serde_json::{json, Value};
 
 use agora_actors::realm::chat::testing::BackdateMessage;
 
-use crate::helpers::{expect, json, spawn_app, Creds, TestApp, Watch};
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
+use crate::helpers::{error, expect, json, spawn_app, Creds, TestApp, Watch};
 
 fn edited() -> Value {
     json!({"result": "success", "msg": "", "detached_uploads": []})

@@ -6,26 +6,12 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
+use crate::helpers::{
+    error, expect, json, missing, post, register, spawn_app, spawn_app_at, success, Creds, TestApp, Watch,
+};
 
 const FLAG_EVENTS: &str = r#"["update_message_flags"]"#;
 const UNREAD: &str = r#"["message", "update_message_flags"]"#;
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
-fn missing(name: &str) -> Value {
-    json!({"result": "error", "msg": format!("Missing '{name}' argument"), "var_name": name, "code": "REQUEST_VARIABLE_MISSING"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
-}
-
-async fn post(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, Method::POST, path).form(form).send().await.unwrap()
-}
 
 /// `POST /messages/flags`.
 async fn flags(app: &TestApp, who: &Creds, op: &str, flag: &str, messages: &[i64]) -> Response {

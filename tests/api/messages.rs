@@ -4,18 +4,10 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, register, spawn_app, Creds, TestApp, Watch};
-
-async fn post(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, Method::POST, path).form(form).send().await.unwrap()
-}
+use crate::helpers::{error, expect, json, post, register, spawn_app, Creds, TestApp, Watch};
 
 async fn get(app: &TestApp, who: &Creds, path: &str, query: &[(&str, &str)]) -> Response {
     app.as_user(who, Method::GET, path).query(query).send().await.unwrap()
-}
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
 }
 
 /// A channel created by the owner (who is subscribed) with `subscribers`.

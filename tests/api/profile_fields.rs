@@ -4,25 +4,15 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
+use crate::helpers::{
+    assert_same, error, expect, json, register, send, spawn_app, spawn_app_at, success, Creds, TestApp, Watch,
+};
 
 /// A request form.
 type Form<'a> = &'a [(&'a str, &'a str)];
 
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
 fn must_be_admin() -> Value {
     json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
-}
-
-async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, method, path).form(form).send().await.unwrap()
 }
 
 /// Creates a field as the owner; its id.

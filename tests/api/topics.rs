@@ -5,26 +5,12 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
+use crate::helpers::{
+    error, expect, json, missing, register, send, spawn_app, spawn_app_at, success, Creds, TestApp, Watch,
+};
 
 /// Client capabilities of a client without `empty_topic_name`.
 const OLD_CAPABILITIES: &str = r#"{"notification_settings_null":true,"user_settings_object":true}"#;
-
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
-fn missing(name: &str) -> Value {
-    json!({"result": "error", "msg": format!("Missing '{name}' argument"), "var_name": name, "code": "REQUEST_VARIABLE_MISSING"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
-}
-
-async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: &[(&str, &str)]) -> Response {
-    app.as_user(who, method, path).form(form).send().await.unwrap()
-}
 
 /// A channel created by the owner over `POST /channels/create`, with `subscribers`.
 async fn channel(app: &TestApp, name: &str, invite_only: bool, public_history: bool, subscribers: &[&Creds]) -> i64 {

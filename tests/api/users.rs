@@ -8,7 +8,9 @@ use agora_actors::realm::ops::NewUser;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_same, expect, json, poll_now, queue_id, register, spawn_app, Creds, TestApp, Watch};
+use crate::helpers::{
+    assert_same, error, expect, json, poll_now, queue_id, register, spawn_app, success, Creds, TestApp, Watch,
+};
 
 /// Checks `date_joined` is Zulip's minute-precision form, within a minute of now, and
 /// returns it.
@@ -140,15 +142,6 @@ async fn create_bot(app: &TestApp, owner: i64) -> i64 {
         ..NewUser::human("helper-bot@agora.test", "Helper Bot", Role::Member, None)
     };
     app.realm("").addr.send(CreateUser(new)).await.unwrap().unwrap().user_id.0
-}
-
-/// A request's error body.
-fn error(msg: &str) -> Value {
-    json!({"result": "error", "msg": msg, "code": "BAD_REQUEST"})
-}
-
-fn success() -> Value {
-    json!({"result": "success", "msg": ""})
 }
 
 async fn patch(app: &TestApp, who: &Creds, target: i64, form: &[(&str, &str)]) -> reqwest::Response {

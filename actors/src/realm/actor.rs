@@ -129,16 +129,25 @@ impl RealmActor {
         self.auth.store(Arc::new(AuthSnapshot::of(&self.state)));
     }
 
+    /// After a commit: send the events. Changes that touch who can authenticate (accounts,
+    /// roles, emails, passwords, the organization's status) use
+    /// [`RealmActor::committed_auth`] instead; everything else (messages, typing, flags,
+    /// channels...) leaves the published auth index as it is, so the hot paths do not
+    /// rebuild it.
+    pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
+        self.fan_out(events);
+    }
+
     /// After a commit that may change who can authenticate: publish the new auth index,
     /// then send the events.
-    pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
+    pub(super) fn committed_auth(&mut self, events: Vec<Outgoing>) {
         self.publish_auth();
         self.fan_out(events);
     }
 
     fn create_user(&mut self, new: ops::NewUser) -> ApiResult<CreatedUser> {
         let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, new, ops::now())?;
-        self.committed(events);
+        self.committed_auth(events);
         Ok(created)
     }
 
@@ -243,7 +252,7 @@ impl Handler<SetRealmDeactivated> for RealmActor {
 
     fn handle(&mut self, msg: SetRealmDeactivated, _: &mut Self::Context) -> Self::Result {
         let events = ops::set_realm_deactivated(&mut self.state, &self.store, msg.0)?;
-        self.committed(events);
+        self.committed_auth(events);
         Ok(())
     }
 }

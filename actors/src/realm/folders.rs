@@ -85,7 +85,7 @@ fn check_name(state: &RealmState, name: &str) -> ApiResult<()> {
     }
     let lower = name.to_lowercase();
     if state.folders().any(|f| f.name.to_lowercase() == lower) {
-        return Err(ApiError::bad_request("Channel folder name already in use"));
+        return Err(ApiError::bad_request(format!("Channel folder '{name}' already exists")));
     }
     Ok(())
 }
@@ -211,7 +211,7 @@ pub fn reorder_folders(
     let position: BTreeMap<i64, i64> = order.iter().enumerate().map(|(i, id)| (*id, i as i64)).collect();
     let mut folders: Vec<ChannelFolder> = state.folders().cloned().collect();
     for folder in &mut folders {
-        folder.order = *position.get(&folder.id.0).ok_or_else(|| ApiError::bad_request("Invalid order mapping."))?;
+        folder.order = *position.get(&folder.id.0).ok_or_else(|| ApiError::bad_request("Invalid order mapping"))?;
     }
     store.write(|tx| folders.iter().try_for_each(|f| store::channels::set_folder_order(tx, f.id, f.order)))?;
     for folder in folders {

@@ -95,7 +95,7 @@ impl Handler<UpdateOwnSettings> for RealmActor {
 
     fn handle(&mut self, msg: UpdateOwnSettings, _: &mut Self::Context) -> Self::Result {
         let events = update_own_settings(&mut self.state, &self.store, &self.config, msg.user_id, msg.change)?;
-        self.committed(events);
+        self.committed_auth(events);
         Ok(())
     }
 }

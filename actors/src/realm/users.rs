@@ -438,7 +438,7 @@ impl RealmActor {
     /// Publishes a committed status change: the new snapshot, the events, and no more
     /// queues for the accounts it deactivated.
     pub(super) fn status_changed(&mut self, change: StatusChange) {
-        self.committed(change.events);
+        self.committed_auth(change.events);
         if !change.active {
             for user in change.users {
                 self.close_queues_of(user);
@@ -544,7 +544,7 @@ impl Handler<UpdateUser> for RealmActor {
     fn handle(&mut self, msg: UpdateUser, _: &mut Self::Context) -> Self::Result {
         let (state, config) = (&mut self.state, &self.config);
         let events = update_user(state, &self.store, msg.acting, &msg.target, msg.update, config, ops::now())?;
-        self.committed(events);
+        self.committed_auth(events);
         Ok(())
     }
 }

@@ -13,7 +13,7 @@ use super::changes::{access_message, access_message_to_change, event_recipients}
 use super::flag;
 use super::format::{flag_names, is_me_message};
 use super::render::{render, Rendered};
-use super::send::{check_mentions, mentioned_group_members, normalize_content, normalize_topic};
+use super::send::{check_mentions, mention_bits, mentioned_group_members, normalize_content, normalize_topic};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
@@ -210,28 +210,6 @@ fn check_channel_move<'a>(
         return Err(ApiError::bad_request("The time limit for editing this message's channel has passed"));
     }
     Ok(target)
-}
-
-/// The new mention bits of one user for re-rendered content.
-fn mention_bits(
-    user: UserId,
-    rendered: &Rendered,
-    group_members: &BTreeSet<UserId>,
-    topic_participants: &BTreeSet<UserId>,
-) -> i64 {
-    let mut bits = 0;
-    if rendered.mentioned_users.contains(&user) {
-        bits |= flag::MENTIONED;
-    } else if group_members.contains(&user) {
-        bits |= flag::GROUP_MENTIONED;
-    }
-    if rendered.stream_wildcard {
-        bits |= flag::STREAM_WILDCARD_MENTIONED;
-    }
-    if rendered.topic_wildcard && topic_participants.contains(&user) {
-        bits |= flag::TOPIC_WILDCARD_MENTIONED;
-    }
-    bits
 }
 
 /// The validated change.

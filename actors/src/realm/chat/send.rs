@@ -317,24 +317,35 @@ fn recipient_flags(
     recipients
         .iter()
         .map(|&user| {
-            let mut bits = base;
+            let mut bits = base | mention_bits(user, rendered, group_members, topic_participants);
             if user == sender && read_by_sender {
                 bits |= flag::READ;
-            }
-            if rendered.mentioned_users.contains(&user) {
-                bits |= flag::MENTIONED;
-            } else if group_members.contains(&user) {
-                bits |= flag::GROUP_MENTIONED;
-            }
-            if rendered.stream_wildcard {
-                bits |= flag::STREAM_WILDCARD_MENTIONED;
-            }
-            if rendered.topic_wildcard && topic_participants.contains(&user) {
-                bits |= flag::TOPIC_WILDCARD_MENTIONED;
             }
             (user, bits)
         })
         .collect()
+}
+
+/// The mention bits of one recipient for rendered content (sending and editing).
+pub(crate) fn mention_bits(
+    user: UserId,
+    rendered: &Rendered,
+    group_members: &BTreeSet<UserId>,
+    topic_participants: &BTreeSet<UserId>,
+) -> i64 {
+    let mut bits = 0;
+    if rendered.mentioned_users.contains(&user) {
+        bits |= flag::MENTIONED;
+    } else if group_members.contains(&user) {
+        bits |= flag::GROUP_MENTIONED;
+    }
+    if rendered.stream_wildcard {
+        bits |= flag::STREAM_WILDCARD_MENTIONED;
+    }
+    if rendered.topic_wildcard && topic_participants.contains(&user) {
+        bits |= flag::TOPIC_WILDCARD_MENTIONED;
+    }
+    bits
 }
 
 /// Everyone in the (non-silently) mentioned groups.

@@ -71,7 +71,7 @@ fn names_are_checked_case_insensitively_against_every_folder() {
     let changes = FolderChanges { is_archived: Some(true), ..Default::default() };
     update_folder(&mut state, &store, boss, a.0, changes).unwrap();
     let err = create_folder(&mut state, &store, boss, new("FRONTEND", ""), T1).unwrap_err();
-    assert_eq!(message(err), "Channel folder name already in use");
+    assert_eq!(message(err), "Channel folder 'FRONTEND' already exists");
     let err = create_folder(&mut state, &store, boss, new("  ", ""), T1).unwrap_err();
     assert_eq!(message(err), "Channel folder name can't be empty.");
 }
@@ -107,7 +107,7 @@ fn reorder_needs_every_folder_and_lets_the_last_position_win() {
     let (a, _) = create_folder(&mut state, &store, boss, new("A", ""), T1).unwrap();
     let (b, _) = create_folder(&mut state, &store, boss, new("B", ""), T1).unwrap();
     let err = reorder_folders(&mut state, &store, boss, vec![a.0, 999]).unwrap_err();
-    assert_eq!(message(err), "Invalid order mapping.");
+    assert_eq!(message(err), "Invalid order mapping");
     let events = reorder_folders(&mut state, &store, boss, vec![a.0, b.0, 999, a.0]).unwrap();
     assert_eq!(events[0].event, Event::new("channel_folder", json!({"op": "reorder", "order": [a.0, b.0, 999, a.0]})));
     assert_eq!((state.folder(a).unwrap().order, state.folder(b).unwrap().order), (3, 1));
