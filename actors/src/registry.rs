@@ -206,7 +206,7 @@ impl RealmRegistry {
             if queue.idle_ms >= queue.spec.timeout_ms {
                 continue;
             }
-            let user_id = queue.user_id;
+            let (user_id, all_public_streams) = (queue.user_id, queue.spec.all_public_streams);
             let mut queue =
                 QueueActor::restore(queue, config, Arc::clone(actor.queue_index()), Some(realm.clone().recipient()));
             queue.push_local(Event::new(
@@ -220,7 +220,7 @@ impl RealmRegistry {
             ));
             let (tx, rx) = actix::dev::channel::channel(16);
             let queue_id = queue.id().to_owned();
-            actor.adopt_queue(&queue_id, user_id, Addr::new(tx));
+            actor.adopt_queue(&queue_id, user_id, all_public_streams, Addr::new(tx));
             restored.push((queue, rx));
         }
         if !restored.is_empty() {

@@ -5,7 +5,7 @@
 //! listeners of the users allowed to see them, after the commit). Handlers never panic;
 //! if the actor dies anyway, the registry starts a fresh one from the database.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use actix::prelude::*;
@@ -50,6 +50,8 @@ pub(super) struct Listener {
     recipient: Recipient<PushEvent>,
     /// Set for event queues.
     queue: Option<(Arc<str>, Addr<QueueActor>)>,
+    /// The queue was registered with `all_public_streams`.
+    all_public_streams: bool,
 }
 
 impl RealmActor {
@@ -75,17 +77,27 @@ impl RealmActor {
         user_id: UserId,
         recipient: Recipient<PushEvent>,
         queue: Option<(Arc<str>, Addr<QueueActor>)>,
+        all_public_streams: bool,
     ) -> ListenerId {
         self.next_listener += 1;
         let id = ListenerId(self.next_listener);
-        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue });
+        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue, all_public_streams });
         id
     }
 
+    /// The users with a live queue registered for `all_public_streams`.
+    pub(super) fn all_public_streams_listeners(&self) -> BTreeSet<UserId> {
+        self.listeners
+            .iter()
+            .filter(|(_, list)| list.iter().any(|l| l.all_public_streams && l.recipient.connected()))
+            .map(|(user, _)| *user)
+            .collect()
+    }
+
     /// Takes a queue actor (new or restored) into the index and the fan-out.
-    pub fn adopt_queue(&mut self, queue_id: &str, user_id: UserId, addr: Addr<QueueActor>) {
+    pub fn adopt_queue(&mut self, queue_id: &str, user_id: UserId, all_public_streams: bool, addr: Addr<QueueActor>) {
         self.queues.insert(queue_id, QueueEntry { user_id, addr: addr.clone() });
-        self.add_listener(user_id, addr.clone().recipient(), Some((Arc::from(queue_id), addr)));
+        self.add_listener(user_id, addr.clone().recipient(), Some((Arc::from(queue_id), addr)), all_public_streams);
     }
 
     /// Checks a registration against the user's rights; the user's record on success.
@@ -100,6 +112,7 @@ impl RealmActor {
 
     /// Starts a (checked) queue actor for `user_id` on this actor's thread.
     fn start_queue(&mut self, queue_id: &str, user_id: UserId, spec: QueueSpec, ctx: &mut Context<Self>) {
+        let all_public_streams = spec.all_public_streams;
         let queue = QueueActor::new(
             queue_id,
             user_id,
@@ -109,7 +122,7 @@ impl RealmActor {
             Some(ctx.address().recipient()),
         );
         let addr = queue.start();
-        self.adopt_queue(queue_id, user_id, addr);
+        self.adopt_queue(queue_id, user_id, all_public_streams, addr);
     }
 
     /// Closes every queue of a user (deactivated).
@@ -261,7 +274,7 @@ impl Handler<AddListener> for RealmActor {
     type Result = MessageResult<AddListener>;
 
     fn handle(&mut self, msg: AddListener, _: &mut Self::Context) -> Self::Result {
-        MessageResult(self.add_listener(msg.user_id, msg.recipient, None))
+        MessageResult(self.add_listener(msg.user_id, msg.recipient, None, false))
     }
 }
 

@@ -362,11 +362,14 @@ pub(crate) fn mentioned_group_members(state: &RealmState, rendered: &Rendered) -
 
 /// Sends a message: validates it, stores it with its recipients' rows and full-text row in
 /// one transaction, and returns its id and the events (the `message` event per distinct
-/// flag set, then any automatic topic-follow events).
+/// flag set, then any automatic topic-follow events). `public_listeners` are the users
+/// with a queue registered for `all_public_streams` (the only ones a public message may
+/// reach without being sent to them).
 pub fn send_message(
     state: &mut RealmState,
     store: &Store,
     msg: &SendMessage,
+    public_listeners: &BTreeSet<UserId>,
     now: i64,
 ) -> ApiResult<(SentMessage, Vec<Outgoing>)> {
     let sender = state.user_or_err(msg.sender)?;
@@ -448,7 +451,7 @@ pub fn send_message(
     };
     let mut events = message_events(state, &row, &flags, msg);
     if let Some(channel) = channel_id.and_then(|c| state.channel(c)).filter(|c| !c.invite_only) {
-        events.extend(all_public_streams_event(state, channel, &row, &recipients));
+        events.extend(all_public_streams_event(state, channel, &row, &recipients, public_listeners));
     }
     let sender_id = sender.id;
     let mut automatic = None;
@@ -528,11 +531,13 @@ fn all_public_streams_event(
     channel: &Channel,
     row: &MessageRow,
     recipients: &[UserId],
+    public_listeners: &BTreeSet<UserId>,
 ) -> Option<Outgoing> {
-    let others: Vec<UserId> = state
-        .users()
-        .filter(|u| u.is_active && u.role != Role::Guest && recipients.binary_search(&u.id).is_err())
-        .filter(|u| state.has_content_access(u, channel))
+    let others: Vec<UserId> = public_listeners
+        .iter()
+        .filter(|u| recipients.binary_search(u).is_err())
+        .filter_map(|u| state.user(*u))
+        .filter(|u| u.is_active && u.role != Role::Guest && state.has_content_access(u, channel))
         .map(|u| u.id)
         .collect();
     if others.is_empty() {
@@ -547,7 +552,9 @@ impl Handler<SendMessage> for RealmActor {
     type Result = ApiResult<SentMessage>;
 
     fn handle(&mut self, msg: SendMessage, _: &mut Self::Context) -> Self::Result {
-        let (sent, events) = send_message(&mut self.state, &self.store, &msg, crate::realm::ops::now())?;
+        let public_listeners = self.all_public_streams_listeners();
+        let (sent, events) =
+            send_message(&mut self.state, &self.store, &msg, &public_listeners, crate::realm::ops::now())?;
         self.committed(events);
         Ok(sent)
     }

@@ -83,7 +83,7 @@ fn a_direct_message_is_stored_with_flags_for_each_participant() {
     let boss = state.users().next().unwrap().id;
     let ann = add(&mut state, &store, &config, "ann@acme.test", Role::Member);
     let msg = dm(boss, vec![ann.0], "hello @**User ann**");
-    let (sent, events) = send_message(&mut state, &store, &msg, 1_795_238_500).unwrap();
+    let (sent, events) = send_message(&mut state, &store, &msg, &Default::default(), 1_795_238_500).unwrap();
     assert_eq!(sent.automatic_new_visibility_policy, None);
     // The web client marks its own message read; Ann is mentioned.
     let flags: Vec<(Vec<UserId>, serde_json::Value)> =
@@ -102,7 +102,7 @@ fn a_direct_message_is_stored_with_flags_for_each_participant() {
         conn.query_row("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'hello'", [], |r| r.get(0)).unwrap();
     assert_eq!(indexed, 1);
     // Nothing is stored for a refused message.
-    let err = send_message(&mut state, &store, &dm(boss, vec![999], "x"), 0).unwrap_err();
+    let err = send_message(&mut state, &store, &dm(boss, vec![999], "x"), &Default::default(), 0).unwrap_err();
     assert_eq!(err.msg, "Invalid user ID 999");
     let count: i64 = conn.query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0)).unwrap();
     assert_eq!(count, 1);
