@@ -12,6 +12,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0003_custom_profile_fields.sql"),
     include_str!("../../../sql/0004_channels.sql"),
     include_str!("../../../sql/0005_messages.sql"),
+    include_str!("../../../sql/0006_message_indexes.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
@@ -30,4 +31,62 @@ pub(crate) fn apply(conn: &mut Connection) -> StoreResult<()> {
         tracing::info!(version, "applied database migration");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest, Sha256};
+
+    use super::*;
+
+    /// The SHA-256 of every migration that has landed. A landed migration never changes: a
+    /// database already past it would never see the change. Add a new migration instead,
+    /// and its checksum here once it lands.
+    const LANDED: &[(&str, &str)] = &[
+        ("0001_initial.sql", "f1870622e6fe9e082ef82c1300c6d1bbd668748f1c8a846d1594c375820efedb"),
+        ("0002_event_queues.sql", "74a5a04bbb32e3e358e4ed5092362e424029285d264e38efda73970697f62e6e"),
+        ("0003_custom_profile_fields.sql", "b233e02fb4a9adbb5e4bc0317d4dbb162755c87a5567395b5daa290d458c6329"),
+        ("0004_channels.sql", "b338b56d0ef18c04337912edc52000a221ba3ac989236e4b605bd43c77b26c93"),
+        ("0005_messages.sql", "3f0d586c87386c101f0c35c06aded8888f411ad993e7135848674fa94fbf8715"),
+    ];
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn landed_migrations_never_change() {
+        assert!(LANDED.len() <= MIGRATIONS.len());
+        for (i, (name, sum)) in LANDED.iter().enumerate() {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql").join(name);
+            let on_disk = std::fs::read(&path).unwrap();
+            assert_eq!(hex(&Sha256::digest(&on_disk)), *sum, "{name} changed after it landed");
+            assert_eq!(MIGRATIONS[i].as_bytes(), on_disk.as_slice(), "migration {} is not {name}", i + 1);
+        }
+    }
+
+    fn index_names(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn a_database_from_before_the_indexes_gets_them() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        // Version 5 as it was first landed: without the two indexes added to 0005 later.
+        for sql in &MIGRATIONS[..5] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch("DROP INDEX messages_channel; DROP INDEX user_messages_message; PRAGMA user_version = 5")
+            .unwrap();
+        assert!(!index_names(&conn).contains(&"user_messages_message".to_owned()));
+        apply(&mut conn).unwrap();
+        let names = index_names(&conn);
+        assert!(names.contains(&"messages_channel".to_owned()), "{names:?}");
+        assert!(names.contains(&"user_messages_message".to_owned()), "{names:?}");
+        // And a database created whole (which had them from 0005) migrates too.
+        let mut fresh = Connection::open_in_memory().unwrap();
+        apply(&mut fresh).unwrap();
+        assert_eq!(index_names(&fresh), names);
+    }
 }
