@@ -3,9 +3,15 @@
 //! The state is plain data. Changes go through the operations in [`super::ops`], which
 //! validate against this state, write to SQLite and only then apply the change here, so
 //! memory never holds anything the database does not.
+//!
+//! Its collections are persistent (structurally shared) maps, so a clone costs a few
+//! reference counts whatever the organization's size: the realm actor publishes a clone
+//! after each commit for the readers on other threads, and the next change copies only the
+//! few tree nodes it touches.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
+use imbl::{HashMap, OrdMap, OrdSet};
 use rusqlite::Connection;
 
 use super::model::{
@@ -19,17 +25,17 @@ use crate::store::{self, StoreResult};
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
 pub struct RealmState {
-    realm: Realm,
-    users: BTreeMap<UserId, User>,
+    realm: Arc<Realm>,
+    users: OrdMap<UserId, Arc<User>>,
     /// Lower-cased delivery email -> user.
     by_delivery_email: HashMap<String, UserId>,
     /// Lower-cased API email -> user.
     by_api_email: HashMap<String, UserId>,
-    groups: BTreeMap<GroupId, UserGroup>,
+    groups: OrdMap<GroupId, Arc<UserGroup>>,
     /// System group name -> id.
     system_groups: HashMap<String, GroupId>,
     /// Custom profile fields, in their `order`.
-    profile_fields: Vec<CustomProfileField>,
+    profile_fields: Arc<Vec<CustomProfileField>>,
     /// The channels layer (channels, subscriptions, folders, topic policies).
     channels: Channels,
 }
@@ -38,36 +44,36 @@ pub struct RealmState {
 /// per-user topic policies, with lookup indexes.
 #[derive(Debug, Clone, Default)]
 pub struct Channels {
-    by_id: BTreeMap<ChannelId, Channel>,
+    by_id: OrdMap<ChannelId, Arc<Channel>>,
     /// Lower-cased name -> channel.
     by_name: HashMap<String, ChannelId>,
     /// Every subscription row (active or not), by (user, channel).
-    subscriptions: HashMap<(UserId, ChannelId), Subscription>,
+    subscriptions: HashMap<(UserId, ChannelId), Arc<Subscription>>,
     /// Active subscribers of each channel.
-    subscribers: HashMap<ChannelId, BTreeSet<UserId>>,
+    subscribers: HashMap<ChannelId, OrdSet<UserId>>,
     /// Channels each user is actively subscribed to.
-    subscribed: HashMap<UserId, BTreeSet<ChannelId>>,
+    subscribed: HashMap<UserId, OrdSet<ChannelId>>,
     /// Channels each user has a subscription row for (active or not).
-    rows_of: HashMap<UserId, BTreeSet<ChannelId>>,
-    defaults: BTreeSet<ChannelId>,
-    folders: BTreeMap<FolderId, ChannelFolder>,
+    rows_of: HashMap<UserId, OrdSet<ChannelId>>,
+    defaults: OrdSet<ChannelId>,
+    folders: OrdMap<FolderId, Arc<ChannelFolder>>,
     /// (user, channel, lower-cased topic) -> policy.
-    user_topics: BTreeMap<(UserId, ChannelId, String), UserTopic>,
+    user_topics: OrdMap<(UserId, ChannelId, String), Arc<UserTopic>>,
     /// The id of each channel's first message, for channels that have messages.
     first_messages: HashMap<ChannelId, i64>,
 }
 
 impl RealmState {
     /// Builds the state from its parts (as loaded, or as just created).
-    pub fn new(realm: Realm, users: Vec<User>, groups: BTreeMap<GroupId, UserGroup>) -> Self {
+    pub fn new(realm: Realm, users: Vec<User>, groups: std::collections::BTreeMap<GroupId, UserGroup>) -> Self {
         let mut state = RealmState {
-            realm,
-            users: BTreeMap::new(),
+            realm: Arc::new(realm),
+            users: OrdMap::new(),
             by_delivery_email: HashMap::new(),
             by_api_email: HashMap::new(),
             system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
-            groups,
-            profile_fields: Vec::new(),
+            groups: groups.into_iter().map(|(id, g)| (id, Arc::new(g))).collect(),
+            profile_fields: Arc::default(),
             channels: Channels::default(),
         };
         for user in users {
@@ -107,7 +113,7 @@ impl RealmState {
         for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
             state.put_user_topic(topic);
         }
-        state.channels.first_messages = store::channels::first_message_ids(conn, realm_id)?;
+        state.channels.first_messages = store::channels::first_message_ids(conn, realm_id)?.into_iter().collect();
         Ok(Some(state))
     }
 
@@ -126,7 +132,7 @@ impl RealmState {
 
     /// A user of this realm.
     pub fn user(&self, id: UserId) -> Option<&User> {
-        self.users.get(&id)
+        self.users.get(&id).map(|u| &**u)
     }
 
     /// A user of this realm, or Zulip's "No such user".
@@ -136,7 +142,7 @@ impl RealmState {
 
     /// Every user, by id.
     pub fn users(&self) -> impl Iterator<Item = &User> {
-        self.users.values()
+        self.users.values().map(|u| &**u)
     }
 
     /// `event` for every active user (most organization-wide events go to them).
@@ -151,12 +157,12 @@ impl RealmState {
 
     /// The user with this delivery (real) email, compared case-insensitively.
     pub fn user_by_delivery_email(&self, email: &str) -> Option<&User> {
-        self.by_delivery_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
+        self.by_delivery_email.get(&email.to_lowercase()).and_then(|id| self.user(*id))
     }
 
     /// The user with this API email, compared case-insensitively.
     pub fn user_by_api_email(&self, email: &str) -> Option<&User> {
-        self.by_api_email.get(&email.to_lowercase()).and_then(|id| self.users.get(id))
+        self.by_api_email.get(&email.to_lowercase()).and_then(|id| self.user(*id))
     }
 
     /// Whether `email` is already some other account's address (other than `except`'s): its
@@ -169,34 +175,34 @@ impl RealmState {
 
     /// A group of this realm.
     pub fn group(&self, id: GroupId) -> Option<&UserGroup> {
-        self.groups.get(&id)
+        self.groups.get(&id).map(|g| &**g)
     }
 
     /// Every group, by id.
     pub fn groups(&self) -> impl Iterator<Item = &UserGroup> {
-        self.groups.values()
+        self.groups.values().map(|g| &**g)
     }
 
     // --- Channels. ---
 
     /// A channel of this realm (archived ones included).
     pub fn channel(&self, id: ChannelId) -> Option<&Channel> {
-        self.channels.by_id.get(&id)
+        self.channels.by_id.get(&id).map(|c| &**c)
     }
 
     /// Every channel, by id (archived ones included).
     pub fn channels(&self) -> impl Iterator<Item = &Channel> {
-        self.channels.by_id.values()
+        self.channels.by_id.values().map(|c| &**c)
     }
 
     /// The channel with this name, compared case-insensitively.
     pub fn channel_by_name(&self, name: &str) -> Option<&Channel> {
-        self.channels.by_name.get(&name.to_lowercase()).and_then(|id| self.channels.by_id.get(id))
+        self.channels.by_name.get(&name.to_lowercase()).and_then(|id| self.channel(*id))
     }
 
     /// A user's subscription row for a channel (active or not).
     pub fn subscription(&self, user: UserId, channel: ChannelId) -> Option<&Subscription> {
-        self.channels.subscriptions.get(&(user, channel))
+        self.channels.subscriptions.get(&(user, channel)).map(|s| &**s)
     }
 
     /// Whether `user` is actively subscribed to `channel`.
@@ -211,7 +217,7 @@ impl RealmState {
 
     /// How many active subscribers a channel has.
     pub fn subscriber_count(&self, channel: ChannelId) -> usize {
-        self.channels.subscribers.get(&channel).map_or(0, BTreeSet::len)
+        self.channels.subscribers.get(&channel).map_or(0, OrdSet::len)
     }
 
     /// The channels `user` is actively subscribed to, ascending.
@@ -226,7 +232,7 @@ impl RealmState {
             .get(&user)
             .into_iter()
             .flatten()
-            .filter_map(move |c| self.channels.subscriptions.get(&(user, *c)))
+            .filter_map(move |c| self.subscription(user, *c))
     }
 
     /// The id of a channel's first message, if it has any.
@@ -235,29 +241,29 @@ impl RealmState {
     }
 
     /// The organization's default channels.
-    pub fn default_channels(&self) -> &BTreeSet<ChannelId> {
+    pub fn default_channels(&self) -> &OrdSet<ChannelId> {
         &self.channels.defaults
     }
 
     /// A channel folder.
     pub fn folder(&self, id: FolderId) -> Option<&ChannelFolder> {
-        self.channels.folders.get(&id)
+        self.channels.folders.get(&id).map(|f| &**f)
     }
 
     /// Every channel folder, by id (order them by `order` for the API).
     pub fn folders(&self) -> impl Iterator<Item = &ChannelFolder> {
-        self.channels.folders.values()
+        self.channels.folders.values().map(|f| &**f)
     }
 
     /// A user's policy for a topic (compared case-insensitively), if one is set.
     pub fn user_topic(&self, user: UserId, channel: ChannelId, topic: &str) -> Option<&UserTopic> {
-        self.channels.user_topics.get(&(user, channel, topic.to_lowercase()))
+        self.channels.user_topics.get(&(user, channel, topic.to_lowercase())).map(|t| &**t)
     }
 
     /// Every topic policy of `user`.
     pub fn user_topics_of(&self, user: UserId) -> impl Iterator<Item = &UserTopic> + '_ {
         let start = (user, ChannelId(i64::MIN), String::new());
-        self.channels.user_topics.range(start..).take_while(move |((u, _, _), _)| *u == user).map(|(_, t)| t)
+        self.channels.user_topics.range(start..).take_while(move |((u, _, _), _)| *u == user).map(|(_, t)| &**t)
     }
 
     /// The custom profile fields, in their `order`.
@@ -321,17 +327,17 @@ impl RealmState {
 
     /// Marks the realm deactivated or active.
     pub(crate) fn set_deactivated(&mut self, deactivated: bool) {
-        self.realm.deactivated = deactivated;
+        Arc::make_mut(&mut self.realm).deactivated = deactivated;
     }
 
     /// Replaces the organization's row (name, description, settings...).
     pub(crate) fn set_realm(&mut self, realm: Realm) {
-        self.realm = realm;
+        self.realm = Arc::new(realm);
     }
 
     /// Replaces the organization's defaults of personal settings for new users.
     pub(crate) fn set_user_defaults(&mut self, defaults: serde_json::Map<String, serde_json::Value>) {
-        self.realm.user_defaults = defaults;
+        Arc::make_mut(&mut self.realm).user_defaults = defaults;
     }
 
     /// Adds or replaces a user and its index entries.
@@ -342,12 +348,12 @@ impl RealmState {
         }
         self.by_delivery_email.insert(user.delivery_email.to_lowercase(), user.id);
         self.by_api_email.insert(user.email.to_lowercase(), user.id);
-        self.users.insert(user.id, user);
+        self.users.insert(user.id, Arc::new(user));
     }
 
     /// Mutable access to a user for field changes that touch no index.
     pub(crate) fn user_mut(&mut self, id: UserId) -> Option<&mut User> {
-        self.users.get_mut(&id)
+        self.users.get_mut(&id).map(Arc::make_mut)
     }
 
     /// Adds or replaces a channel and its name index.
@@ -356,7 +362,7 @@ impl RealmState {
             self.channels.by_name.remove(&old.name.to_lowercase());
         }
         self.channels.by_name.insert(channel.name.to_lowercase(), channel.id);
-        self.channels.by_id.insert(channel.id, channel);
+        self.channels.by_id.insert(channel.id, Arc::new(channel));
     }
 
     /// Adds or replaces a subscription row and the subscriber indexes.
@@ -374,7 +380,7 @@ impl RealmState {
             }
         }
         self.channels.rows_of.entry(user).or_default().insert(channel);
-        self.channels.subscriptions.insert((user, channel), sub);
+        self.channels.subscriptions.insert((user, channel), Arc::new(sub));
     }
 
     /// After messages of `channel` were deleted: its first message is now `first`.
@@ -401,7 +407,7 @@ impl RealmState {
 
     /// Adds or replaces a channel folder.
     pub(crate) fn put_folder(&mut self, folder: ChannelFolder) {
-        self.channels.folders.insert(folder.id, folder);
+        self.channels.folders.insert(folder.id, Arc::new(folder));
     }
 
     /// Sets a user's topic policy; policy 0 removes it.
@@ -410,26 +416,26 @@ impl RealmState {
         if topic.visibility_policy == 0 {
             self.channels.user_topics.remove(&key);
         } else {
-            self.channels.user_topics.insert(key, topic);
+            self.channels.user_topics.insert(key, Arc::new(topic));
         }
     }
 
     /// Replaces the custom profile fields (sorted here by `order`).
     pub(crate) fn set_profile_fields(&mut self, mut fields: Vec<CustomProfileField>) {
         fields.sort_by_key(|f| (f.order, f.id));
-        self.profile_fields = fields;
+        self.profile_fields = Arc::new(fields);
     }
 
     /// Adds direct members to a group.
     pub(crate) fn add_group_members(&mut self, group: GroupId, users: &[UserId]) {
-        if let Some(g) = self.groups.get_mut(&group) {
+        if let Some(g) = self.groups.get_mut(&group).map(Arc::make_mut) {
             g.members.extend(users.iter().copied());
         }
     }
 
     /// Removes direct members from a group.
     pub(crate) fn remove_group_members(&mut self, group: GroupId, users: &[UserId]) {
-        if let Some(g) = self.groups.get_mut(&group) {
+        if let Some(g) = self.groups.get_mut(&group).map(Arc::make_mut) {
             for user in users {
                 g.members.remove(user);
             }
@@ -441,6 +447,6 @@ impl RealmState {
         if group.is_system_group {
             self.system_groups.insert(group.name.clone(), group.id);
         }
-        self.groups.insert(group.id, group);
+        self.groups.insert(group.id, Arc::new(group));
     }
 }
