@@ -54,6 +54,9 @@ pub struct SettingsArgs {
     /// Threads for the organizations' actors; 0 for half the CPUs [default: 0]
     #[arg(long, env = "AGORA_ACTOR_THREADS", value_name = "N", global = true)]
     pub actor_threads: Option<usize>,
+    /// Threads for history reads (message fetches, search); 0 for half the CPUs [default: 0]
+    #[arg(long, env = "AGORA_READER_THREADS", value_name = "N", global = true)]
+    pub reader_threads: Option<usize>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -132,6 +135,7 @@ impl SettingsArgs {
         set(&mut s.log, &self.log);
         s.http_workers = self.http_workers.unwrap_or(s.http_workers);
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
+        s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
         s.validate()?;
         Ok(s)
     }

@@ -28,6 +28,9 @@ pub struct Settings {
     pub http_workers: usize,
     /// Threads the realm actors run on; 0 means half the CPUs (at least one).
     pub actor_threads: usize,
+    /// Threads that answer history reads (message fetches, search); 0 means half the CPUs
+    /// (at least one), so that searches never take every core from the actors.
+    pub reader_threads: usize,
     /// Cost of new password hashes.
     pub password_hash: HashCost,
     /// Password attempts allowed per username and window at `POST /fetch_api_key`.
@@ -50,6 +53,7 @@ impl Default for Settings {
             log: "info".into(),
             http_workers: 0,
             actor_threads: 0,
+            reader_threads: 0,
             password_hash: HashCost::default(),
             login_rate_limit: Rule { max: 5, window: Duration::from_secs(1800) },
             shutdown_timeout: Duration::from_secs(10),
@@ -87,6 +91,7 @@ impl Settings {
         set(&mut self.log, f.log);
         set(&mut self.http_workers, f.http_workers);
         set(&mut self.actor_threads, f.actor_threads);
+        set(&mut self.reader_threads, f.reader_threads);
         if let Some(cost) = f.password_hash {
             set(&mut self.password_hash.memory_kib, cost.memory_kib);
             set(&mut self.password_hash.iterations, cost.iterations);
@@ -132,10 +137,20 @@ impl Settings {
 
     /// Actor threads to start.
     pub fn actor_thread_count(&self) -> usize {
-        match self.actor_threads {
-            0 => (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1),
-            n => n,
-        }
+        half_the_cpus_unless(self.actor_threads)
+    }
+
+    /// History reader threads to start.
+    pub fn reader_thread_count(&self) -> usize {
+        half_the_cpus_unless(self.reader_threads)
+    }
+}
+
+/// `n`, or half the CPUs (at least one) for 0.
+fn half_the_cpus_unless(n: usize) -> usize {
+    match n {
+        0 => (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1),
+        n => n,
     }
 }
 
@@ -161,6 +176,7 @@ struct FileSettings {
     log: Option<String>,
     http_workers: Option<usize>,
     actor_threads: Option<usize>,
+    reader_threads: Option<usize>,
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
     shutdown_timeout_secs: Option<u64>,

@@ -11,6 +11,7 @@ use actix::prelude::*;
 use actix_web::dev::{Server, ServerHandle, Service};
 use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
+use agora_actors::reader;
 use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
 use agora_actors::store::Store;
 
@@ -75,11 +76,13 @@ impl Application {
 
         let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
         let directory = Directory::default();
+        let readers = reader::start(store.clone(), settings.reader_thread_count());
         let registry = RealmRegistry::new(
             store.clone(),
             Arc::clone(&config),
             directory.clone(),
             arbiters.iter().map(Arbiter::handle).collect(),
+            readers,
         )
         .start();
 

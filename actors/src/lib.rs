@@ -19,6 +19,7 @@ pub mod login;
 pub mod markdown;
 pub mod queue;
 pub mod ratelimit;
+pub mod reader;
 pub mod realm;
 pub mod registry;
 pub mod secrets;

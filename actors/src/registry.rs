@@ -16,6 +16,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 use crate::ids::RealmId;
 use crate::queue::{QueueActor, QueueIndex};
+use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
 use crate::realm::messages::{SaveQueues, StopRealm};
 use crate::realm::ops::{self, CreatedRealm, NewRealm};
@@ -24,12 +25,16 @@ use crate::realm::{RealmActor, RealmState};
 use crate::server_info;
 use crate::store::{self, Store};
 
-/// A running organization: its actor and the authentication index it publishes.
+/// A running organization: its actor and the authentication index and state snapshot it
+/// publishes.
 #[derive(Clone)]
 pub struct RealmHandle {
     pub id: RealmId,
     pub addr: Addr<RealmActor>,
     auth: Arc<ArcSwap<AuthSnapshot>>,
+    /// The state as of the realm actor's last commit.
+    state: Arc<ArcSwap<RealmState>>,
+    readers: Readers,
     /// The realm's live event queues (read by pollers without a hop through the actor).
     pub queues: Arc<QueueIndex>,
 }
@@ -38,6 +43,16 @@ impl RealmHandle {
     /// The latest authentication index (lock-free).
     pub fn auth(&self) -> Arc<AuthSnapshot> {
         self.auth.load_full()
+    }
+
+    /// The state as of the realm actor's last commit (lock-free).
+    pub fn state(&self) -> Arc<RealmState> {
+        self.state.load_full()
+    }
+
+    /// Sends a history read to the reader threads with the latest state snapshot.
+    pub fn read<Q: HistoryRead>(&self, query: Q) -> actix::dev::Request<Reader, Read<Q>> {
+        self.readers.send(Read { state: self.state(), query })
     }
 
     /// Whether the actor is still running.
@@ -131,6 +146,8 @@ pub struct RealmRegistry {
     directory: Directory,
     /// Threads realm actors run on, assigned round-robin; empty means the registry's own.
     arbiters: Vec<ArbiterHandle>,
+    /// The history readers every realm sends its reads to.
+    readers: Readers,
     next_arbiter: usize,
     /// Set once the server has begun to stop.
     stopping: bool,
@@ -139,8 +156,14 @@ pub struct RealmRegistry {
 impl RealmRegistry {
     /// A registry over `store`. Realm actors run on `arbiters` (round-robin), or on the
     /// registry's own thread when none are given.
-    pub fn new(store: Store, config: Arc<ServerConfig>, directory: Directory, arbiters: Vec<ArbiterHandle>) -> Self {
-        RealmRegistry { store, config, directory, arbiters, next_arbiter: 0, stopping: false }
+    pub fn new(
+        store: Store,
+        config: Arc<ServerConfig>,
+        directory: Directory,
+        arbiters: Vec<ArbiterHandle>,
+        readers: Readers,
+    ) -> Self {
+        RealmRegistry { store, config, directory, arbiters, readers, next_arbiter: 0, stopping: false }
     }
 
     /// Starts an actor for a loaded state, with the event queues saved at the last
@@ -149,6 +172,7 @@ impl RealmRegistry {
         let id = state.realm().id;
         let subdomain = state.realm().subdomain.clone();
         let auth = Arc::new(ArcSwap::from_pointee(AuthSnapshot::of(&state)));
+        let published = Arc::new(ArcSwap::from_pointee(state.clone()));
         let queues = Arc::new(QueueIndex::default());
         // The mailboxes are made here, with their final capacity, so that no message sent
         // before the actors run sees a smaller bound, and restored queues are in the index
@@ -160,7 +184,9 @@ impl RealmRegistry {
             self.store.clone(),
             Arc::clone(&self.config),
             Arc::clone(&auth),
+            Arc::clone(&published),
             Arc::clone(&queues),
+            self.readers.clone(),
         );
         let restored = self.restore_queues(id, &mut actor, &addr);
         let run = move || {
@@ -176,7 +202,7 @@ impl RealmRegistry {
             self.next_arbiter = self.next_arbiter.wrapping_add(1);
             arbiter.spawn_fn(run);
         }
-        let handle = RealmHandle { id, addr, auth, queues };
+        let handle = RealmHandle { id, addr, auth, state: published, readers: self.readers.clone(), queues };
         self.directory.insert(&subdomain, handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
         handle

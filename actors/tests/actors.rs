@@ -46,9 +46,14 @@ async fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let directory = Directory::default();
-    let registry =
-        RealmRegistry::new(store, Arc::new(ServerConfig::default()), directory.clone(), vec![Arbiter::new().handle()])
-            .start();
+    let registry = RealmRegistry::new(
+        store.clone(),
+        Arc::new(ServerConfig::default()),
+        directory.clone(),
+        vec![Arbiter::new().handle()],
+        agora_actors::reader::start(store, 1),
+    )
+    .start();
     let created = registry
         .send(CreateRealm(NewRealm {
             subdomain: "acme".into(),

@@ -24,6 +24,7 @@ use crate::ids::UserId;
 use crate::queue::actor::{CloseQueue, QueueGone, SaveQueue};
 use crate::queue::spec::check_narrow_for_events;
 use crate::queue::{new_queue_id, QueueActor, QueueEntry, QueueIndex, QueueSpec};
+use crate::reader::{HistoryRead, Read, Readers};
 use crate::store::{self, Store};
 
 /// Messages a realm actor queues before senders have to wait (the registry creates its
@@ -38,10 +39,14 @@ pub struct RealmActor {
     pub(super) config: Arc<ServerConfig>,
     /// Published after every committed change that affects authentication.
     pub(super) auth: Arc<ArcSwap<AuthSnapshot>>,
+    /// The state as of the last commit, published for the history readers.
+    published: Arc<ArcSwap<RealmState>>,
     pub(super) listeners: HashMap<UserId, Vec<Listener>>,
     next_listener: u64,
     /// Live event queues by id, shared with the HTTP workers.
     pub(super) queues: Arc<QueueIndex>,
+    /// The history readers (shared by every organization).
+    readers: Readers,
 }
 
 /// Where a user's events go: a client queue, or any other recipient (tests).
@@ -62,9 +67,33 @@ impl RealmActor {
         store: Store,
         config: Arc<ServerConfig>,
         auth: Arc<ArcSwap<AuthSnapshot>>,
+        published: Arc<ArcSwap<RealmState>>,
         queues: Arc<QueueIndex>,
+        readers: Readers,
     ) -> Self {
-        RealmActor { state, store, config, auth, listeners: HashMap::new(), next_listener: 0, queues }
+        RealmActor {
+            state,
+            store,
+            config,
+            auth,
+            published,
+            listeners: HashMap::new(),
+            next_listener: 0,
+            queues,
+            readers,
+        }
+    }
+
+    /// Sends a history read to the reader threads, with the state as of the last commit.
+    /// Await it without blocking the mailbox (a `ResponseActFuture` that is not atomic).
+    pub(super) fn read<Q: HistoryRead>(&self, query: Q) -> impl std::future::Future<Output = ApiResult<Q::Output>> {
+        let request = self.readers.send(Read { state: self.published.load_full(), query });
+        async move {
+            request.await.map_err(|e| {
+                tracing::error!(error = %e, "history readers unavailable");
+                ApiError::internal()
+            })?
+        }
     }
 
     /// The realm's queue index.
@@ -140,6 +169,12 @@ impl RealmActor {
 
     pub(super) fn publish_auth(&self) {
         self.auth.store(Arc::new(AuthSnapshot::of(&self.state)));
+        self.publish_state();
+    }
+
+    /// Publishes the state for the history readers (a clone costs a few reference counts).
+    fn publish_state(&self) {
+        self.published.store(Arc::new(self.state.clone()));
     }
 
     /// After a commit: send the events. Changes that touch who can authenticate (accounts,
@@ -148,6 +183,7 @@ impl RealmActor {
     /// channels...) leaves the published auth index as it is, so the hot paths do not
     /// rebuild it.
     pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
+        self.publish_state();
         self.fan_out(events);
     }
 

@@ -227,12 +227,7 @@ impl RealmState {
 
     /// Every subscription row of `user` (active or not), by channel id.
     pub fn subscriptions_of(&self, user: UserId) -> impl Iterator<Item = &Subscription> + '_ {
-        self.channels
-            .rows_of
-            .get(&user)
-            .into_iter()
-            .flatten()
-            .filter_map(move |c| self.subscription(user, *c))
+        self.channels.rows_of.get(&user).into_iter().flatten().filter_map(move |c| self.subscription(user, *c))
     }
 
     /// The id of a channel's first message, if it has any.

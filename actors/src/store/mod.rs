@@ -50,6 +50,7 @@ pub type StoreResult<T> = Result<T, StoreError>;
 #[derive(Clone)]
 pub struct Store {
     pool: Pool<SqliteConnectionManager>,
+    path: std::path::PathBuf,
 }
 
 impl std::fmt::Debug for Store {
@@ -92,7 +93,17 @@ impl Store {
             Pool::builder().max_size(8).min_idle(Some(1)).connection_timeout(Duration::from_secs(10)).build(manager)?;
         let mut conn = pool.get()?;
         migrate::apply(&mut conn)?;
-        Ok(Store { pool })
+        Ok(Store { pool, path: path.to_owned() })
+    }
+
+    /// A connection of its own for a reader thread: read-only (`query_only`), so that a
+    /// read can never write, and outside the pool, so that long reads never keep writers
+    /// waiting for a connection.
+    pub fn read_connection(&self) -> StoreResult<Connection> {
+        let mut conn = Connection::open(&self.path)?;
+        configure(&mut conn)?;
+        conn.pragma_update(None, "query_only", true)?;
+        Ok(conn)
     }
 
     /// A connection for reads.

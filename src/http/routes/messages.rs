@@ -145,7 +145,7 @@ async fn message_history(auth: Authed, path: web::Path<String>, params: Params) 
         message_id: path_id(&path),
         allow_empty_topic_name: params.bool_or("allow_empty_topic_name", false)?,
     };
-    let history = auth.realm.addr.send(msg).await??;
+    let history = auth.realm.read(msg).await??;
     let mut data = Map::new();
     data.insert("message_history".to_owned(), Value::Array(history));
     Ok(params.success(data))
@@ -268,14 +268,14 @@ pub async fn get_messages(auth: Authed, params: Params) -> Result<Success, HttpE
         rendering,
         message_ids,
     };
-    let out = auth.realm.addr.send(msg).await??;
+    let out = auth.realm.read(msg).await??;
     Ok(params.success(out))
 }
 
 /// `GET /messages/{message_id}`.
 pub async fn get_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let msg = GetMessage { user_id: auth.user.user_id, message_id: path_id(&path), rendering: rendering(&params)? };
-    let out = auth.realm.addr.send(msg).await??;
+    let out = auth.realm.read(msg).await??;
     Ok(params.success(out))
 }
 
@@ -287,7 +287,7 @@ pub async fn matches_narrow(auth: Authed, params: Params) -> Result<Success, Htt
     if params.str("narrow").is_none() {
         return Err(ApiError::missing_argument("narrow").into());
     }
-    let out = auth.realm.addr.send(MatchesNarrow { user_id: auth.user.user_id, message_ids, narrow }).await??;
+    let out = auth.realm.read(MatchesNarrow { user_id: auth.user.user_id, message_ids, narrow }).await??;
     Ok(params.success(out))
 }
 

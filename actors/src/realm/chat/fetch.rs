@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use actix::prelude::*;
 use rusqlite::types::Value as Sql;
+use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 
 use super::format::{message_dict, viewer_flags, Shape};
@@ -13,12 +13,11 @@ use super::narrow::{self, NarrowQuery, NarrowTerm};
 use super::render::escape;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
-use crate::realm::actor::RealmActor;
+use crate::reader::HistoryRead;
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
 use crate::store::messages::{self as db, FetchedRow, ReactionRow, MESSAGE_COLUMNS};
-use crate::store::Store;
 
 /// The anchor Zulip reports for `newest` (and for `first_unread` with nothing unread).
 pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
@@ -56,9 +55,8 @@ pub struct Rendering {
     pub allow_empty_topic_name: bool,
 }
 
-/// `GET /messages`.
-#[derive(Message, Debug, Clone)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
+/// `GET /messages` (a history read).
+#[derive(Debug, Clone)]
 pub struct GetMessages {
     pub user_id: UserId,
     pub anchor: Anchor,
@@ -71,18 +69,16 @@ pub struct GetMessages {
     pub message_ids: Option<Vec<i64>>,
 }
 
-/// `GET /messages/{id}`.
-#[derive(Message, Debug, Clone)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
+/// `GET /messages/{id}` (a history read).
+#[derive(Debug, Clone)]
 pub struct GetMessage {
     pub user_id: UserId,
     pub message_id: i64,
     pub rendering: Rendering,
 }
 
-/// `GET /messages/matches_narrow`.
-#[derive(Message, Debug, Clone)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
+/// `GET /messages/matches_narrow` (a history read).
+#[derive(Debug, Clone)]
 pub struct MatchesNarrow {
     pub user_id: UserId,
     pub message_ids: Vec<i64>,
@@ -91,7 +87,7 @@ pub struct MatchesNarrow {
 
 /// Runs the narrow's query with an extra condition, ordering and limit.
 fn run(
-    store: &Store,
+    conn: &Connection,
     q: &NarrowQuery,
     extra: &str,
     extra_args: &[Sql],
@@ -106,25 +102,25 @@ fn run(
     );
     let mut args = q.args.clone();
     args.extend_from_slice(extra_args);
-    Ok(db::query_rows(&*store.conn()?, &sql, &args)?)
+    Ok(db::query_rows(conn, &sql, &args)?)
 }
 
 /// The first unread message of the narrow, if any.
-fn first_unread(store: &Store, q: &NarrowQuery) -> ApiResult<Option<i64>> {
+fn first_unread(conn: &Connection, q: &NarrowQuery) -> ApiResult<Option<i64>> {
     let sql = format!("SELECT MIN({}) {} AND ({} & 1) = 0", q.id_col, q.from_where(), q.flags);
-    Ok(db::query_id(&*store.conn()?, &sql, &q.args)?)
+    Ok(db::query_id(conn, &sql, &q.args)?)
 }
 
 /// The message objects of `rows`, with their reactions.
 fn render_rows(
     state: &RealmState,
-    store: &Store,
+    conn: &Connection,
     rows: &[FetchedRow],
     rendering: Rendering,
     search: Option<&[String]>,
 ) -> ApiResult<Vec<Value>> {
     let ids: Vec<i64> = rows.iter().map(|(row, _)| row.id).collect();
-    let reactions = db::reactions_of(&*store.conn()?, &ids)?;
+    let reactions = db::reactions_of(conn, &ids)?;
     let mut by_message: BTreeMap<i64, Vec<&ReactionRow>> = BTreeMap::new();
     for reaction in &reactions {
         by_message.entry(reaction.message_id).or_default().push(reaction);
@@ -172,26 +168,26 @@ pub struct Window {
 
 /// Zulip's anchored fetch: up to `num_before` messages before the anchor, the anchor
 /// itself when wanted and up to `num_after` after it, all matching the narrow `q`.
-pub fn fetch_window(store: &Store, q: &NarrowQuery, range: Range) -> ApiResult<Window> {
+pub fn fetch_window(conn: &Connection, q: &NarrowQuery, range: Range) -> ApiResult<Window> {
     let (anchor, to_left, to_right) = match range.anchor {
         Anchor::Id(id) => (id, false, false),
         Anchor::Newest => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
         Anchor::Oldest => (0, true, false),
-        Anchor::FirstUnread => match first_unread(store, q)? {
+        Anchor::FirstUnread => match first_unread(conn, q)? {
             Some(id) => (id, false, false),
             None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
         },
     };
     let mut before = if range.num_before > 0 {
-        run(store, q, "m.id < ?", &[Sql::Integer(anchor)], "DESC", range.num_before)?
+        run(conn, q, "m.id < ?", &[Sql::Integer(anchor)], "DESC", range.num_before)?
     } else {
         Vec::new()
     };
     before.reverse();
     let at_anchor =
-        if range.include_anchor { run(store, q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
+        if range.include_anchor { run(conn, q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
     let after = if range.num_after > 0 {
-        run(store, q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", range.num_after)?
+        run(conn, q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", range.num_after)?
     } else {
         Vec::new()
     };
@@ -205,7 +201,7 @@ pub fn fetch_window(store: &Store, q: &NarrowQuery, range: Range) -> ApiResult<W
 /// `GET /messages`.
 pub fn get_messages(
     state: &RealmState,
-    store: &Store,
+    conn: &Connection,
     user: &User,
     msg: &GetMessages,
 ) -> ApiResult<Map<String, Value>> {
@@ -213,10 +209,10 @@ pub fn get_messages(
     let mut out = Map::new();
     if let Some(ids) = &msg.message_ids {
         let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-        let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", ids.len() as i64)?;
+        let rows = run(conn, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", ids.len() as i64)?;
         out.insert(
             "messages".into(),
-            Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?),
+            Value::Array(render_rows(state, conn, &rows, msg.rendering, q.search.as_deref())?),
         );
         out.insert("history_limited".into(), json!(false));
         return Ok(out);
@@ -230,8 +226,8 @@ pub fn get_messages(
         num_after: msg.num_after,
         include_anchor: msg.include_anchor,
     };
-    let Window { rows, anchor, found_anchor, found_oldest, found_newest } = fetch_window(store, &q, range)?;
-    out.insert("messages".into(), Value::Array(render_rows(state, store, &rows, msg.rendering, q.search.as_deref())?));
+    let Window { rows, anchor, found_anchor, found_oldest, found_newest } = fetch_window(conn, &q, range)?;
+    out.insert("messages".into(), Value::Array(render_rows(state, conn, &rows, msg.rendering, q.search.as_deref())?));
     out.insert("found_anchor".into(), json!(found_anchor));
     out.insert("found_oldest".into(), json!(found_oldest));
     out.insert("found_newest".into(), json!(found_newest));
@@ -241,14 +237,14 @@ pub fn get_messages(
 }
 
 /// A message the user may read, with their flags, or "Invalid message(s)".
-fn accessible_message(state: &RealmState, store: &Store, user: &User, id: i64) -> ApiResult<FetchedRow> {
+fn accessible_message(state: &RealmState, conn: &Connection, user: &User, id: i64) -> ApiResult<FetchedRow> {
     let sql = format!(
         "SELECT um.flags, {MESSAGE_COLUMNS} FROM messages m
          LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?1 WHERE m.id = ?2 AND m.realm_id = ?3"
     );
     let args = [Sql::Integer(user.id.0), Sql::Integer(id), Sql::Integer(state.realm().id.0)];
     let invalid = || ApiError::bad_request("Invalid message(s)");
-    let (row, flags) = db::query_rows(&*store.conn()?, &sql, &args)?.into_iter().next().ok_or_else(invalid)?;
+    let (row, flags) = db::query_rows(conn, &sql, &args)?.into_iter().next().ok_or_else(invalid)?;
     if super::has_message_access(state, user, row.channel_id, flags.is_some()) {
         Ok((row, flags))
     } else {
@@ -257,10 +253,15 @@ fn accessible_message(state: &RealmState, store: &Store, user: &User, id: i64) -
 }
 
 /// `GET /messages/{id}`: `raw_content` (legacy) and the message object.
-pub fn get_message(state: &RealmState, store: &Store, user: &User, msg: &GetMessage) -> ApiResult<Map<String, Value>> {
-    let fetched = accessible_message(state, store, user, msg.message_id)?;
+pub fn get_message(
+    state: &RealmState,
+    conn: &Connection,
+    user: &User,
+    msg: &GetMessage,
+) -> ApiResult<Map<String, Value>> {
+    let fetched = accessible_message(state, conn, user, msg.message_id)?;
     let raw = fetched.0.content.clone();
-    let mut messages = render_rows(state, store, &[fetched], msg.rendering, None)?;
+    let mut messages = render_rows(state, conn, &[fetched], msg.rendering, None)?;
     let mut out = Map::new();
     out.insert("raw_content".into(), json!(raw));
     out.insert("message".into(), messages.pop().unwrap_or(Value::Null));
@@ -270,13 +271,13 @@ pub fn get_message(state: &RealmState, store: &Store, user: &User, msg: &GetMess
 /// `GET /messages/matches_narrow`: which of the messages match, with their match fields.
 pub fn matches_narrow(
     state: &RealmState,
-    store: &Store,
+    conn: &Connection,
     user: &User,
     msg: &MatchesNarrow,
 ) -> ApiResult<Map<String, Value>> {
     let q = narrow::build(state, user, &msg.narrow)?;
     let list: Vec<String> = msg.message_ids.iter().map(i64::to_string).collect();
-    let rows = run(store, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", msg.message_ids.len() as i64)?;
+    let rows = run(conn, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", msg.message_ids.len() as i64)?;
     let words = q.search.unwrap_or_default();
     let mut matches = Map::new();
     for (row, _) in rows {
@@ -289,30 +290,35 @@ pub fn matches_narrow(
     Ok(out)
 }
 
-impl Handler<GetMessages> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
+/// The viewer of a read, from the snapshot it runs against.
+fn reader_of(state: &RealmState, id: UserId) -> ApiResult<&User> {
+    state.user(id).ok_or_else(|| {
+        tracing::warn!(realm.id = %state.realm().id, user.id = %id, "read for a user this realm does not have");
+        ApiError::internal()
+    })
+}
 
-    fn handle(&mut self, msg: GetMessages, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        get_messages(&self.state, &self.store, user, &msg)
+impl HistoryRead for GetMessages {
+    type Output = Map<String, Value>;
+
+    fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
+        get_messages(state, conn, reader_of(state, self.user_id)?, &self)
     }
 }
 
-impl Handler<GetMessage> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
+impl HistoryRead for GetMessage {
+    type Output = Map<String, Value>;
 
-    fn handle(&mut self, msg: GetMessage, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        get_message(&self.state, &self.store, user, &msg)
+    fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
+        get_message(state, conn, reader_of(state, self.user_id)?, &self)
     }
 }
 
-impl Handler<MatchesNarrow> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
+impl HistoryRead for MatchesNarrow {
+    type Output = Map<String, Value>;
 
-    fn handle(&mut self, msg: MatchesNarrow, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        matches_narrow(&self.state, &self.store, user, &msg)
+    fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
+        matches_narrow(state, conn, reader_of(state, self.user_id)?, &self)
     }
 }
 

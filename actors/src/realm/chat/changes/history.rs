@@ -1,21 +1,21 @@
 //! A message's edit history: `GET /messages/{message_id}/history` (Zulip's
 //! `get_message_edit_history` and `fill_edit_history_entries`).
 
-use actix::prelude::*;
+use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 
 use super::access_message;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
-use crate::realm::actor::RealmActor;
+use crate::reader::HistoryRead;
 use crate::realm::catalog;
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::state::RealmState;
 use crate::store::reactions::MessageRow;
 
-/// `GET /messages/{message_id}/history`: the `message_history` list, oldest first.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Vec<Value>>")]
+/// `GET /messages/{message_id}/history`: the `message_history` list, oldest first (a
+/// history read).
+#[derive(Debug)]
 pub struct GetMessageHistory {
     pub user_id: UserId,
     pub message_id: i64,
@@ -84,17 +84,16 @@ pub fn history_entries(message: &MessageRow, allow_empty_topic_name: bool) -> Ve
     entries
 }
 
-impl Handler<GetMessageHistory> for RealmActor {
-    type Result = ApiResult<Vec<Value>>;
+impl HistoryRead for GetMessageHistory {
+    type Output = Vec<Value>;
 
-    fn handle(&mut self, msg: GetMessageHistory, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        if !history_enabled(&self.state) {
+    fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Vec<Value>> {
+        let user = state.user(self.user_id).ok_or_else(ApiError::internal)?;
+        if !history_enabled(state) {
             return Err(ApiError::bad_request("Message edit history is disabled in this organization"));
         }
-        let conn = self.store.conn()?;
-        let message = access_message(&self.state, &conn, user, msg.message_id)?.message;
-        Ok(history_entries(&message, msg.allow_empty_topic_name))
+        let message = access_message(state, conn, user, self.message_id)?.message;
+        Ok(history_entries(&message, self.allow_empty_topic_name))
     }
 }
 

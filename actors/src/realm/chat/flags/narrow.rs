@@ -3,14 +3,17 @@
 //! flag operation of `POST /messages/flags`.
 
 use actix::prelude::*;
+use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 
 use super::{update_flags, FlagChange};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
+use crate::reader::HistoryRead;
 use crate::realm::actor::RealmActor;
-use crate::realm::chat::fetch::{fetch_window, Range, MAX_MESSAGES_PER_FETCH};
-use crate::realm::chat::narrow::{self, NarrowTerm};
+use crate::realm::chat::fetch::{fetch_window, Range, Window, MAX_MESSAGES_PER_FETCH};
+use crate::realm::chat::narrow::{self, NarrowQuery, NarrowTerm};
+use crate::realm::state::RealmState;
 
 /// `POST /messages/flags/narrow`.
 #[derive(Message, Debug)]
@@ -35,27 +38,53 @@ pub fn clamp_range(range: Range) -> ApiResult<Range> {
     Ok(Range { num_before, num_after, ..range })
 }
 
+/// The messages of a range of a narrow already built (a history read).
+struct NarrowWindow {
+    query: NarrowQuery,
+    range: Range,
+}
+
+impl HistoryRead for NarrowWindow {
+    type Output = Window;
+
+    fn run(self, _: &RealmState, conn: &Connection) -> ApiResult<Window> {
+        fetch_window(conn, &self.query, self.range)
+    }
+}
+
 impl Handler<UpdateFlagsForNarrow> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
+    /// Not atomic: the range is read on the reader threads while this actor goes on with
+    /// other messages; the flags are then changed on the messages read, as Zulip does
+    /// (its read and its update are separate transactions too).
+    type Result = ResponseActFuture<Self, ApiResult<Map<String, Value>>>;
 
     fn handle(&mut self, msg: UpdateFlagsForNarrow, _: &mut Self::Context) -> Self::Result {
-        let range = clamp_range(msg.range)?;
-        let user = self.viewer(msg.user_id)?;
-        let q = narrow::build(&self.state, user, &msg.narrow)?;
-        let window = fetch_window(&self.store, &q, range)?;
-        let ids: Vec<i64> = window.rows.iter().map(|(row, _)| row.id).collect();
-        let change = FlagChange::parse(&msg.flag, &msg.op)?;
-        let (outcome, events) = update_flags(&self.state, &self.store, user, change, &ids)?;
-        self.committed(events);
-        let mut data = Map::new();
-        data.insert("processed_count".into(), json!(ids.len()));
-        data.insert("updated_count".into(), json!(outcome.changed.len()));
-        data.insert("first_processed_id".into(), json!(ids.first()));
-        data.insert("last_processed_id".into(), json!(ids.last()));
-        data.insert("found_oldest".into(), json!(window.found_oldest));
-        data.insert("found_newest".into(), json!(window.found_newest));
-        data.insert("ignored_because_not_subscribed_channels".into(), json!(outcome.ignored_channels));
-        Ok(data)
+        let planned = clamp_range(msg.range).and_then(|range| {
+            let user = self.viewer(msg.user_id)?;
+            Ok(NarrowWindow { query: narrow::build(&self.state, user, &msg.narrow)?, range })
+        });
+        let read = match planned {
+            Ok(query) => self.read(query),
+            Err(e) => return Box::pin(fut::ready(Err(e))),
+        };
+        let (user_id, flag, op) = (msg.user_id, msg.flag, msg.op);
+        Box::pin(read.into_actor(self).map(move |window, actor, _| {
+            let window = window?;
+            let ids: Vec<i64> = window.rows.iter().map(|(row, _)| row.id).collect();
+            let change = FlagChange::parse(&flag, &op)?;
+            let user = actor.viewer(user_id)?;
+            let (outcome, events) = update_flags(&actor.state, &actor.store, user, change, &ids)?;
+            actor.committed(events);
+            let mut data = Map::new();
+            data.insert("processed_count".into(), json!(ids.len()));
+            data.insert("updated_count".into(), json!(outcome.changed.len()));
+            data.insert("first_processed_id".into(), json!(ids.first()));
+            data.insert("last_processed_id".into(), json!(ids.last()));
+            data.insert("found_oldest".into(), json!(window.found_oldest));
+            data.insert("found_newest".into(), json!(window.found_newest));
+            data.insert("ignored_because_not_subscribed_channels".into(), json!(outcome.ignored_channels));
+            Ok(data)
+        }))
     }
 }
 
