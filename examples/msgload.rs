@@ -9,7 +9,10 @@
 //!    from the send request to the `message` event reaching every queue;
 //! 3. `GET /messages` latency on an organization holding `--history` messages (a million by
 //!    default) in a third channel: anchor `newest`, a far `first_unread` (all read but a
-//!    few messages 1% from the start), a topic narrow and a `search` narrow.
+//!    few messages 1% from the start), a topic narrow and a `search` narrow;
+//! 4. sending next to searching: one sender's `POST /messages` latency on that history,
+//!    alone and then while `--searchers` clients run the `search` narrow in a loop (history
+//!    reads must not hold up writes).
 //!
 //! Sending a million messages over HTTP would take hours, so for step 3 the server is
 //! stopped and the messages are written straight into its SQLite file (`messages`, the
@@ -94,6 +97,12 @@ struct Args {
     /// Messages per GET /messages (num_before, and num_after for first_unread)
     #[arg(long, default_value_t = 100)]
     fetch_size: usize,
+    /// Clients running the search narrow in a loop during the last send measurement
+    #[arg(long, default_value_t = 4)]
+    searchers: usize,
+    /// Messages the single sender sends alone, then again next to the searchers
+    #[arg(long, default_value_t = 500)]
+    contended_messages: usize,
     /// Server binary to start [default: target/<profile>/agora, next to the examples directory]
     #[arg(long, value_name = "PATH")]
     server_bin: Option<PathBuf>,
@@ -114,7 +123,15 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {
-    let counts = [args.messages, args.senders, args.messages_per_sender, args.queues, args.queue_owners];
+    let counts = [
+        args.messages,
+        args.senders,
+        args.messages_per_sender,
+        args.queues,
+        args.queue_owners,
+        args.searchers,
+        args.contended_messages,
+    ];
     if counts.contains(&0) || args.rounds == 0 || args.history == 0 || args.fetches == 0 || args.fetch_size == 0 {
         return Err("every count must be at least 1".into());
     }
@@ -189,7 +206,18 @@ async fn run(args: Args) -> Result<(), BoxError> {
         fetched.push(fetch_case(&api, &reader, case, args.fetches).await?);
     }
 
-    report(&args, &one, &many, &deliveries, round_posts, &cases, fetched, write_secs);
+    // 4. One sender alone, then next to clients searching the history in a loop.
+    send_all(&api, &senders[..1], 50, "warm-up after restart").await?;
+    eprintln!("1 sender alone on the large history, {} messages...", args.contended_messages);
+    let alone = send_all(&api, &senders[..1], args.contended_messages, "alone").await?;
+    eprintln!("1 sender next to {} searching clients...", args.searchers);
+    let search = cases.iter().find(|c| c.name == "search").ok_or("no search case")?;
+    let searching = Searchers::start(&api, &reader, &search.query, args.searchers);
+    let contended = send_all(&api, &senders[..1], args.contended_messages, "next to searches").await?;
+    let searches = searching.stop().await?;
+    let contention = Contention { alone, contended, searches };
+
+    report(&args, &one, &many, &deliveries, round_posts, &cases, fetched, write_secs, &contention);
     Ok(())
 }
 
@@ -204,6 +232,7 @@ fn report(
     cases: &[FetchCase],
     fetched: Vec<Stats>,
     write_secs: f64,
+    contention: &Contention,
 ) {
     let delivery = Stats::new(deliveries.latencies.clone());
     let last = Stats::new(deliveries.last_poller.clone());
@@ -234,6 +263,14 @@ fn report(
     for (case, stats) in cases.iter().zip(&fetched) {
         println!("    {}: {}", case.name, stats.describe());
     }
+    println!("  1 sender on that history, alone: {}", contention.alone.describe());
+    println!("  1 sender next to {} clients searching in a loop: {}", args.searchers, contention.contended.describe());
+    println!(
+        "    searches meanwhile: {} ({:.1}/s), latency {}",
+        contention.searches.len(),
+        contention.searches.len() as f64 / contention.contended.elapsed.as_secs_f64(),
+        contention.searches.describe()
+    );
     let stats_json = |s: &Stats| json!({ "p50": ms_json(s.percentile(50)), "p99": ms_json(s.percentile(99)), "max": ms_json(s.max()) });
     let fetch_json: serde_json::Map<String, Value> =
         cases.iter().zip(&fetched).map(|(case, stats)| (case.name.to_owned(), stats_json(stats))).collect();
@@ -247,6 +284,10 @@ fn report(
                       "failed_pollers": deliveries.failed(), "stray_events": deliveries.stray },
         "get_messages": { "history": args.history, "write_s": round3(write_secs), "requests": args.fetches,
                           "size": args.fetch_size, "ms": fetch_json },
+        "send_next_to_searches": { "searchers": args.searchers, "alone": contention.alone.to_json(),
+                                   "with_searches": contention.contended.to_json(),
+                                   "searches": contention.searches.len(),
+                                   "search_ms": stats_json(&contention.searches) },
     });
     println!("{summary}");
 }
@@ -456,6 +497,53 @@ fn fetch_cases(history: &History, size: usize) -> Vec<FetchCase> {
         FetchCase { name: "topic", query: newest(topic_narrow.to_string()), anchor: None },
         FetchCase { name: "search", query: newest(search_narrow.to_string()), anchor: None },
     ]
+}
+
+/// One sender alone and next to searching clients.
+struct Contention {
+    alone: SendRun,
+    contended: SendRun,
+    /// Latencies of the searches that ran meanwhile.
+    searches: Stats,
+}
+
+/// Clients running one GET /messages query in a loop until stopped.
+struct Searchers {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    tasks: JoinSet<Result<Vec<Duration>, BoxError>>,
+}
+
+impl Searchers {
+    fn start(api: &Api, reader: &Creds, query: &[(&'static str, String)], clients: usize) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut tasks = JoinSet::new();
+        for _ in 0..clients {
+            let (api, reader, query, stop) = (api.clone(), reader.clone(), query.to_vec(), stop.clone());
+            tasks.spawn(async move {
+                let mut latencies = Vec::new();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let t0 = Instant::now();
+                    let request = api.client.get(api.url("messages")).basic_auth(&reader.email, Some(&reader.api_key));
+                    let response = request.query(&query).send().await?;
+                    let (status, body) = (response.status(), response.bytes().await?);
+                    success_json("GET /api/v1/messages (search loop)", status, &body)?;
+                    latencies.push(t0.elapsed());
+                }
+                Ok(latencies)
+            });
+        }
+        Searchers { stop, tasks }
+    }
+
+    /// Stops the loops (each finishes its request) and returns every search's latency.
+    async fn stop(mut self) -> Result<Stats, BoxError> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut latencies = Vec::new();
+        while let Some(done) = self.tasks.join_next().await {
+            latencies.extend(done??);
+        }
+        Ok(Stats::new(latencies))
+    }
 }
 
 /// Runs a case `requests` times (after a few unmeasured ones), checking each reply.
