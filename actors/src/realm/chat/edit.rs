@@ -13,7 +13,9 @@ use super::changes::{access_message, access_message_to_change, event_recipients}
 use super::flag;
 use super::format::{flag_names, is_me_message};
 use super::render::{render, Rendered};
-use super::send::{check_mentions, mention_bits, mentioned_group_members, normalize_content, normalize_topic};
+use super::send::{
+    check_mentions, mention_bits, mentioned_group_members, normalize_content, normalize_topic, stripped_topic,
+};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
@@ -245,6 +247,9 @@ fn plan<'a>(state: &'a RealmState, store: &Store, user: &User, msg: &UpdateMessa
     }
     if msg.propagate_mode != PropagateMode::ChangeOne && topic.is_none() && msg.stream_id.is_none() {
         return Err(ApiError::bad_request("Invalid propagate_mode without topic edit"));
+    }
+    if let (Some(raw), Some(_)) = (&msg.topic, &topic) {
+        crate::validate::check_topic(stripped_topic(raw))?;
     }
     if msg.content.is_some() && msg.stream_id.is_some() {
         return Err(ApiError::bad_request("Cannot change message content while changing channel"));
