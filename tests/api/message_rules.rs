@@ -440,3 +440,88 @@ async fn full_names_refuse_non_characters_as_well_as_control_characters() {
         expect(response, 400, error("Invalid characters in name!")).await;
     }
 }
+
+// --- Edits: who may move messages (Zulip's `can_edit_topic`, `can_move_messages_*`). ---
+
+/// An organization whose members may move nothing by themselves: the realm's move groups
+/// are `role:nobody`; Alice posted in `general`; `other` is a second channel.
+async fn no_movers() -> (TestApp, Creds, Creds, i64, i64, i64) {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let admin = app.create_user("", "admin@agora.test", "Admin", 200).await;
+    let nobody = system_group(&app, "role:nobody").await;
+    let setting = json!({"new": nobody}).to_string();
+    set_realm(&app, &[("can_move_messages_between_topics_group", &setting)]).await;
+    set_realm(&app, &[("can_move_messages_between_channels_group", &setting)]).await;
+    let general = channel(&app, "general", false, &[&alice, &admin]).await;
+    let other = channel(&app, "other", false, &[&alice, &admin]).await;
+    let id = sent(to_channel(&app, &alice, "general", "lunch", "hi").await).await;
+    (app, alice, admin, general, other, id)
+}
+
+fn edited() -> Value {
+    json!({"result": "success", "msg": "", "detached_uploads": []})
+}
+
+#[actix_web::test]
+async fn administrators_move_messages_whatever_the_organizations_move_groups() {
+    let (app, alice, admin, _, other, id) = no_movers().await;
+    let other = other.to_string();
+    expect(
+        send(&app, &alice, Method::PATCH, &format!("/messages/{id}"), &[("topic", "dinner")]).await,
+        400,
+        error("You don't have permission to edit this message"),
+    )
+    .await;
+    expect(send(&app, &admin, Method::PATCH, &format!("/messages/{id}"), &[("topic", "dinner")]).await, 200, edited())
+        .await;
+    let form = [("stream_id", other.as_str())];
+    expect(
+        send(&app, &alice, Method::PATCH, &format!("/messages/{id}"), &form).await,
+        400,
+        error("You don't have permission to move this message"),
+    )
+    .await;
+    expect(send(&app, &admin, Method::PATCH, &format!("/messages/{id}"), &form).await, 200, edited()).await;
+}
+
+#[actix_web::test]
+async fn channel_administrators_move_messages_out_of_and_within_their_channel() {
+    let (app, alice, _, general, other, id) = no_movers().await;
+    let grant = json!({"new": {"direct_members": [alice.user_id], "direct_subgroups": []}}).to_string();
+    let form = [("can_administer_channel_group", grant.as_str())];
+    let (status, body) = json(send(&app, &app.owner, Method::PATCH, &format!("/streams/{general}"), &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    expect(send(&app, &alice, Method::PATCH, &format!("/messages/{id}"), &[("topic", "dinner")]).await, 200, edited())
+        .await;
+    let other = other.to_string();
+    let form = [("stream_id", other.as_str())];
+    expect(send(&app, &alice, Method::PATCH, &format!("/messages/{id}"), &form).await, 200, edited()).await;
+}
+
+#[actix_web::test]
+async fn the_target_channels_move_group_lets_one_rename_the_topic_on_the_way() {
+    let (app, alice, _, general, other, id) = no_movers().await;
+    let grant = json!({"new": {"direct_members": [alice.user_id], "direct_subgroups": []}}).to_string();
+    let allow = |channel: i64, setting: &'static str| {
+        let (grant, app) = (grant.clone(), &app);
+        async move {
+            let form = [(setting, grant.as_str())];
+            let response = send(app, &app.owner, Method::PATCH, &format!("/streams/{channel}"), &form).await;
+            let (status, body) = json(response).await;
+            assert_eq!(status, 200, "{body}");
+        }
+    };
+    allow(general, "can_move_messages_out_of_channel_group").await;
+    let target = other.to_string();
+    let form = [("stream_id", target.as_str()), ("topic", "dinner")];
+    let path = format!("/messages/{id}");
+    expect(
+        send(&app, &alice, Method::PATCH, &path, &form).await,
+        400,
+        error("You don't have permission to edit this message"),
+    )
+    .await;
+    allow(other, "can_move_messages_within_channel_group").await;
+    expect(send(&app, &alice, Method::PATCH, &path, &form).await, 200, edited()).await;
+}
