@@ -13,6 +13,7 @@ mod helpers;
 mod message_changes;
 mod message_edits;
 mod message_flags;
+mod message_rules;
 mod messages;
 mod params;
 mod profile_fields;

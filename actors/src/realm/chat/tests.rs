@@ -136,3 +136,38 @@ fn mentions_in_code_mention_nobody() {
     assert!(out.mentioned_users.is_empty(), "{:?}", out.mentioned_users);
     assert!(!out.stream_wildcard);
 }
+
+/// Zulip's `access_stream_for_send_message`: even guests write to web-public channels
+/// (which the API cannot create yet, hence a state-level test), never to public ones they
+/// are not subscribed to.
+#[test]
+fn guests_write_to_web_public_channels_only_among_unsubscribed_ones() {
+    use crate::ids::ChannelId;
+    use crate::realm::chat::send::check_can_send_to_channel;
+    use crate::realm::model::Channel;
+
+    let (_dir, store, config, mut state) = setup();
+    let guest = add(&mut state, &store, &config, "guest@acme.test", Role::Guest);
+    let channel = |id: i64, web_public: bool| Channel {
+        id: ChannelId(id),
+        name: format!("channel {id}"),
+        description: String::new(),
+        rendered_description: String::new(),
+        invite_only: false,
+        is_web_public: web_public,
+        history_public_to_subscribers: true,
+        message_retention_days: None,
+        topics_policy: "inherit".into(),
+        folder_id: None,
+        creator_id: None,
+        date_created: 0,
+        is_archived: false,
+        settings: serde_json::Map::new(),
+    };
+    state.put_channel(channel(1, true));
+    state.put_channel(channel(2, false));
+    let guest = state.user(guest).unwrap();
+    assert!(check_can_send_to_channel(&state, guest, state.channel(ChannelId(1)).unwrap()).is_ok());
+    let refused = check_can_send_to_channel(&state, guest, state.channel(ChannelId(2)).unwrap()).unwrap_err();
+    assert_eq!(refused.msg, "Not authorized to send to channel 'channel 2'");
+}

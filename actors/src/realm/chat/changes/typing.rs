@@ -9,6 +9,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, EMPTY_TOPIC_DISPLAY_NAME};
+use crate::realm::chat::send::check_can_send_to_channel;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
 
@@ -76,13 +77,13 @@ fn channel_typing(
     if !user_flag(sender, "send_stream_typing_notifications") {
         return Err(ApiError::bad_request("User has disabled typing notifications for channel messages"));
     }
+    // Zulip's `access_stream_by_id_for_message` (an active channel with content access),
+    // then the checks of sending to it.
     let channel = state
         .channel(ChannelId(stream_id))
-        .filter(|c| state.has_content_access(sender, c))
+        .filter(|c| !c.is_archived && state.has_content_access(sender, c))
         .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
-    if !state.in_channel_group(channel, "can_send_message_group", sender) {
-        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
-    }
+    check_can_send_to_channel(state, sender, channel)?;
     // Zulip's `maybe_rename_general_chat_to_empty_topic`: clients without empty topics
     // type in "general chat", which is the empty topic.
     let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
