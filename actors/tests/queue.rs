@@ -43,13 +43,17 @@ fn start(spec: QueueSpec) -> Harness {
 }
 
 fn start_with(spec: QueueSpec, config: QueueConfig) -> Harness {
-    let index = Arc::new(QueueIndex::default());
+    start_queue("q1", spec, config, Arc::new(QueueIndex::default()))
+}
+
+/// A queue `id` in `index` (queues of one realm share theirs).
+fn start_queue(id: &str, spec: QueueSpec, config: QueueConfig, index: Arc<QueueIndex>) -> Harness {
     let stand_in = RealmStandIn::default();
     let gone = Arc::clone(&stand_in.gone);
     let realm = stand_in.start().recipient();
-    let actor = QueueActor::new("q1", UserId(7), spec, config, Arc::clone(&index), Some(realm));
+    let actor = QueueActor::new(id, UserId(7), spec, config, Arc::clone(&index), Some(realm));
     let queue = actor.start();
-    index.insert("q1", QueueEntry { user_id: UserId(7), addr: queue.clone() });
+    index.insert(id, QueueEntry { user_id: UserId(7), addr: queue.clone() });
     Harness { queue, index, gone }
 }
 
@@ -208,4 +212,49 @@ async fn saving_hands_back_what_a_restart_needs() {
         panic!("ready")
     };
     assert_eq!(reply.events.iter().map(|q| q.id).collect::<Vec<_>>(), vec![2]);
+}
+
+// --- Sharing: queues with the same options hold the same reshaped event. ---
+
+/// A message event as the realm actor sends it, from the queue `q1`'s client.
+fn message_event() -> Arc<Event> {
+    Arc::new(Event::new(
+        "message",
+        json!({
+            "message": {"id": 1, "type": "stream", "subject": "t", "content": "**hi**",
+                "rendered_content": "<p><strong>hi</strong></p>", "avatar_url": "https://x", "avatar_computable": true},
+            "flags": [], "sender_queue_id": "q1", "local_id": "7.01",
+        }),
+    ))
+}
+
+#[actix_rt::test]
+async fn queues_with_the_same_options_share_one_reshaped_message() {
+    let index = Arc::new(QueueIndex::default());
+    let sender = start_queue("q1", spec(), QueueConfig::default(), Arc::clone(&index));
+    let a = start_queue("q2", spec(), QueueConfig::default(), Arc::clone(&index));
+    let b = start_queue("q3", spec(), QueueConfig::default(), Arc::clone(&index));
+    let mut html = spec();
+    html.apply_markdown = true;
+    let c = start_queue("q4", html.clone(), QueueConfig::default(), Arc::clone(&index));
+    let d = start_queue("q5", html, QueueConfig::default(), Arc::clone(&index));
+    let event = message_event();
+    for h in [&sender, &a, &b, &c, &d] {
+        h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::clone(&event) });
+    }
+    let mut held = Vec::new();
+    for h in [&sender, &a, &b, &c, &d] {
+        held.push(Arc::clone(&ready(poll(h, -1, true).await).events[0].event));
+    }
+    assert!(Arc::ptr_eq(&held[1], &held[2]), "raw Markdown: one event for both queues");
+    assert!(Arc::ptr_eq(&held[3], &held[4]), "rendered HTML: one event for both queues");
+    assert!(!Arc::ptr_eq(&held[1], &held[3]));
+    assert!(!Arc::ptr_eq(&held[0], &held[1]), "the sender's queue has its own copy");
+    assert_eq!(held[0].get("local_message_id"), Some(&json!("7.01")));
+    assert_eq!(held[1].get("local_message_id"), None);
+    assert_eq!(held[1].get("message").unwrap()["content"], json!("**hi**"));
+    assert_eq!(held[3].get("message").unwrap()["content"], json!("<p><strong>hi</strong></p>"));
+    // The shared event's own copy is released once every queue has shaped it.
+    drop(event);
+    assert_eq!(Arc::strong_count(&held[1]), 4, "held by the two queues and the two handles here");
 }

@@ -235,8 +235,8 @@ impl Handler<PushEvent> for QueueActor {
         if !self.spec.accepts(&msg.event) {
             return;
         }
-        for event in self.spec.shape(&msg.event, &self.id) {
-            self.buffer.push(event);
+        for event in self.spec.shape(&msg.event, &self.id).iter() {
+            self.buffer.push(Arc::clone(event));
         }
         if self.has_waiter() {
             self.finish_waiter(ctx);
