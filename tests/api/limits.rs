@@ -1,10 +1,14 @@
-//! Lists of users that name someone many times: repeated ids collapse (each person once,
-//! in the order first given) in every list of users the API takes.
+//! Lists of users that name someone many times, and what one event queue may hold or hand
+//! out at once: repeated ids collapse (each person once, in the order first given) in
+//! every list of users the API takes; a poll's reply carries a bounded number of events;
+//! a queue past its backlog limit is removed and answers `BAD_EVENT_QUEUE_ID`.
 
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, post, send, spawn_app, success, Creds, Watch};
+use crate::helpers::{
+    expect, json, poll_now, post, queue_id, register, send, spawn_app, spawn_app_with, success, Creds, TestApp, Watch,
+};
 
 fn person(who: &Creds) -> Value {
     json!({"user_id": who.user_id, "email": who.email})
@@ -13,6 +17,12 @@ fn person(who: &Creds) -> Value {
 /// `who`'s id `times` times, as a JSON list.
 fn repeated(who: &Creds, times: usize) -> String {
     json!(vec![who.user_id; times]).to_string()
+}
+
+/// A typing notification of `who` to themself (one event on their queues).
+async fn typing_to_self(app: &TestApp, who: &Creds, op: &str) {
+    let to = json!([who.user_id]).to_string();
+    expect(post(app, who, "/typing", &[("op", op), ("to", &to)]).await, 200, success()).await;
 }
 
 #[actix_web::test]
@@ -36,6 +46,65 @@ async fn typing_to_one_person_named_thousands_of_times_is_one_event_naming_them_
     assert_eq!(w_bob.events(&app).await, vec![event]);
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn a_poll_reply_is_bounded_and_the_next_poll_gets_the_rest() {
+    let app = spawn_app_with(|s| s.queues.max_reply_events = 2).await;
+    let owner = app.owner.clone();
+    let qid = queue_id(&register(&app, &owner, &[("event_types", r#"["typing"]"#)]).await);
+    for op in ["start", "stop", "start", "stop", "start"] {
+        typing_to_self(&app, &owner, op).await;
+    }
+    let event = |op: &str, id: i64| {
+        json!({"type": "typing", "message_type": "direct", "op": op, "sender": person(&owner),
+               "recipients": [person(&owner)], "id": id})
+    };
+    let reply = |events: Vec<Value>| json!({"result": "success", "msg": "", "events": events});
+    expect(
+        poll_now(&app, &owner, &qid, -1).send().await.unwrap(),
+        200,
+        reply(vec![event("start", 0), event("stop", 1)]),
+    )
+    .await;
+    expect(
+        poll_now(&app, &owner, &qid, 1).send().await.unwrap(),
+        200,
+        reply(vec![event("start", 2), event("stop", 3)]),
+    )
+    .await;
+    expect(poll_now(&app, &owner, &qid, 3).send().await.unwrap(), 200, reply(vec![event("start", 4)])).await;
+    expect(poll_now(&app, &owner, &qid, 4).send().await.unwrap(), 200, reply(vec![])).await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn a_queue_past_its_backlog_is_removed_and_answers_bad_event_queue_id() {
+    let app = spawn_app_with(|s| s.queues.max_backlog_events = 3).await;
+    let owner = app.owner.clone();
+    let qid = queue_id(&register(&app, &owner, &[("event_types", r#"["typing"]"#)]).await);
+    let other = queue_id(&register(&app, &owner, &[("event_types", r#"["typing"]"#)]).await);
+    for op in ["start", "stop", "start"] {
+        typing_to_self(&app, &owner, op).await;
+    }
+    // The other queue keeps up (acknowledges); the first does not.
+    let (status, body) = json(poll_now(&app, &owner, &other, -1).send().await.unwrap()).await;
+    assert_eq!((status, body["events"].as_array().unwrap().len()), (200, 3));
+    expect(
+        poll_now(&app, &owner, &other, 2).send().await.unwrap(),
+        200,
+        json!({"result": "success", "msg": "", "events": []}),
+    )
+    .await;
+    typing_to_self(&app, &owner, "stop").await;
+    let bad = json!({"result": "error", "msg": format!("Bad event queue ID: {qid}"), "queue_id": qid,
+                     "code": "BAD_EVENT_QUEUE_ID"});
+    expect(poll_now(&app, &owner, &qid, -1).send().await.unwrap(), 400, bad).await;
+    let (status, body) = json(poll_now(&app, &owner, &other, 2).send().await.unwrap()).await;
+    assert_eq!((status, body["events"][0]["id"].clone()), (200, json!(3)));
+    app.stop().await;
+}
+
+// --- Each list of users collapses repeats. ---
 
 #[actix_web::test]
 async fn direct_message_recipients_are_each_named_once() {
