@@ -36,7 +36,7 @@ pub struct Settings {
     pub shutdown_timeout: Duration,
     /// Whether the server stops on SIGINT/SIGTERM itself (tests turn this off).
     pub handle_signals: bool,
-    /// Event queue heartbeat, lifetime and expiry checks.
+    /// Event queue heartbeat, lifetime and expiry checks, backlog and reply limits.
     pub queues: QueueConfig,
 }
 
@@ -102,6 +102,10 @@ impl Settings {
             set(&mut self.queues.heartbeat_jitter, q.heartbeat_jitter_secs.map(Duration::from_secs));
             set(&mut self.queues.default_timeout, q.idle_timeout_secs.map(Duration::from_secs));
             set(&mut self.queues.gc_interval, q.gc_interval_secs.map(Duration::from_secs));
+            set(&mut self.queues.max_backlog_events, q.max_backlog_events);
+            set(&mut self.queues.max_backlog_bytes, q.max_backlog_bytes);
+            set(&mut self.queues.max_reply_events, q.max_reply_events);
+            set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
         }
     }
 
@@ -116,6 +120,9 @@ impl Settings {
         let q = &self.queues;
         if q.heartbeat_min.is_zero() || q.gc_interval.is_zero() || q.default_timeout.is_zero() {
             return Err(SettingsError("event queue heartbeat, idle timeout and gc interval must be positive".into()));
+        }
+        if [q.max_backlog_events, q.max_backlog_bytes, q.max_reply_events, q.max_reply_bytes].contains(&0) {
+            return Err(SettingsError("event queue backlog and reply limits must be positive".into()));
         }
         // Clients give up on a poll after `event_queue_longpoll_timeout_seconds`.
         let client_timeout = EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS as u64;
@@ -174,6 +181,10 @@ struct FileQueues {
     heartbeat_jitter_secs: Option<u64>,
     idle_timeout_secs: Option<u64>,
     gc_interval_secs: Option<u64>,
+    max_backlog_events: Option<usize>,
+    max_backlog_bytes: Option<usize>,
+    max_reply_events: Option<usize>,
+    max_reply_bytes: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -202,7 +213,7 @@ mod tests {
         std::fs::write(
             &path,
             "external_host = \"chat.example.org\"\nexternal_scheme = \"https\"\n[login_rate_limit]\nattempts = 3\n\
-             [event_queues]\nidle_timeout_secs = 120\n",
+             [event_queues]\nidle_timeout_secs = 120\nmax_backlog_events = 500\nmax_reply_bytes = 65536\n",
         )
         .unwrap();
         let mut s = Settings::default();
@@ -214,6 +225,8 @@ mod tests {
         assert_eq!(s.bind, "127.0.0.1:9991");
         assert_eq!(s.queues.default_timeout, Duration::from_secs(120));
         assert_eq!(s.queues.heartbeat_min, Duration::from_secs(45));
+        assert_eq!((s.queues.max_backlog_events, s.queues.max_backlog_bytes), (500, 32 << 20));
+        assert_eq!((s.queues.max_reply_events, s.queues.max_reply_bytes), (1000, 65536));
         s.validate().unwrap();
     }
 
@@ -225,5 +238,8 @@ mod tests {
         assert!(Settings::default().apply_file(&path).is_err());
         let s = Settings { external_scheme: "ftp".into(), ..Settings::default() };
         assert!(s.validate().is_err());
+        let mut s = Settings::default();
+        s.queues.max_reply_events = 0;
+        assert_eq!(s.validate().unwrap_err().0, "event queue backlog and reply limits must be positive");
     }
 }

@@ -10,6 +10,7 @@ mod fetch_api_key;
 mod folders;
 mod groups;
 mod helpers;
+mod limits;
 mod message_changes;
 mod message_edits;
 mod message_flags;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, UserId};
+use crate::ids::{distinct, ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, EMPTY_TOPIC_DISPLAY_NAME};
 use crate::realm::chat::send::check_can_send_to_channel;
@@ -104,6 +104,9 @@ fn direct_typing(state: &RealmState, sender: &User, user_ids: Option<Vec<i64>>) 
     if !user_flag(sender, "send_private_typing_notifications") {
         return Err(ApiError::bad_request("User has disabled typing notifications for direct messages"));
     }
+    // Each person once, in the order given (Zulip keeps repeats; a list naming one id
+    // many times would make an event as long, delivered as often, to each queue).
+    user_ids = distinct(user_ids);
     if !user_ids.contains(&sender.id.0) {
         user_ids.push(sender.id.0);
     }
