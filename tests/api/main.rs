@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 mod auth;
+mod bodies;
 mod channels;
 mod cli;
 mod errors;
@@ -16,6 +17,7 @@ mod message_flags;
 mod messages;
 mod params;
 mod profile_fields;
+mod rate_limits;
 mod realms;
 mod restart;
 mod server_settings;
