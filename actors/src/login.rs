@@ -2,7 +2,7 @@
 //! attempts per username.
 //!
 //! The flow is split around the slow part: [`Logins::begin`] checks everything that needs
-//! no password hashing, [`PendingLogin::verify`] runs argon2 (call it on a blocking
+//! no password hashing, [`PendingLogin::verify`] runs argon2 (call it on a hashing
 //! thread), and [`Logins::finish`] turns the verdict into credentials or an error, against
 //! the account as it is *then* (it may have changed during the check).
 
@@ -45,7 +45,7 @@ pub struct PendingLogin {
 }
 
 impl PendingLogin {
-    /// Whether `password` is right. Slow (argon2): run it on a blocking thread. Without an
+    /// Whether `password` is right. Slow (argon2): run it on a hashing thread. Without an
     /// account it checks the decoy hash, taking the same time, and says no.
     pub fn verify(&self, password: &str) -> bool {
         match &self.target {

@@ -1,7 +1,8 @@
 //! Passwords (argon2id) and API keys.
 //!
-//! Hashing is deliberately slow: call these from a blocking thread (`spawn_blocking`,
-//! `web::block`), never from an actor or an async worker.
+//! Hashing is deliberately slow: call these from a thread made for it (the server's hashing
+//! pool), never from an actor or an async worker. Each thread that hashes keeps the memory
+//! cost of its costliest hash for good, so few threads should.
 
 use std::cell::RefCell;
 

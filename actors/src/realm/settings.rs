@@ -54,7 +54,7 @@ pub struct PasswordChange {
 
 impl PasswordChange {
     /// Checks `old` against `checked_hash` and the strength of `new`, and hashes `new` when
-    /// both pass. Slow (argon2): call it on a blocking thread.
+    /// both pass. Slow (argon2): call it on a hashing thread.
     pub fn prepare(old: &str, new: &str, checked_hash: Option<Arc<str>>, cost: HashCost) -> Result<Self, HashError> {
         let old_password_matches = checked_hash.as_deref().is_some_and(|hash| verify_password(old, hash));
         let new_password_strong = password_is_strong(new);
