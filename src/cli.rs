@@ -54,6 +54,11 @@ pub struct SettingsArgs {
     /// Threads for the organizations' actors; 0 for half the CPUs [default: 0]
     #[arg(long, env = "AGORA_ACTOR_THREADS", value_name = "N", global = true)]
     pub actor_threads: Option<usize>,
+    /// Zulip's general API rate limits (per user and per client address): on or off
+    /// [default: on]
+    #[arg(long, env = "AGORA_RATE_LIMITS", value_name = "ON|OFF", global = true,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub rate_limits: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -132,6 +137,7 @@ impl SettingsArgs {
         set(&mut s.log, &self.log);
         s.http_workers = self.http_workers.unwrap_or(s.http_workers);
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
+        s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
         s.validate()?;
         Ok(s)
     }
@@ -220,4 +226,24 @@ fn create_user(settings: &Settings, args: CreateUserArgs) -> Result<(), StartupE
         can_create_users: args.can_create_users,
     };
     run_admin(settings, request)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(args: &[&str]) -> Settings {
+        let cli = Cli::try_parse_from(std::iter::once("agora").chain(args.iter().copied())).unwrap();
+        cli.settings.resolve().unwrap()
+    }
+
+    #[test]
+    fn rate_limits_have_an_off_switch() {
+        assert!(settings(&[]).api_rate_limit.enabled);
+        for off in ["off", "false", "no", "0"] {
+            assert!(!settings(&["--rate-limits", off]).api_rate_limit.enabled, "{off}");
+        }
+        assert!(settings(&["serve", "--rate-limits", "on"]).api_rate_limit.enabled);
+        assert!(Cli::try_parse_from(["agora", "--rate-limits", "maybe"]).is_err());
+    }
 }

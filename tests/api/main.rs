@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 mod auth;
+mod bodies;
 mod channels;
 mod cli;
 mod errors;
@@ -18,6 +19,7 @@ mod message_rules;
 mod messages;
 mod params;
 mod profile_fields;
+mod rate_limits;
 mod realms;
 mod restart;
 mod server_settings;
