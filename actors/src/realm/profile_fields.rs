@@ -756,6 +756,22 @@ mod tests {
         assert_eq!(reloaded(&org).user(org.member).unwrap().profile_data, member.profile_data);
     }
 
+    /// Text fields render Markdown with no link to a refused URL, in any disguise.
+    #[test]
+    fn hostile_urls_make_no_link_in_profile_values() {
+        let mut org = org();
+        let member = org.member;
+        let short = add_field(&mut org, "Bio", field_type::SHORT_TEXT);
+        let long = add_field(&mut org, "About", field_type::LONG_TEXT);
+        let cases = crate::markdown::tests::HOSTILE.iter().chain(crate::markdown::tests::SAFE);
+        for (source, html) in cases {
+            let field = if source.chars().count() <= validate::SHORT_VALUE_MAX_LENGTH { short } else { long };
+            set(&mut org, member, json!([{"id": field, "value": source}])).unwrap();
+            let data = profile_data_dict(org.state.user(member).unwrap());
+            assert_eq!(data[&field.to_string()], json!({"value": source, "rendered_value": html}), "{source}");
+        }
+    }
+
     #[test]
     fn a_refused_list_writes_nothing_and_deleting_a_field_drops_its_values() {
         let mut org = org();
