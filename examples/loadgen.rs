@@ -114,6 +114,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
                 http_workers: args.http_workers,
                 actor_threads: args.actor_threads,
                 dir_prefix: "agora-loadgen-",
+                config: LOAD_CONFIG.to_owned(),
             };
             let (server, api) = ManagedServer::start(&options, client).await?;
             let maker = UserMaker::Cli { bin: server.bin.clone(), dir: server.dir.path().to_owned() };

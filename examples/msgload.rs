@@ -144,6 +144,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         http_workers: args.http_workers,
         actor_threads: args.actor_threads,
         dir_prefix: "agora-msgload-",
+        config: LOAD_CONFIG.to_owned(),
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (mut server, api) = ManagedServer::start(&options, http_client()?).await?;

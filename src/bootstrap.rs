@@ -13,6 +13,7 @@ use agora_actors::store::{self, Store};
 use agora_actors::validate;
 
 use crate::datadir::write_private;
+use crate::http::hashing::HashPool;
 use crate::settings::Settings;
 use crate::startup::StartupError;
 
@@ -48,6 +49,7 @@ pub async fn if_empty(
     store: &Store,
     registry: &Addr<RealmRegistry>,
     settings: &Settings,
+    hashing: &HashPool,
 ) -> Result<Option<Bootstrapped>, StartupError> {
     if store::realms::any(&*store.conn()?)? {
         return Ok(None);
@@ -61,7 +63,7 @@ pub async fn if_empty(
     let cost = settings.password_hash;
     let hash = {
         let password = password.clone();
-        actix_web::web::block(move || hash_password(&password, cost)).await??
+        hashing.run(move || hash_password(&password, cost)).await??
     };
     let created = registry
         .send(CreateRealm(NewRealm {

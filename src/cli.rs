@@ -57,6 +57,11 @@ pub struct SettingsArgs {
     /// Threads for history reads (message fetches, search); 0 for half the CPUs [default: 0]
     #[arg(long, env = "AGORA_READER_THREADS", value_name = "N", global = true)]
     pub reader_threads: Option<usize>,
+    /// Zulip's general API rate limits (per user and per client address): on or off
+    /// [default: on]
+    #[arg(long, env = "AGORA_RATE_LIMITS", value_name = "ON|OFF", global = true,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub rate_limits: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -136,6 +141,7 @@ impl SettingsArgs {
         s.http_workers = self.http_workers.unwrap_or(s.http_workers);
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
         s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
+        s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
         s.validate()?;
         Ok(s)
     }
@@ -224,4 +230,24 @@ fn create_user(settings: &Settings, args: CreateUserArgs) -> Result<(), StartupE
         can_create_users: args.can_create_users,
     };
     run_admin(settings, request)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(args: &[&str]) -> Settings {
+        let cli = Cli::try_parse_from(std::iter::once("agora").chain(args.iter().copied())).unwrap();
+        cli.settings.resolve().unwrap()
+    }
+
+    #[test]
+    fn rate_limits_have_an_off_switch() {
+        assert!(settings(&[]).api_rate_limit.enabled);
+        for off in ["off", "false", "no", "0"] {
+            assert!(!settings(&["--rate-limits", off]).api_rate_limit.enabled, "{off}");
+        }
+        assert!(settings(&["serve", "--rate-limits", "on"]).api_rate_limit.enabled);
+        assert!(Cli::try_parse_from(["agora", "--rate-limits", "maybe"]).is_err());
+    }
 }

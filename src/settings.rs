@@ -1,6 +1,7 @@
 //! Typed server settings: defaults, overridden by an optional TOML file, overridden by
 //! `AGORA_*` environment variables, overridden by command-line flags.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -9,6 +10,9 @@ use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use serde::Deserialize;
+
+use crate::http::body::BodyRules;
+use crate::http::hashing::PoolSize;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,14 +37,46 @@ pub struct Settings {
     pub reader_threads: usize,
     /// Cost of new password hashes.
     pub password_hash: HashCost,
-    /// Password attempts allowed per username and window at `POST /fetch_api_key`.
+    /// Threads that hash passwords and how many requests may wait for them.
+    pub hash_pool: PoolSize,
+    /// Password attempts allowed per username and window at `POST /fetch_api_key` (and of
+    /// the old password at `PATCH /settings`).
     pub login_rate_limit: Rule,
+    /// Zulip's general rate limits.
+    pub api_rate_limit: ApiRateLimit,
+    /// Proxies whose `X-Forwarded-For` names the client, for the per-address limit.
+    pub trusted_proxies: Vec<IpAddr>,
+    /// Size and time limits of request bodies (of every route: all take parameters).
+    pub request_body: BodyRules,
     /// Longest wait for in-flight requests at shutdown.
     pub shutdown_timeout: Duration,
     /// Whether the server stops on SIGINT/SIGTERM itself (tests turn this off).
     pub handle_signals: bool,
-    /// Event queue heartbeat, lifetime and expiry checks.
+    /// Event queue heartbeat, lifetime and expiry checks, backlog and reply limits.
     pub queues: QueueConfig,
+}
+
+/// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiRateLimit {
+    /// Whether they apply at all.
+    pub enabled: bool,
+    /// Requests per authenticated user (`api_by_user`).
+    pub per_user: Rule,
+    /// Requests per client address without valid credentials (`api_by_ip`): public routes,
+    /// and requests whose credentials fail.
+    pub per_ip: Rule,
+}
+
+impl Default for ApiRateLimit {
+    fn default() -> Self {
+        let minute = Duration::from_secs(60);
+        ApiRateLimit {
+            enabled: true,
+            per_user: Rule { max: 200, window: minute },
+            per_ip: Rule { max: 100, window: minute },
+        }
+    }
 }
 
 impl Default for Settings {
@@ -55,7 +91,11 @@ impl Default for Settings {
             actor_threads: 0,
             reader_threads: 0,
             password_hash: HashCost::default(),
+            hash_pool: PoolSize::default(),
             login_rate_limit: Rule { max: 5, window: Duration::from_secs(1800) },
+            api_rate_limit: ApiRateLimit::default(),
+            trusted_proxies: Vec::new(),
+            request_body: BodyRules::default(),
             shutdown_timeout: Duration::from_secs(10),
             handle_signals: true,
             queues: QueueConfig::default(),
@@ -96,10 +136,27 @@ impl Settings {
             set(&mut self.password_hash.memory_kib, cost.memory_kib);
             set(&mut self.password_hash.iterations, cost.iterations);
             set(&mut self.password_hash.parallelism, cost.parallelism);
+            set(&mut self.hash_pool.threads, cost.threads);
+            set(&mut self.hash_pool.queue, cost.queue);
+            set(&mut self.hash_pool.wait, cost.queue_wait_ms.map(Duration::from_millis));
         }
         if let Some(limit) = f.login_rate_limit {
             set(&mut self.login_rate_limit.max, limit.attempts);
             set(&mut self.login_rate_limit.window, limit.window_secs.map(Duration::from_secs));
+        }
+        if let Some(limit) = f.api_rate_limit {
+            let api = &mut self.api_rate_limit;
+            set(&mut api.enabled, limit.enabled);
+            set(&mut api.per_user.max, limit.user_requests);
+            set(&mut api.per_user.window, limit.user_window_secs.map(Duration::from_secs));
+            set(&mut api.per_ip.max, limit.ip_requests);
+            set(&mut api.per_ip.window, limit.ip_window_secs.map(Duration::from_secs));
+        }
+        set(&mut self.trusted_proxies, f.trusted_proxies);
+        if let Some(body) = f.request_body {
+            set(&mut self.request_body.max_bytes, body.max_kib.map(|kib| kib.saturating_mul(1024)));
+            set(&mut self.request_body.timeout, body.timeout_secs.map(Duration::from_secs));
+            set(&mut self.request_body.idle_timeout, body.idle_timeout_secs.map(Duration::from_secs));
         }
         set(&mut self.shutdown_timeout, f.shutdown_timeout_secs.map(Duration::from_secs));
         if let Some(q) = f.event_queues {
@@ -107,6 +164,10 @@ impl Settings {
             set(&mut self.queues.heartbeat_jitter, q.heartbeat_jitter_secs.map(Duration::from_secs));
             set(&mut self.queues.default_timeout, q.idle_timeout_secs.map(Duration::from_secs));
             set(&mut self.queues.gc_interval, q.gc_interval_secs.map(Duration::from_secs));
+            set(&mut self.queues.max_backlog_events, q.max_backlog_events);
+            set(&mut self.queues.max_backlog_bytes, q.max_backlog_bytes);
+            set(&mut self.queues.max_reply_events, q.max_reply_events);
+            set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
         }
     }
 
@@ -122,12 +183,32 @@ impl Settings {
         if q.heartbeat_min.is_zero() || q.gc_interval.is_zero() || q.default_timeout.is_zero() {
             return Err(SettingsError("event queue heartbeat, idle timeout and gc interval must be positive".into()));
         }
+        if [q.max_backlog_events, q.max_backlog_bytes, q.max_reply_events, q.max_reply_bytes].contains(&0) {
+            return Err(SettingsError("event queue backlog and reply limits must be positive".into()));
+        }
         // Clients give up on a poll after `event_queue_longpoll_timeout_seconds`.
         let client_timeout = EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS as u64;
         if q.heartbeat_min + q.heartbeat_jitter >= Duration::from_secs(client_timeout) {
             return Err(SettingsError(format!(
                 "heartbeat_secs + heartbeat_jitter_secs must stay under {client_timeout}"
             )));
+        }
+        let api = &self.api_rate_limit;
+        for (name, rule) in [
+            ("login_rate_limit", &self.login_rate_limit),
+            ("api_rate_limit", &api.per_user),
+            ("api_rate_limit", &api.per_ip),
+        ] {
+            if rule.max == 0 || rule.window.is_zero() {
+                return Err(SettingsError(format!("{name}: requests and windows must be positive")));
+            }
+        }
+        if self.hash_pool.threads == 0 {
+            return Err(SettingsError("password_hash.threads must be at least 1".into()));
+        }
+        let body = &self.request_body;
+        if body.max_bytes == 0 || body.timeout.is_zero() || body.idle_timeout.is_zero() {
+            return Err(SettingsError("request_body limits and timeouts must be positive".into()));
         }
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
@@ -179,6 +260,9 @@ struct FileSettings {
     reader_threads: Option<usize>,
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
+    api_rate_limit: Option<FileApiRateLimit>,
+    trusted_proxies: Option<Vec<IpAddr>>,
+    request_body: Option<FileRequestBody>,
     shutdown_timeout_secs: Option<u64>,
     event_queues: Option<FileQueues>,
 }
@@ -190,6 +274,10 @@ struct FileQueues {
     heartbeat_jitter_secs: Option<u64>,
     idle_timeout_secs: Option<u64>,
     gc_interval_secs: Option<u64>,
+    max_backlog_events: Option<usize>,
+    max_backlog_bytes: Option<usize>,
+    max_reply_events: Option<usize>,
+    max_reply_bytes: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -198,6 +286,27 @@ struct FileHashCost {
     memory_kib: Option<u32>,
     iterations: Option<u32>,
     parallelism: Option<u32>,
+    threads: Option<usize>,
+    queue: Option<usize>,
+    queue_wait_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileApiRateLimit {
+    enabled: Option<bool>,
+    user_requests: Option<usize>,
+    user_window_secs: Option<u64>,
+    ip_requests: Option<usize>,
+    ip_window_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRequestBody {
+    max_kib: Option<usize>,
+    timeout_secs: Option<u64>,
+    idle_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -217,8 +326,10 @@ mod tests {
         let path = dir.path().join("agora.toml");
         std::fs::write(
             &path,
-            "external_host = \"chat.example.org\"\nexternal_scheme = \"https\"\n[login_rate_limit]\nattempts = 3\n\
-             [event_queues]\nidle_timeout_secs = 120\n",
+            "external_host = \"chat.example.org\"\nexternal_scheme = \"https\"\ntrusted_proxies = [\"10.0.0.1\"]\n\
+             [login_rate_limit]\nattempts = 3\n[event_queues]\nidle_timeout_secs = 120\nmax_backlog_events = 500\n\
+             max_reply_bytes = 65536\n[api_rate_limit]\nenabled = false\nuser_requests = 50\n\
+             [password_hash]\nthreads = 3\nqueue_wait_ms = 250\n[request_body]\nmax_kib = 64\nidle_timeout_secs = 2\n",
         )
         .unwrap();
         let mut s = Settings::default();
@@ -230,6 +341,19 @@ mod tests {
         assert_eq!(s.bind, "127.0.0.1:9991");
         assert_eq!(s.queues.default_timeout, Duration::from_secs(120));
         assert_eq!(s.queues.heartbeat_min, Duration::from_secs(45));
+        assert_eq!((s.queues.max_backlog_events, s.queues.max_backlog_bytes), (500, 32 << 20));
+        assert_eq!((s.queues.max_reply_events, s.queues.max_reply_bytes), (1000, 65536));
+        assert_eq!(s.trusted_proxies, vec!["10.0.0.1".parse::<IpAddr>().unwrap()]);
+        let api = s.api_rate_limit;
+        assert_eq!((api.enabled, api.per_user.max, api.per_user.window), (false, 50, Duration::from_secs(60)));
+        assert_eq!(api.per_ip, ApiRateLimit::default().per_ip);
+        assert_eq!(s.hash_pool, PoolSize { threads: 3, queue: 32, wait: Duration::from_millis(250) });
+        assert_eq!(s.password_hash, HashCost::default());
+        let body = s.request_body;
+        assert_eq!(
+            (body.max_bytes, body.timeout, body.idle_timeout),
+            (64 * 1024, Duration::from_secs(30), Duration::from_secs(2))
+        );
         s.validate().unwrap();
     }
 
@@ -240,6 +364,15 @@ mod tests {
         std::fs::write(&path, "bnid = \"x\"\n").unwrap();
         assert!(Settings::default().apply_file(&path).is_err());
         let s = Settings { external_scheme: "ftp".into(), ..Settings::default() };
+        assert!(s.validate().is_err());
+        let mut s = Settings::default();
+        s.queues.max_reply_events = 0;
+        assert_eq!(s.validate().unwrap_err().0, "event queue backlog and reply limits must be positive");
+        let mut s = Settings::default();
+        s.api_rate_limit.per_ip.max = 0;
+        assert!(s.validate().is_err());
+        let mut s = Settings::default();
+        s.request_body.idle_timeout = Duration::ZERO;
         assert!(s.validate().is_err());
     }
 }

@@ -18,6 +18,8 @@ use agora_actors::store::Store;
 use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
+use crate::http::gate::{ApiLimits, Limits};
+use crate::http::hashing::HashPool;
 use crate::http::routes;
 use crate::http::state::AppState;
 use crate::settings::Settings;
@@ -34,6 +36,7 @@ pub struct Application {
     bootstrapped: Option<Bootstrapped>,
     admin_socket: Option<PathBuf>,
     handle_signals: bool,
+    hashing: HashPool,
     /// Held for the process lifetime: one server per data directory.
     _lock: File,
 }
@@ -86,13 +89,28 @@ impl Application {
         )
         .start();
 
-        let bootstrapped = bootstrap::if_empty(&store, &registry, &settings).await?;
+        let hashing = HashPool::start(settings.hash_pool)?;
+        let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
         let realms = Realms { registry, directory };
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
-        let logins = web::block(move || Logins::new(rule, cost)).await?;
+        let logins = hashing.run(move || Logins::new(rule, cost)).await?;
+        let api = &settings.api_rate_limit;
+        let limits = Limits {
+            params_body: settings.request_body,
+            api: api.enabled.then(|| ApiLimits::new(api.per_user, api.per_ip)),
+            trusted_proxies: settings.trusted_proxies.clone(),
+        };
 
-        let state = web::Data::new(AppState { realms: realms.clone(), store, config, logins, password_cost: cost });
+        let state = web::Data::new(AppState {
+            realms: realms.clone(),
+            store,
+            config,
+            logins,
+            password_cost: cost,
+            hashing: hashing.clone(),
+            limits,
+        });
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -135,6 +153,7 @@ impl Application {
             bootstrapped,
             admin_socket,
             handle_signals,
+            hashing,
             _lock: lock,
         })
     }
@@ -157,6 +176,11 @@ impl Application {
     /// The organizations of this server (for administrative commands, as its socket runs them).
     pub fn realms(&self) -> Realms {
         self.realms.clone()
+    }
+
+    /// The pool every password hash of this server runs on.
+    pub fn hash_pool(&self) -> HashPool {
+        self.hashing.clone()
     }
 
     /// The admin socket's path, if it could be bound.

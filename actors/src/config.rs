@@ -30,7 +30,7 @@ impl Default for ServerConfig {
 }
 
 /// How long event queues and their polls live (Zulip's values by default; tests shorten
-/// them).
+/// them), and how much a queue may hold and hand out at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueConfig {
     /// A waiting poll is answered with a `heartbeat` event after this long plus a random
@@ -44,6 +44,20 @@ pub struct QueueConfig {
     pub max_timeout: Duration,
     /// How often queues check whether they have expired (Zulip: every minute).
     pub gc_interval: Duration,
+    /// The most events a queue holds unacknowledged; a queue that would hold more is
+    /// removed (its client gets `BAD_EVENT_QUEUE_ID` and registers again). Zulip has no
+    /// such limit; it keeps one client that stopped polling (or one request that makes many
+    /// events) from taking the server's memory.
+    pub max_backlog_events: usize,
+    /// The most bytes of events (as JSON) a queue holds unacknowledged; past it the queue
+    /// is removed likewise.
+    pub max_backlog_bytes: usize,
+    /// The most events one `GET /events` reply carries; the client gets the rest by
+    /// polling again from the last id it got (Zulip's clients do exactly that).
+    pub max_reply_events: usize,
+    /// The most bytes of events one reply carries (a single larger event still goes out
+    /// alone).
+    pub max_reply_bytes: usize,
 }
 
 impl Default for QueueConfig {
@@ -54,6 +68,10 @@ impl Default for QueueConfig {
             default_timeout: Duration::from_secs(600),
             max_timeout: Duration::from_secs(7 * 24 * 3600),
             gc_interval: Duration::from_secs(60),
+            max_backlog_events: 10_000,
+            max_backlog_bytes: 32 << 20,
+            max_reply_events: 1_000,
+            max_reply_bytes: 4 << 20,
         }
     }
 }

@@ -38,6 +38,8 @@ pub enum ErrorCode {
     StreamWildcardMentionNotAllowed,
     TopicWildcardMentionNotAllowed,
     MoveMessagesTimeLimitExceeded,
+    RequestTimeout,
+    ServerNotReady,
 }
 
 impl ErrorCode {
@@ -72,6 +74,8 @@ impl ErrorCode {
             ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
+            ErrorCode::ServerNotReady => "SERVER_NOT_READY",
         }
     }
 }
@@ -179,13 +183,13 @@ impl ApiError {
     }
 
     /// The server is stopping (for a restart): 503, which Zulip clients retry.
+    ///
+    /// The code is Zulip's `SERVER_NOT_READY`, which its `ServerNotReadyError` carries when
+    /// the server cannot serve yet (its health check). Zulip itself answers a restart from
+    /// nginx, without an envelope; the status stays 503 (not that error's 500) because a
+    /// 503 is what clients retry.
     pub fn unavailable() -> Self {
-        ApiError {
-            code: None,
-            status: 503,
-            msg: "The server is restarting; please try again.".to_owned(),
-            data: Map::new(),
-        }
+        Self::new(ErrorCode::ServerNotReady, 503, "The server is restarting; please try again.")
     }
 
     /// `BAD_EVENT_QUEUE_ID`: the queue is unknown, gone or someone else's.

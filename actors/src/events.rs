@@ -4,9 +4,11 @@
 //! may receive it. After the change is committed the realm actor wraps each event in an
 //! [`Arc`] once and hands a [`PushEvent`] to every listener (a client queue) of those
 //! users; queues assign their own consecutive `id`s. An event is serialized at most once,
-//! however many queues deliver it.
+//! however many queues deliver it, and each form a queue reshapes it into (rendered or raw
+//! message content, a deletion split per message, ...) is made once and shared by every
+//! queue registered with the same options.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use actix::prelude::*;
 use serde_json::{Map, Value};
@@ -14,11 +16,25 @@ use serde_json::{Map, Value};
 use crate::ids::UserId;
 
 /// One event as Zulip sends it, without the per-queue `id`.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Event {
     body: Map<String, Value>,
     /// The body as JSON, made on first use and shared by every queue holding the event.
     json: OnceLock<Box<str>>,
+    /// The forms queues reshaped this event into, by the key of the options that decided
+    /// the shape; each made by the first queue that needs it. Never holds the event itself
+    /// (that would be a cycle): only events built from it.
+    forms: Mutex<Vec<(u8, Forms)>>,
+}
+
+/// An event as one kind of queue stores it: usually one event, several when it is split.
+pub type Forms = Arc<[Arc<Event>]>;
+
+impl Clone for Event {
+    /// A copy of the body (and its JSON); the reshaped forms are not carried over.
+    fn clone(&self) -> Self {
+        Event { body: self.body.clone(), json: self.json.clone(), forms: Mutex::default() }
+    }
 }
 
 impl PartialEq for Event {
@@ -35,13 +51,13 @@ impl Event {
         if let Value::Object(map) = fields {
             body.extend(map);
         }
-        Event { body, json: OnceLock::new() }
+        Event { body, json: OnceLock::new(), forms: Mutex::default() }
     }
 
     /// An event from a whole object (as saved); `None` unless it has a string `type`.
     pub fn from_body(body: Map<String, Value>) -> Option<Self> {
         body.get("type").and_then(Value::as_str)?;
-        Some(Event { body, json: OnceLock::new() })
+        Some(Event { body, json: OnceLock::new(), forms: Mutex::default() })
     }
 
     /// The event's `type`.
@@ -59,9 +75,10 @@ impl Event {
         &self.body
     }
 
-    /// The event object for changing; its cached JSON is dropped.
+    /// The event object for changing; its cached JSON and forms are dropped.
     pub fn body_mut(&mut self) -> &mut Map<String, Value> {
         self.json = OnceLock::new();
+        self.forms = Mutex::default();
         &mut self.body
     }
 
@@ -73,6 +90,18 @@ impl Event {
     /// The event as a JSON object, serialized once.
     pub fn json(&self) -> &str {
         self.json.get_or_init(|| Value::Object(self.body.clone()).to_string().into_boxed_str())
+    }
+
+    /// The form of this event for queues whose options give `key`, built by `build` on first
+    /// use and shared afterwards. `build` must return new events, never this one.
+    pub fn reshaped(&self, key: u8, build: impl FnOnce(&Event) -> Vec<Event>) -> Forms {
+        let mut forms = self.forms.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, made)) = forms.iter().find(|(k, _)| *k == key) {
+            return Arc::clone(made);
+        }
+        let made: Forms = build(self).into_iter().map(Arc::new).collect();
+        forms.push((key, Arc::clone(&made)));
+        made
     }
 
     /// Writes the event as delivered by a queue: its fields followed by `"id": id`.

@@ -53,3 +53,28 @@ id_type!(
     /// A channel folder.
     FolderId
 );
+
+/// `ids` without repeats, in first-occurrence order (a list a client sent may name the same
+/// id many times; Zulip collapses such lists with sets). A list already strictly
+/// increasing, as lists built from sets are, is returned after one cheap check.
+pub fn distinct<T: Copy + Ord + std::hash::Hash>(mut ids: Vec<T>) -> Vec<T> {
+    if ids.windows(2).all(|pair| pair[0] < pair[1]) {
+        return ids;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(ids.len());
+    ids.retain(|id| seen.insert(*id));
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_keeps_the_first_of_each() {
+        assert_eq!(distinct(vec![3, 1, 3, 2, 1, 3]), vec![3, 1, 2]);
+        assert_eq!(distinct(vec![UserId(1), UserId(2), UserId(5)]), vec![UserId(1), UserId(2), UserId(5)]);
+        assert_eq!(distinct(vec![7; 60_000]), vec![7]);
+        assert_eq!(distinct(Vec::<i64>::new()), Vec::<i64>::new());
+    }
+}

@@ -2,12 +2,12 @@
 //! attempts per username.
 //!
 //! The flow is split around the slow part: [`Logins::begin`] checks everything that needs
-//! no password hashing, [`PendingLogin::verify`] runs argon2 (call it on a blocking
+//! no password hashing, [`PendingLogin::verify`] runs argon2 (call it on a hashing
 //! thread), and [`Logins::finish`] turns the verdict into credentials or an error, against
 //! the account as it is *then* (it may have changed during the check).
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::ids::UserId;
@@ -45,7 +45,7 @@ pub struct PendingLogin {
 }
 
 impl PendingLogin {
-    /// Whether `password` is right. Slow (argon2): run it on a blocking thread. Without an
+    /// Whether `password` is right. Slow (argon2): run it on a hashing thread. Without an
     /// account it checks the decoy hash, taking the same time, and says no.
     pub fn verify(&self, password: &str) -> bool {
         match &self.target {
@@ -56,6 +56,12 @@ impl PendingLogin {
             }
         }
     }
+}
+
+/// Attempts are keyed by the username alone, as Zulip's `authenticate_by_username` rule,
+/// without regard to case.
+fn limiter_key(username: &str) -> String {
+    username.trim().to_lowercase()
 }
 
 fn failed() -> ApiError {
@@ -88,6 +94,18 @@ impl Logins {
         self.limiter.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Counts a password attempt for `username` made outside a login (the old password of
+    /// a password change, which Zulip checks with the same `authenticate` and so the same
+    /// per-username rule), or refuses it with the time until one is allowed again.
+    pub fn attempt(&self, username: &str, now: Instant) -> Result<(), Duration> {
+        self.limiter().attempt(&limiter_key(username), now)
+    }
+
+    /// Forgets `username`'s attempts: its password was just proven, as after a login.
+    pub fn forget(&self, username: &str) {
+        self.limiter().clear(&limiter_key(username));
+    }
+
     /// Everything before the password check: the username must be an email, the attempt must
     /// be within the limit, and an existing account must be active.
     pub fn begin(&self, realm: &AuthSnapshot, username: &str, now: Instant) -> ApiResult<PendingLogin> {
@@ -95,8 +113,7 @@ impl Logins {
         if !validate::is_valid_email(username) {
             return Err(ApiError::bad_request("Enter a valid email address."));
         }
-        // Keyed by the username alone, as Zulip's `authenticate_by_username` rule.
-        let limiter_key = username.to_lowercase();
+        let limiter_key = limiter_key(username);
         if let Err(wait) = self.limiter().attempt(&limiter_key, now) {
             return Err(ApiError::rate_limited(wait.as_secs_f64()));
         }
@@ -131,8 +148,6 @@ impl Logins {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
     use crate::config::ServerConfig;
     use crate::realm::model::Role;
@@ -165,6 +180,21 @@ mod tests {
         assert!(pending.target.is_none());
         assert!(!pending.verify("secret"));
         assert_eq!(logins.finish(&AuthSnapshot::of(&state), pending, true).unwrap_err().msg, failed().msg);
+    }
+
+    #[test]
+    fn other_password_checks_count_against_the_same_username() {
+        let (_dir, _store, state) = realm_with_password();
+        let logins = logins();
+        let now = Instant::now();
+        for _ in 0..5 {
+            assert!(logins.attempt(" Boss@Acme.test ", now).is_ok());
+        }
+        assert_eq!(logins.attempt("boss@acme.test", now), Err(Duration::from_secs(60)));
+        let err = logins.begin(&AuthSnapshot::of(&state), "boss@acme.test", now).unwrap_err();
+        assert_eq!(err.code, Some(ErrorCode::RateLimitHit));
+        logins.forget("BOSS@acme.test");
+        assert!(logins.begin(&AuthSnapshot::of(&state), "boss@acme.test", now).is_ok());
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! Passwords (argon2id) and API keys.
 //!
-//! Hashing is deliberately slow: call these from a blocking thread (`spawn_blocking`,
-//! `web::block`), never from an actor or an async worker.
+//! Hashing is deliberately slow: call these from a thread made for it (the server's hashing
+//! pool), never from an actor or an async worker. Each thread that hashes keeps the memory
+//! cost of its costliest hash for good, so few threads should.
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use std::cell::RefCell;
+
+use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use rand::distributions::Alphanumeric;
 use rand::rngs::OsRng;
 use rand::Rng;
@@ -44,21 +47,79 @@ impl HashCost {
 #[error("cannot hash password: {0}")]
 pub struct HashError(String);
 
+thread_local! {
+    /// This thread's argon2 working memory, kept from one hash to the next. Allocating the
+    /// whole memory cost (19 MiB by default) for each hash, as `argon2` does by itself, left
+    /// glibc's arena of a hashing thread holding several times that cost, in fragments
+    /// that were never reused; one buffer per thread costs the memory cost once.
+    static MEMORY: RefCell<Vec<Block>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `argon` with this thread's working memory, wiped afterwards (what argon2 leaves in
+/// it would spare an attacker who reads it most of the work of each guess).
+fn with_memory<T>(argon: &Argon2<'_>, f: impl FnOnce(&Argon2<'_>, &mut [Block]) -> T) -> T {
+    let blocks = argon.params().block_count();
+    MEMORY.with(|memory| {
+        let mut memory = memory.borrow_mut();
+        if memory.len() < blocks {
+            memory.resize(blocks, Block::new());
+        }
+        let work = &mut memory[..blocks];
+        let result = f(argon, work);
+        work.fill(Block::new());
+        result
+    })
+}
+
 /// Hashes a password into a PHC string (`$argon2id$v=19$...`).
 pub fn hash_password(password: &str, cost: HashCost) -> Result<String, HashError> {
-    let params =
-        Params::new(cost.memory_kib, cost.iterations, cost.parallelism, None).map_err(|e| HashError(e.to_string()))?;
+    let error = |e: &dyn std::fmt::Display| HashError(e.to_string());
+    let params = Params::new(cost.memory_kib, cost.iterations, cost.parallelism, None).map_err(|e| error(&e))?;
     let argon = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
     let salt = SaltString::generate(&mut OsRng);
-    argon.hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| HashError(e.to_string()))
+    let mut salt_bytes = [0u8; 64];
+    let salt_bytes = salt.as_salt().decode_b64(&mut salt_bytes).map_err(|e| error(&e))?;
+    let output = with_memory(&argon, |argon, memory| {
+        Output::init_with(Params::DEFAULT_OUTPUT_LEN, |out| {
+            argon.hash_password_into_with_memory(password.as_bytes(), salt_bytes, out, memory).map_err(Into::into)
+        })
+    })
+    .map_err(|e| error(&e))?;
+    let hash = PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(argon.params()).map_err(|e| error(&e))?,
+        salt: Some(salt.as_salt()),
+        hash: Some(output),
+    };
+    Ok(hash.to_string())
 }
 
 /// Whether `password` matches the stored PHC hash. A malformed hash never matches.
 pub fn verify_password(password: &str, stored: &str) -> bool {
-    match PasswordHash::new(stored) {
-        Ok(parsed) => Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok(),
-        Err(_) => false,
-    }
+    let Ok(parsed) = PasswordHash::new(stored) else {
+        return false;
+    };
+    let (Some(expected), Some(salt)) = (parsed.hash, parsed.salt) else {
+        return false;
+    };
+    let algorithm = Algorithm::try_from(parsed.algorithm);
+    let version = parsed.version.map_or(Ok(Version::default()), Version::try_from);
+    let (Ok(algorithm), Ok(version), Ok(params)) = (algorithm, version, Params::try_from(&parsed)) else {
+        return false;
+    };
+    let mut salt_bytes = [0u8; 64];
+    let Ok(salt_bytes) = salt.decode_b64(&mut salt_bytes) else {
+        return false;
+    };
+    let argon = Argon2::new(algorithm, version, params);
+    let computed = with_memory(&argon, |argon, memory| {
+        Output::init_with(expected.len(), |out| {
+            argon.hash_password_into_with_memory(password.as_bytes(), salt_bytes, out, memory).map_err(Into::into)
+        })
+    });
+    // `Output`'s equality takes constant time.
+    computed.is_ok_and(|computed| computed == expected)
 }
 
 /// Zulip's `check_password_strength`: long enough, not too long, and withstanding
@@ -114,6 +175,42 @@ mod tests {
         assert!(verify_password("correct horse", &hash));
         assert!(!verify_password("wrong horse", &hash));
         assert!(!verify_password("correct horse", "not a hash"));
+    }
+
+    #[test]
+    fn hashes_are_argon2s_own_format() {
+        use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+        let cost = HashCost { memory_kib: 64, iterations: 2, parallelism: 2 };
+        // Ours verify with the argon2 crate's verifier...
+        let ours = hash_password("correct horse", cost).unwrap();
+        assert!(ours.starts_with("$argon2id$v=19$m=64,t=2,p=2$"), "{ours}");
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(Argon2::default().verify_password(b"correct horse", &parsed).is_ok());
+        assert!(Argon2::default().verify_password(b"wrong horse", &parsed).is_err());
+        // ...and its hashes, of any variant and cost, verify here.
+        for algorithm in [Algorithm::Argon2id, Algorithm::Argon2i, Algorithm::Argon2d] {
+            let params = Params::new(32, 1, 1, None).unwrap();
+            let salt = SaltString::generate(&mut OsRng);
+            let theirs =
+                Argon2::new(algorithm, Version::V0x13, params).hash_password(b"battery", &salt).unwrap().to_string();
+            assert!(verify_password("battery", &theirs), "{theirs}");
+            assert!(!verify_password("staple", &theirs), "{theirs}");
+        }
+    }
+
+    #[test]
+    fn the_working_memory_is_kept_and_wiped() {
+        let cost = HashCost { memory_kib: 256, iterations: 1, parallelism: 1 };
+        let hash = hash_password("pw", cost).unwrap();
+        assert!(verify_password("pw", &hash));
+        MEMORY.with(|memory| {
+            let memory = memory.borrow();
+            assert_eq!(memory.len(), 256);
+            assert!(memory.iter().all(|block| block.as_ref().iter().all(|&word| word == 0)));
+        });
+        // A cheaper hash reuses the same buffer.
+        assert!(verify_password("pw", &hash_password("pw", HashCost::cheapest()).unwrap()));
+        MEMORY.with(|memory| assert_eq!(memory.borrow().len(), 256));
     }
 
     #[test]

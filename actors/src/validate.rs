@@ -15,12 +15,27 @@ pub const MAX_SUBDOMAIN_LENGTH: usize = 40;
 /// Subdomains that would clash with the root domain or with service names.
 const RESERVED_SUBDOMAINS: &[&str] = &["www", "api", "static", "admin", "mail", "ftp", "zulip", "agora"];
 
-/// The 1-based position of the first character Zulip does not accept in names (Zulip's
-/// `check_string_is_printable`: categories Cc, Cs and Cn). Control characters and the 66
-/// non-characters are refused; other unassigned code points, which need Unicode's tables,
-/// are let through. Rust strings hold no surrogates.
+/// The 1-based position (in characters) of the first character Zulip does not accept in
+/// names and topics (Zulip's `check_string_is_printable`): the control characters
+/// (category Cc) and Unicode's 66 non-characters; surrogates (Cs) cannot occur in Rust
+/// strings. Other unassigned code points are accepted, as in Zulip.
 pub fn first_unprintable(s: &str) -> Option<usize> {
     s.chars().position(|c| c.is_control() || is_noncharacter(c)).map(|i| i + 1)
+}
+
+/// `s` without leading and trailing whitespace as Python's `str.strip()` sees it (Zulip's
+/// validators strip so): Unicode's white space plus the separators U+001C to U+001F.
+pub fn python_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// Zulip's `check_stream_topic`: "Invalid character in topic, at position N!" for the
+/// first character Zulip does not accept in names (1-based).
+pub fn check_topic(topic: &str) -> ApiResult<()> {
+    match first_unprintable(topic) {
+        Some(position) => Err(ApiError::bad_request(format!("Invalid character in topic, at position {position}!"))),
+        None => Ok(()),
+    }
 }
 
 /// Whether `c` is one of Unicode's 66 non-characters.
@@ -31,7 +46,7 @@ fn is_noncharacter(c: char) -> bool {
 
 /// Checks and trims a full name (Zulip's `check_full_name`).
 pub fn full_name(raw: &str) -> ApiResult<String> {
-    let name = raw.trim();
+    let name = python_strip(raw);
     let len = name.chars().count();
     if len > MAX_NAME_LENGTH {
         return Err(ApiError::bad_request("Name too long!"));
@@ -39,7 +54,7 @@ pub fn full_name(raw: &str) -> ApiResult<String> {
     if len < MIN_NAME_LENGTH {
         return Err(ApiError::bad_request("Name too short!"));
     }
-    if name.chars().any(|c| NAME_INVALID_CHARS.contains(&c) || c.is_control()) {
+    if first_unprintable(name).is_some() || name.chars().any(|c| NAME_INVALID_CHARS.contains(&c)) {
         return Err(ApiError::bad_request("Invalid characters in name!"));
     }
     // `Name|15` would read as a mention of user 15 in `@**Name|15**`.

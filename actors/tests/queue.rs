@@ -11,13 +11,16 @@ use agora_actors::config::QueueConfig;
 use agora_actors::events::{Event, PushEvent};
 use agora_actors::ids::UserId;
 use agora_actors::queue::actor::{CloseQueue, QueueGone, SaveQueue};
-use agora_actors::queue::{Poll, PollOutcome, PollReply, QueueActor, QueueEntry, QueueIndex, QueueSpec};
+use agora_actors::queue::{
+    event_cost, GoneReason, Poll, PollOutcome, PollReply, QueueActor, QueueEntry, QueueIndex, QueueSpec,
+};
 use serde_json::{json, Value};
 
-/// Records which queues told the realm they have gone.
+/// Records which queues told the realm they have gone, and why.
 #[derive(Default)]
 struct RealmStandIn {
     gone: Arc<Mutex<Vec<String>>>,
+    reasons: Arc<Mutex<Vec<GoneReason>>>,
 }
 
 impl Actor for RealmStandIn {
@@ -29,6 +32,7 @@ impl Handler<QueueGone> for RealmStandIn {
 
     fn handle(&mut self, msg: QueueGone, _: &mut Self::Context) {
         self.gone.lock().unwrap().push(msg.queue_id.to_string());
+        self.reasons.lock().unwrap().push(msg.reason);
     }
 }
 
@@ -36,6 +40,7 @@ struct Harness {
     queue: Addr<QueueActor>,
     index: Arc<QueueIndex>,
     gone: Arc<Mutex<Vec<String>>>,
+    reasons: Arc<Mutex<Vec<GoneReason>>>,
 }
 
 fn start(spec: QueueSpec) -> Harness {
@@ -43,14 +48,18 @@ fn start(spec: QueueSpec) -> Harness {
 }
 
 fn start_with(spec: QueueSpec, config: QueueConfig) -> Harness {
-    let index = Arc::new(QueueIndex::default());
+    start_queue("q1", spec, config, Arc::new(QueueIndex::default()))
+}
+
+/// A queue `id` in `index` (queues of one realm share theirs).
+fn start_queue(id: &str, spec: QueueSpec, config: QueueConfig, index: Arc<QueueIndex>) -> Harness {
     let stand_in = RealmStandIn::default();
-    let gone = Arc::clone(&stand_in.gone);
+    let (gone, reasons) = (Arc::clone(&stand_in.gone), Arc::clone(&stand_in.reasons));
     let realm = stand_in.start().recipient();
-    let actor = QueueActor::new("q1", UserId(7), spec, config, Arc::clone(&index), Some(realm));
+    let actor = QueueActor::new(id, UserId(7), spec, config, Arc::clone(&index), Some(realm));
     let queue = actor.start();
-    index.insert("q1", QueueEntry { user_id: UserId(7), addr: queue.clone() });
-    Harness { queue, index, gone }
+    index.insert(id, QueueEntry { user_id: UserId(7), addr: queue.clone() });
+    Harness { queue, index, gone, reasons }
 }
 
 fn spec() -> QueueSpec {
@@ -208,4 +217,162 @@ async fn saving_hands_back_what_a_restart_needs() {
         panic!("ready")
     };
     assert_eq!(reply.events.iter().map(|q| q.id).collect::<Vec<_>>(), vec![2]);
+}
+
+// --- Limits: what a queue holds and what one reply carries. ---
+
+/// Limits small enough to reach in a test.
+fn limits(max_backlog_events: usize, max_backlog_bytes: usize, max_reply_events: usize) -> QueueConfig {
+    QueueConfig { max_backlog_events, max_backlog_bytes, max_reply_events, ..QueueConfig::default() }
+}
+
+fn ids(reply: &PollReply) -> Vec<i64> {
+    reply.events.iter().map(|q| q.id).collect()
+}
+
+/// The events of `n` realm_user updates, as a queue delivers them.
+fn updates(n: usize) -> Vec<Arc<Event>> {
+    (0..n).map(|i| Arc::new(Event::new("realm_user", json!({"op": "update", "person": {"user_id": i}})))).collect()
+}
+
+#[actix_rt::test]
+async fn a_queue_past_its_event_backlog_is_removed() {
+    let h = start_with(spec(), limits(3, usize::MAX, 1000));
+    for event in updates(3) {
+        h.queue.do_send(PushEvent { user_id: UserId(7), event });
+    }
+    // Acknowledging makes room again.
+    assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0, 1, 2]);
+    assert_eq!(ids(&ready(poll(&h, 1, true).await)), vec![2]);
+    for event in updates(2) {
+        h.queue.do_send(PushEvent { user_id: UserId(7), event });
+    }
+    assert_eq!(ids(&ready(poll(&h, 1, true).await)), vec![2, 3, 4]);
+    assert!(h.index.get("q1").is_some());
+    // A fourth waiting event is one too many.
+    push(&h, "realm_user", json!({"op": "add"}));
+    assert!(h.queue.send(Poll { last_event_id: 1, dont_block: true, new_queue: false }).await.is_err());
+    assert!(h.index.get("q1").is_none(), "the next poll is told BAD_EVENT_QUEUE_ID");
+    actix_rt::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(*h.gone.lock().unwrap(), vec!["q1".to_owned()]);
+    let bytes = updates(3).iter().map(|e| event_cost(e)).sum::<usize>();
+    assert_eq!(*h.reasons.lock().unwrap(), vec![GoneReason::Overflow { events: 4, bytes }]);
+}
+
+#[actix_rt::test]
+async fn a_queue_past_its_byte_backlog_is_removed() {
+    let events = updates(3);
+    let two = event_cost(&events[0]) + event_cost(&events[1]);
+    let h = start_with(spec(), limits(1000, two, 1000));
+    let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::clone(&events[0]) });
+    assert_eq!(ids(&waiting.await.unwrap()), vec![0]);
+    h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::clone(&events[1]) });
+    assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0, 1]);
+    // While a poll waits (everything acknowledged, so it does), one event larger than the
+    // whole allowance: the poll is dropped unanswered, so its client hears
+    // BAD_EVENT_QUEUE_ID like the next poll.
+    let PollOutcome::Waiting(waiting) = poll(&h, 1, false).await else { panic!("should wait") };
+    push(&h, "realm_user", json!({"op": "update", "person": {"full_name": "x".repeat(two)}}));
+    assert!(waiting.await.is_err(), "released without an answer");
+    assert!(h.index.get("q1").is_none());
+    actix_rt::time::sleep(Duration::from_millis(10)).await;
+    let reasons = h.reasons.lock().unwrap().clone();
+    assert!(matches!(reasons[..], [GoneReason::Overflow { events: 1, bytes }] if bytes > two), "{reasons:?}");
+}
+
+#[actix_rt::test]
+async fn a_deletion_split_past_the_backlog_removes_the_queue() {
+    // A client without bulk_message_deletion gets one event per deleted message.
+    let h = start_with(spec(), limits(3, usize::MAX, 1000));
+    push(&h, "delete_message", json!({"message_type": "private", "message_ids": [1, 2, 3]}));
+    assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0, 1, 2]);
+    // Two waiting, and two more from one deletion: one too many.
+    ready(poll(&h, 0, true).await);
+    push(&h, "delete_message", json!({"message_type": "private", "message_ids": [4, 5]}));
+    assert!(h.queue.send(Poll { last_event_id: 0, dont_block: true, new_queue: false }).await.is_err());
+    actix_rt::time::sleep(Duration::from_millis(10)).await;
+    let reasons = h.reasons.lock().unwrap().clone();
+    assert!(matches!(reasons[..], [GoneReason::Overflow { events: 4, .. }]), "{reasons:?}");
+}
+
+#[actix_rt::test]
+async fn a_reply_carries_a_bounded_prefix_and_the_next_poll_the_rest() {
+    let h = start_with(spec(), limits(1000, usize::MAX, 2));
+    for event in updates(5) {
+        h.queue.do_send(PushEvent { user_id: UserId(7), event });
+    }
+    assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0, 1]);
+    // A retry without acknowledging gets the same events.
+    assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0, 1]);
+    assert_eq!(ids(&ready(poll(&h, 1, true).await)), vec![2, 3]);
+    assert_eq!(ids(&ready(poll(&h, 3, false).await)), vec![4]);
+    // A waiting poll is answered within the same bound: a deletion of three messages
+    // split for this client is three events.
+    let PollOutcome::Waiting(waiting) = poll(&h, 4, false).await else { panic!("should wait") };
+    push(&h, "delete_message", json!({"message_type": "private", "message_ids": [7, 8, 9]}));
+    let reply = waiting.await.unwrap();
+    assert_eq!(bodies(&reply).iter().map(|b| b["message_id"].clone()).collect::<Vec<_>>(), vec![json!(7), json!(8)]);
+    assert_eq!(ids(&ready(poll(&h, 6, true).await)), vec![7]);
+}
+
+#[actix_rt::test]
+async fn a_reply_stops_before_its_byte_bound_but_always_carries_one_event() {
+    let events = updates(3);
+    let config = QueueConfig { max_reply_bytes: event_cost(&events[0]) + 1, ..QueueConfig::default() };
+    let h = start_with(spec(), config);
+    for event in events {
+        h.queue.do_send(PushEvent { user_id: UserId(7), event });
+    }
+    push(&h, "realm_user", json!({"op": "update", "person": {"full_name": "x".repeat(1000)}}));
+    assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0]);
+    assert_eq!(ids(&ready(poll(&h, 0, true).await)), vec![1]);
+    assert_eq!(ids(&ready(poll(&h, 1, true).await)), vec![2]);
+    // Larger than the bound on its own: it goes out alone.
+    assert_eq!(ids(&ready(poll(&h, 2, true).await)), vec![3]);
+}
+
+// --- Sharing: queues with the same options hold the same reshaped event. ---
+
+/// A message event as the realm actor sends it, from the queue `q1`'s client.
+fn message_event() -> Arc<Event> {
+    Arc::new(Event::new(
+        "message",
+        json!({
+            "message": {"id": 1, "type": "stream", "subject": "t", "content": "**hi**",
+                "rendered_content": "<p><strong>hi</strong></p>", "avatar_url": "https://x", "avatar_computable": true},
+            "flags": [], "sender_queue_id": "q1", "local_id": "7.01",
+        }),
+    ))
+}
+
+#[actix_rt::test]
+async fn queues_with_the_same_options_share_one_reshaped_message() {
+    let index = Arc::new(QueueIndex::default());
+    let sender = start_queue("q1", spec(), QueueConfig::default(), Arc::clone(&index));
+    let a = start_queue("q2", spec(), QueueConfig::default(), Arc::clone(&index));
+    let b = start_queue("q3", spec(), QueueConfig::default(), Arc::clone(&index));
+    let mut html = spec();
+    html.apply_markdown = true;
+    let c = start_queue("q4", html.clone(), QueueConfig::default(), Arc::clone(&index));
+    let d = start_queue("q5", html, QueueConfig::default(), Arc::clone(&index));
+    let event = message_event();
+    for h in [&sender, &a, &b, &c, &d] {
+        h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::clone(&event) });
+    }
+    let mut held = Vec::new();
+    for h in [&sender, &a, &b, &c, &d] {
+        held.push(Arc::clone(&ready(poll(h, -1, true).await).events[0].event));
+    }
+    assert!(Arc::ptr_eq(&held[1], &held[2]), "raw Markdown: one event for both queues");
+    assert!(Arc::ptr_eq(&held[3], &held[4]), "rendered HTML: one event for both queues");
+    assert!(!Arc::ptr_eq(&held[1], &held[3]));
+    assert!(!Arc::ptr_eq(&held[0], &held[1]), "the sender's queue has its own copy");
+    assert_eq!(held[0].get("local_message_id"), Some(&json!("7.01")));
+    assert_eq!(held[1].get("local_message_id"), None);
+    assert_eq!(held[1].get("message").unwrap()["content"], json!("**hi**"));
+    assert_eq!(held[3].get("message").unwrap()["content"], json!("<p><strong>hi</strong></p>"));
+    // The shared event's own copy is released once every queue has shaped it.
+    drop(event);
+    assert_eq!(Arc::strong_count(&held[1]), 4, "held by the two queues and the two handles here");
 }

@@ -47,7 +47,15 @@ pub struct ServerOptions {
     pub actor_threads: Option<usize>,
     /// Prefix of the temporary data directory's name.
     pub dir_prefix: &'static str,
+    /// The server's settings file (TOML), e.g. [`LOAD_CONFIG`].
+    pub config: String,
 }
+
+/// Settings for load generators that create users and send far more than Zulip's rate
+/// limits allow: cheap password hashing (what is measured is the server, not argon2: 19 MiB
+/// and ~30 ms per hash by default) and no rate limits.
+pub const LOAD_CONFIG: &str =
+    "[password_hash]\nmemory_kib = 64\niterations = 1\nparallelism = 1\n[api_rate_limit]\nenabled = false\n";
 
 // ---------------------------------------------------------------------------------------
 // Statistics
@@ -285,10 +293,8 @@ impl ManagedServer {
         let dir = tempfile::Builder::new().prefix(options.dir_prefix).tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let addr = format!("127.0.0.1:{port}");
-        // The load generators create users: keep their password hashing cheap, so that what
-        // is measured is the server, not argon2 (19 MiB and ~30 ms per hash by default).
         let config = dir.path().join("loadgen.toml");
-        std::fs::write(&config, "[password_hash]\nmemory_kib = 64\niterations = 1\nparallelism = 1\n")?;
+        std::fs::write(&config, &options.config)?;
         let mut args = vec!["--data-dir".to_owned(), path_arg(dir.path())?, "--config".to_owned(), path_arg(&config)?];
         args.extend(["--bind", &addr, "--external-host", &addr, "--log", &options.log].map(str::to_owned));
         if let Some(n) = options.http_workers {
@@ -361,14 +367,23 @@ fn spawn(bin: &Path, args: &[String]) -> Result<ChildGuard, BoxError> {
 
 /// Resident set size of a process, in KiB (`VmRSS` of `/proc/<pid>/status`).
 pub fn rss_kib(pid: u32) -> Result<u64, BoxError> {
+    status_kib(pid, "VmRSS")
+}
+
+/// Peak resident set size of a process, in KiB (`VmHWM` of `/proc/<pid>/status`).
+pub fn peak_rss_kib(pid: u32) -> Result<u64, BoxError> {
+    status_kib(pid, "VmHWM")
+}
+
+fn status_kib(pid: u32, field: &str) -> Result<u64, BoxError> {
     let path = format!("/proc/{pid}/status");
     let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|value| value.trim().strip_suffix("kB"))
         .and_then(|kib| kib.trim().parse().ok())
-        .ok_or_else(|| format!("{path}: no VmRSS").into())
+        .ok_or_else(|| format!("{path}: no {field}").into())
 }
 
 /// This process's soft limit of open files (a server we start inherits it).

@@ -1,19 +1,22 @@
-//! Extractors that find the request's organization and authenticate its user.
+//! Finding the request's organization and authenticating its user.
 //!
 //! The organization comes from the `Host` header; the user from HTTP Basic credentials
 //! checked against the realm's published authentication index, without a round trip
-//! through any actor. Every failure is Zulip's error.
+//! through any actor. Every failure is Zulip's error. Routes for users authenticate in
+//! their gate ([`super::gate`]), before their body is read; handlers take the result with
+//! the [`Authed`] extractor. Public routes find their organization with [`Site`].
 
 use std::sync::Arc;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use agora_actors::ids::RealmId;
 use agora_actors::realm::snapshot::{explain_foreign_key, AuthEntry, KeyRejection};
 use agora_actors::registry::RealmHandle;
 use agora_actors::ApiError;
 use base64::Engine;
-use futures_util::future::LocalBoxFuture;
+use futures_util::future::{ready, LocalBoxFuture, Ready};
 
 use super::response::HttpError;
 use super::state::AppState;
@@ -40,7 +43,6 @@ fn request_host(req: &HttpRequest) -> &str {
 pub struct Site {
     pub subdomain: String,
     handle: Option<RealmHandle>,
-    state: web::Data<AppState>,
 }
 
 impl Site {
@@ -69,7 +71,7 @@ impl FromRequest for Site {
             let state = app_state(&req)?;
             let subdomain = state.config.subdomain_for_host(request_host(&req));
             let handle = state.realm(&subdomain).await?;
-            Ok(Site { subdomain, handle, state })
+            Ok(Site { subdomain, handle })
         })
     }
 }
@@ -79,6 +81,10 @@ impl FromRequest for Site {
 pub struct Authenticated;
 
 /// An authenticated request: its organization and its user.
+///
+/// The route's gate ([`super::gate`]) authenticates the request before anything else runs,
+/// its body included, and leaves this in the request for the handler to take.
+#[derive(Clone)]
 pub struct Authed {
     pub realm: RealmHandle,
     pub user: Arc<AuthEntry>,
@@ -86,29 +92,66 @@ pub struct Authed {
 
 impl FromRequest for Authed {
     type Error = HttpError;
-    type Future = LocalBoxFuture<'static, Result<Self, HttpError>>;
+    type Future = Ready<Result<Self, HttpError>>;
 
-    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let site = Site::from_request(req, payload);
-        let req = req.clone();
-        Box::pin(async move {
-            let site = site.await?;
-            let realm = site.realm()?.clone();
-            let header = req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
-            let (email, key) = basic_credentials(header)?;
-            match realm.auth().check_api_key(&email, &key) {
-                Ok(user) => {
-                    req.extensions_mut().insert(Authenticated);
-                    Ok(Authed { realm, user })
-                }
-                Err(KeyRejection::Refused(err)) => Err(err.into()),
-                Err(KeyRejection::Unknown) => {
-                    let (store, realm_id) = (site.state.store.clone(), realm.id);
-                    let err = web::block(move || explain_foreign_key(&store, realm_id, &email, &key)).await?;
-                    Err(err.into())
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let authed = req.extensions_mut().remove::<Authed>();
+        ready(authed.ok_or_else(|| {
+            tracing::error!(path = req.path(), "a route without an authenticating gate asks for its user");
+            HttpError(ApiError::internal())
+        }))
+    }
+}
+
+/// Why a request could not be authenticated.
+pub enum Refusal {
+    /// Told at once.
+    Now(ApiError),
+    /// A key the realm's index does not know: why is told by [`Refusal::explain`], which
+    /// reads the database.
+    UnknownKey { realm_id: RealmId, email: String, key: String },
+}
+
+impl Refusal {
+    /// The error the client gets.
+    pub async fn explain(self, state: &AppState) -> ApiError {
+        match self {
+            Refusal::Now(err) => err,
+            Refusal::UnknownKey { realm_id, email, key } => {
+                let store = state.store.clone();
+                match web::block(move || explain_foreign_key(&store, realm_id, &email, &key)).await {
+                    Ok(err) => err,
+                    Err(e) => HttpError::from(e).0,
                 }
             }
-        })
+        }
+    }
+}
+
+impl From<ApiError> for Refusal {
+    fn from(err: ApiError) -> Self {
+        Refusal::Now(err)
+    }
+}
+
+impl From<HttpError> for Refusal {
+    fn from(err: HttpError) -> Self {
+        Refusal::Now(err.0)
+    }
+}
+
+/// Authenticates a request: its organization from the `Host` header, then its user from
+/// HTTP Basic credentials checked against the organization's published index, without a
+/// round trip through any actor.
+pub async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<Authed, Refusal> {
+    let subdomain = state.config.subdomain_for_host(request_host(req));
+    let realm = state.realm(&subdomain).await?.ok_or_else(ApiError::invalid_subdomain)?;
+    let header = req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
+    let (email, key) = basic_credentials(header)?;
+    match realm.auth().check_api_key(&email, &key) {
+        Ok(user) => Ok(Authed { realm, user }),
+        Err(KeyRejection::Refused(err)) => Err(Refusal::Now(err)),
+        Err(KeyRejection::Unknown) => Err(Refusal::UnknownKey { realm_id: realm.id, email, key }),
     }
 }
 

@@ -1,9 +1,13 @@
-//! The HTTP layer: extractors, parameter decoding, envelopes and routes. Handlers here only
-//! authenticate, decode parameters, send one message and render the reply.
+//! The HTTP layer: gates, extractors, parameter decoding, envelopes and routes. Handlers
+//! here only authenticate, decode parameters, send one message and render the reply.
 
 pub mod auth;
+pub mod body;
 pub mod decode;
+pub mod gate;
+pub mod hashing;
 pub mod params;
+pub mod ratelimit;
 pub mod response;
 pub mod routes;
 pub mod state;

@@ -11,30 +11,17 @@ use std::collections::BTreeSet;
 
 use actix_web::dev::Payload;
 use actix_web::http::{header, Method};
-use actix_web::web::{Bytes, BytesMut};
-use actix_web::{FromRequest, HttpRequest};
+use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use agora_actors::{ApiError, ErrorCode};
 use futures_util::future::LocalBoxFuture;
-use futures_util::{StreamExt, TryStreamExt};
 use serde_json::{Map, Value};
 
+use super::body::{self, BodyRules, CloseConnection};
 use super::decode;
 use super::response::{HttpError, Success};
+use super::state::AppState;
 
-/// Largest urlencoded body accepted.
-const FORM_LIMIT: usize = 16 * 1024 * 1024;
-/// Largest multipart body accepted (uploads included).
-const MULTIPART_LIMIT: usize = 101 * 1024 * 1024;
-
-/// A file part of a multipart body.
-#[derive(Debug, Clone)]
-pub struct UploadedFile {
-    /// The part's field name (the Python client uses the file's path).
-    pub field: String,
-    pub filename: String,
-    pub content_type: Option<String>,
-    pub data: Bytes,
-}
+pub use super::body::UploadedFile;
 
 /// The parameters of one request.
 #[derive(Debug, Default)]
@@ -146,57 +133,12 @@ fn pairs(bytes: &[u8]) -> Vec<(String, String)> {
     form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
 }
 
-fn too_large() -> ApiError {
-    ApiError { status: 413, ..ApiError::bad_request("Request body is too large") }
-}
-
-fn bad_body() -> ApiError {
-    ApiError::bad_request("Malformed request body")
-}
-
-async fn read_body(mut payload: Payload, limit: usize) -> Result<Bytes, ApiError> {
-    let mut body = BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|_| bad_body())?;
-        if body.len() + chunk.len() > limit {
-            return Err(too_large());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
-}
-
-async fn read_multipart(
-    req: HttpRequest,
-    payload: Payload,
-) -> Result<(Vec<(String, String)>, Vec<UploadedFile>), ApiError> {
-    let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
-    let (mut fields, mut files, mut total) = (Vec::new(), Vec::new(), 0usize);
-    while let Some(mut field) = multipart.try_next().await.map_err(|_| bad_body())? {
-        let disposition = field.content_disposition().cloned();
-        let name = disposition.as_ref().and_then(|d| d.get_name()).unwrap_or("").to_owned();
-        let filename = disposition.as_ref().and_then(|d| d.get_filename()).map(str::to_owned);
-        let content_type = field.content_type().map(|m| m.essence_str().to_owned());
-        let mut data = BytesMut::new();
-        while let Some(chunk) = field.try_next().await.map_err(|_| bad_body())? {
-            total += chunk.len();
-            if total > MULTIPART_LIMIT {
-                return Err(too_large());
-            }
-            data.extend_from_slice(&chunk);
-        }
-        match filename {
-            Some(filename) => files.push(UploadedFile { field: name, filename, content_type, data: data.freeze() }),
-            None => fields.push((name, String::from_utf8_lossy(&data).into_owned())),
-        }
-    }
-    Ok((fields, files))
-}
-
 impl FromRequest for Params {
     type Error = HttpError;
     type Future = LocalBoxFuture<'static, Result<Self, HttpError>>;
 
+    /// Reads the body, if any, within the rules the route's gate left (the server's
+    /// parameter rules for a route without one).
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let query = pairs(req.query_string().as_bytes());
         let has_body = matches!(*req.method(), Method::POST | Method::PUT | Method::PATCH | Method::DELETE);
@@ -206,17 +148,27 @@ impl FromRequest for Params {
             .and_then(|v| v.to_str().ok())
             .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
             .unwrap_or_default();
+        let rules = req
+            .extensions()
+            .get::<BodyRules>()
+            .copied()
+            .or_else(|| req.app_data::<web::Data<AppState>>().map(|state| state.limits.params_body));
         let payload = payload.take();
         let req = req.clone();
         Box::pin(async move {
-            let (body, files) = match essence.as_str() {
+            let rules = rules.unwrap_or_default();
+            let read = match essence.as_str() {
                 "application/x-www-form-urlencoded" if has_body => {
-                    (pairs(&read_body(payload, FORM_LIMIT).await?), Vec::new())
+                    body::read_all(payload, &rules).await.map(|bytes| (pairs(&bytes), Vec::new()))
                 }
-                "multipart/form-data" if has_body => read_multipart(req, payload).await?,
+                "multipart/form-data" if has_body => body::read_multipart(req.headers(), payload, &rules).await,
                 // Zulip reads no parameters from other bodies.
-                _ => (Vec::new(), Vec::new()),
+                _ => Ok((Vec::new(), Vec::new())),
             };
+            let (body, files) = read.inspect_err(|_| {
+                // What is left of the body is not a request: the connection goes.
+                req.extensions_mut().insert(CloseConnection);
+            })?;
             Ok(Params { body, query, files, used: RefCell::default() })
         })
     }
@@ -276,5 +228,61 @@ mod tests {
         let e = p.bool_aliased("client_external_avatar", "client_gravatar", true).unwrap_err();
         assert_eq!(e.msg, "Can't decide between 'client_external_avatar' and 'client_gravatar' arguments");
         assert_eq!(e.code, Some(ErrorCode::RequestConfusingVar));
+    }
+}
+
+/// Properties of the merged parameters over arbitrary query strings and forms.
+#[cfg(test)]
+mod properties {
+    use agora_actors::ErrorCode;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn form_pairs() -> impl Strategy<Value = Vec<(String, String)>> {
+        prop::collection::vec(("[a-c]{1,2}", any::<String>()), 0..8)
+    }
+
+    /// `pairs` as a query string, percent-encoded.
+    fn encoded(pairs: &[(String, String)]) -> String {
+        form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_query_string_is_taken_without_panicking(query in any::<String>(), name in "[a-z]{1,3}") {
+            let p = Params::from_parts(&query, vec![]);
+            let _ = p.str(&name);
+            for err in [p.bool(&name).err(), p.int(&name).err(), p.decode(&name, decode::integer_list).err()].into_iter().flatten() {
+                prop_assert_eq!((err.status, err.code), (400, Some(ErrorCode::BadRequest)));
+                prop_assert!(err.msg.starts_with(&name), "{}", err.msg);
+            }
+            let ignored = p.ignored();
+            prop_assert!(ignored.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats: {:?}", ignored);
+            prop_assert!(!ignored.contains(&name));
+        }
+
+        #[test]
+        fn the_body_wins_and_the_last_repeat_wins(query in form_pairs(), body in form_pairs(), name in "[a-c]{1,2}") {
+            let p = Params::from_parts(&encoded(&query), body.clone());
+            let last = |list: &[(String, String)]| list.iter().rev().find(|(k, _)| *k == name).map(|(_, v)| v.clone());
+            prop_assert_eq!(p.str(&name), last(&body).or_else(|| last(&query)));
+        }
+
+        #[test]
+        fn typed_values_survive_the_query_string(n in any::<i64>(), b in any::<bool>(), ids in prop::collection::vec(any::<i64>(), 0..10)) {
+            let pairs = vec![
+                ("n".to_owned(), n.to_string()),
+                ("b".to_owned(), b.to_string()),
+                ("ids".to_owned(), serde_json::to_string(&ids).unwrap()),
+            ];
+            let p = Params::from_parts(&encoded(&pairs), vec![]);
+            prop_assert_eq!(p.int("n").unwrap(), Some(n));
+            prop_assert_eq!(p.bool("b").unwrap(), Some(b));
+            prop_assert_eq!(p.decode("ids", decode::integer_list).unwrap(), Some(ids));
+            prop_assert!(p.ignored().is_empty());
+        }
     }
 }

@@ -191,6 +191,10 @@ mod tests {
         assert_eq!(body(response).await, "{\"result\":\"error\",\"msg\":\"Internal server error\"}\n");
         let response = HttpError::from(actix::MailboxError::Closed).error_response();
         assert_eq!(response.status(), 503);
+        assert_eq!(
+            body(response).await,
+            "{\"result\":\"error\",\"msg\":\"The server is restarting; please try again.\",\"code\":\"SERVER_NOT_READY\"}\n"
+        );
     }
 
     #[actix_web::test]

@@ -8,6 +8,8 @@ use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::HashCost;
 use agora_actors::store::Store;
 
+use super::gate::Limits;
+use super::hashing::HashPool;
 use super::response::HttpError;
 
 /// Shared state of the HTTP layer (one per server, behind `web::Data`).
@@ -18,6 +20,10 @@ pub struct AppState {
     pub logins: Logins,
     /// Cost of the password hashes of accounts created through the API.
     pub password_cost: HashCost,
+    /// Where every argon2 run goes.
+    pub hashing: HashPool,
+    /// Body limits and rate limits.
+    pub limits: Limits,
 }
 
 impl AppState {

@@ -942,3 +942,25 @@ async fn subscription_entries_may_choose_the_color() {
         .await;
     app.stop().await;
 }
+
+/// Stored script: a channel description's links to `javascript:` (plain or
+/// entity-encoded) are not made; `rendered_description` shows them as written.
+#[actix_web::test]
+async fn description_links_to_script_urls_are_rendered_as_text() {
+    let app = spawn_app().await;
+    let description = "[x](javascript:alert(1)) [y](&#106;avascript:alert(1)) <javascript:alert(2)>";
+    let subs = json!([{"name": "xss", "description": description}]).to_string();
+    let (status, body) =
+        json(post(&app, &app.owner, "/users/me/subscriptions", &[("subscriptions", &subs)]).await).await;
+    assert_eq!(status, 200, "{body}");
+    let id = channel_id(&app, "xss").await;
+    let rendered = "<p>[x](javascript:alert(1)) [y](&amp;#106;avascript:alert(1)) &lt;javascript:alert(2)&gt;</p>";
+    let (_, body) = get(&app, &app.owner, &format!("/streams/{id}")).await;
+    assert_eq!(body["stream"]["rendered_description"], rendered);
+    // The same when the description is changed.
+    let changed = "[z](JaVaScRiPt&colon;alert(3))";
+    let path = format!("/streams/{id}");
+    expect(send(&app, &app.owner, Method::PATCH, &path, &[("description", changed)]).await, 200, success()).await;
+    let (_, body) = get(&app, &app.owner, &path).await;
+    assert_eq!(body["stream"]["rendered_description"], "<p>[z](JaVaScRiPt&amp;colon;alert(3))</p>");
+}

@@ -9,7 +9,9 @@ use agora_actors::realm::messages::SetUserActive;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, poll, poll_now, queue_id, register, spawn_app, spawn_app_at, spawn_app_with};
+use crate::helpers::{
+    assert_same, expect, json, poll, poll_now, queue_id, register, spawn_app, spawn_app_at, spawn_app_with,
+};
 
 fn keys(body: &Value) -> Vec<&str> {
     body.as_object().unwrap().keys().map(String::as_str).collect()
@@ -438,6 +440,11 @@ async fn queues_survive_a_graceful_restart() {
     let stopping = tokio::spawn(app.stop());
     let (status, body) = json(waiting.await.unwrap().unwrap()).await;
     assert_eq!((status, body["result"].as_str()), (503, Some("error")));
+    // With Zulip's code for a server that cannot serve yet.
+    assert_same(
+        &body,
+        &json!({"result": "error", "msg": "The server is restarting; please try again.", "code": "SERVER_NOT_READY"}),
+    );
     let tmp = stopping.await.unwrap();
 
     let app = spawn_app_at(&data_dir).await;

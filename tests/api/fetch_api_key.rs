@@ -1,11 +1,14 @@
 //! `POST /fetch_api_key`.
 
+use std::time::Duration;
+
+use agora::http::hashing::PoolSize;
 use agora_actors::ids::UserId;
 use agora_actors::realm::messages::{SetRealmDeactivated, SetUserActive};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, spawn_app, TestApp};
+use crate::helpers::{expect, spawn_app, spawn_app_with, TestApp};
 
 async fn fetch(app: &TestApp, host: &str, form: &[(&str, &str)], status: u16, expected: Value) {
     expect(app.request_to(host, Method::POST, "/fetch_api_key").form(form).send().await.unwrap(), status, expected)
@@ -107,5 +110,50 @@ async fn a_success_forgets_earlier_failures() {
         }
         assert_eq!(status(&app, &[("username", &o.email), ("password", &o.password)]).await, 200);
     }
+    app.stop().await;
+}
+
+/// Takes the `places` places of the server's hashing pool (its threads and its queue)
+/// with work that runs until the returned senders are dropped.
+async fn fill_hash_pool(app: &TestApp, places: usize) -> Vec<std::sync::mpsc::Sender<()>> {
+    let releases = (0..places)
+        .map(|_| {
+            let (release, held) = std::sync::mpsc::channel::<()>();
+            let pool = app.hash_pool.clone();
+            tokio::spawn(async move { pool.run(move || held.recv().is_err()).await });
+            release
+        })
+        .collect();
+    while app.hash_pool.free_places() > 0 {
+        tokio::task::yield_now().await;
+    }
+    releases
+}
+
+#[actix_web::test]
+async fn password_hashing_has_a_bounded_pool() {
+    let app = spawn_app_with(|s| s.hash_pool = PoolSize { threads: 1, queue: 1, wait: Duration::ZERO }).await;
+    let o = app.owner.clone();
+    // Two hashes in progress: one running, one waiting its turn.
+    let releases = fill_hash_pool(&app, 2).await;
+    // A third is refused at once, whatever needs the hash.
+    let busy = json!({"result": "error", "msg": "API usage exceeded rate limit", "retry-after": 1.0, "code": "RATE_LIMIT_HIT"});
+    let response = app
+        .request(Method::POST, "/fetch_api_key")
+        .form(&[("username", o.email.as_str()), ("password", o.password.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["retry-after"], "1");
+    expect(response, 429, busy.clone()).await;
+    let change = [("old_password", o.password.as_str()), ("new_password", "Sturdy-Horse-42")];
+    let response = app.as_user(&o, Method::PATCH, "/settings").form(&change).send().await.unwrap();
+    expect(response, 429, busy).await;
+    // Once the pool is free again, so are logins.
+    drop(releases);
+    while app.hash_pool.free_places() < 2 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(status(&app, &[("username", &o.email), ("password", &o.password)]).await, 200);
     app.stop().await;
 }

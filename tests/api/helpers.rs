@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use agora::admin::AdminRequest;
-use agora::settings::Settings;
+use agora::http::hashing::HashPool;
+use agora::settings::{ApiRateLimit, Settings};
 use agora::startup::{Application, ShutdownHandle};
+use agora_actors::ratelimit::Rule;
 use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::{hash_password, HashCost};
 use reqwest::{Method, RequestBuilder, Response};
@@ -31,13 +33,20 @@ pub struct TestApp {
     pub owner: Creds,
     pub realms: Realms,
     pub client: reqwest::Client,
+    /// The server's password-hashing pool.
+    pub hash_pool: HashPool,
     handle: ShutdownHandle,
     join: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
     _tmp: Option<tempfile::TempDir>,
 }
 
-/// Settings for tests: port 0, cheap hashing, no signal handling.
+/// Requests per minute of the tests' rate limits: on, so that every request of every test
+/// goes through them, but out of reach of any test but the rate-limit ones, which lower it.
+pub const TEST_RATE_LIMIT: usize = 100_000;
+
+/// Settings for tests: port 0, cheap hashing, no signal handling, rate limits out of reach.
 pub fn test_settings(data_dir: &Path) -> Settings {
+    let minute = std::time::Duration::from_secs(60);
     Settings {
         bind: "127.0.0.1:0".into(),
         data_dir: data_dir.to_owned(),
@@ -47,6 +56,11 @@ pub fn test_settings(data_dir: &Path) -> Settings {
         password_hash: HashCost::cheapest(),
         handle_signals: false,
         shutdown_timeout: std::time::Duration::from_secs(1),
+        api_rate_limit: ApiRateLimit {
+            enabled: true,
+            per_user: Rule { max: TEST_RATE_LIMIT, window: minute },
+            per_ip: Rule { max: TEST_RATE_LIMIT, window: minute },
+        },
         ..Settings::default()
     }
 }
@@ -82,9 +96,10 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let address = format!("http://127.0.0.1:{}", app.port());
     let realms = app.realms();
     let handle = app.handle();
+    let hash_pool = app.hash_pool();
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
-    TestApp { address, data_dir, owner, realms, client: reqwest::Client::new(), handle, join, _tmp: None }
+    TestApp { address, data_dir, owner, realms, client: reqwest::Client::new(), hash_pool, handle, join, _tmp: None }
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the
@@ -286,4 +301,56 @@ pub async fn send(app: &TestApp, who: &Creds, method: Method, path: &str, form: 
 /// A form `POST` as `who`.
 pub async fn post(app: &TestApp, who: &Creds, path: &str, form: &[(&str, &str)]) -> Response {
     send(app, who, Method::POST, path, form).await
+}
+
+/// A response read off a raw connection.
+#[derive(Debug)]
+pub struct RawResponse {
+    pub status: u16,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl RawResponse {
+    /// The value of header `name` (lower case), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `request` as it is on a new connection to the server and reads one response, if
+/// one comes within `within` (None otherwise). For requests no HTTP client sends: bodies
+/// shorter than they claim, or cut inside a boundary. The connection stays open meanwhile.
+pub async fn raw_exchange(app: &TestApp, request: &[u8], within: std::time::Duration) -> Option<RawResponse> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://")).await.unwrap();
+    stream.write_all(request).await.unwrap();
+    let read = async {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+                let mut lines = head.split("\r\n");
+                let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+                let headers: Vec<(String, String)> = lines
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+                    .collect();
+                let length: usize =
+                    headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+                if buf.len() >= end + 4 + length {
+                    let body = String::from_utf8_lossy(&buf[end + 4..end + 4 + length]).into_owned();
+                    return Some(RawResponse { status, headers, body });
+                }
+            }
+            let n = stream.read(&mut chunk).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    };
+    tokio::time::timeout(within, read).await.ok().flatten()
 }

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 mod auth;
+mod bodies;
 mod channels;
 mod cli;
 mod errors;
@@ -10,12 +11,15 @@ mod fetch_api_key;
 mod folders;
 mod groups;
 mod helpers;
+mod limits;
 mod message_changes;
 mod message_edits;
 mod message_flags;
+mod message_rules;
 mod messages;
 mod params;
 mod profile_fields;
+mod rate_limits;
 mod realms;
 mod restart;
 mod server_settings;

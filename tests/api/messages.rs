@@ -702,3 +702,25 @@ async fn access_by_id_needs_the_channel_and_limits_hold() {
     assert_eq!((status, body), (400, error("Too many messages requested (maximum 5000).")));
     app.stop().await;
 }
+
+/// Stored script: a link to `javascript:` (plain or entity-encoded) is not made; the
+/// message shows it as written, as Zulip does (`[foo](javascript://foo.com)`).
+#[actix_web::test]
+async fn links_to_script_urls_are_rendered_as_text() {
+    let app = spawn_app().await;
+    channel(&app, "denmark", false, true, &[]).await;
+    let plain = to_channel(&app, &app.owner, "denmark", "xss", "[x](javascript:alert(1))").await;
+    let encoded = to_channel(&app, &app.owner, "denmark", "xss", "[x](&#106;avascript:alert(1)) ![y](data:x)").await;
+    let safe = to_channel(&app, &app.owner, "denmark", "xss", "[x](zulip.com)").await;
+    let body = fetch(&app, &app.owner, &[("anchor", "newest"), ("num_before", "3"), ("apply_markdown", "true")]).await;
+    let contents: Vec<(i64, &Value)> =
+        body["messages"].as_array().unwrap().iter().map(|m| (m["id"].as_i64().unwrap(), &m["content"])).collect();
+    assert_eq!(
+        contents,
+        [
+            (plain, &json!("<p>[x](javascript:alert(1))</p>")),
+            (encoded, &json!("<p>[x](&amp;#106;avascript:alert(1)) ![y](data:x)</p>")),
+            (safe, &json!("<p><a href=\"http://zulip.com\">x</a></p>")),
+        ]
+    );
+}

@@ -600,3 +600,24 @@ async fn pronouns_fields_are_short_text_for_clients_that_do_not_know_them() {
     assert_eq!(state["custom_profile_field_types"]["PRONOUNS"]["id"], json!(8));
     app.stop().await;
 }
+
+/// Stored script: text fields' Markdown makes no link to `javascript:` (plain or
+/// entity-encoded); `rendered_value` shows it as written.
+#[actix_web::test]
+async fn profile_values_with_script_links_are_rendered_as_text() {
+    let app = spawn_app().await;
+    let member = app.create_user("", "m@agora.test", "Member", 400).await;
+    let short = create(&app, &[("name", "Bio"), ("field_type", "1")]).await;
+    let long = create(&app, &[("name", "About"), ("field_type", "2")]).await;
+    let data = json!([
+        {"id": short, "value": "[x](javascript:alert(1))"},
+        {"id": long, "value": "[y](&#106;avascript:alert(1))\n\n![z](javascript&colon;alert(2))"},
+    ]);
+    expect(set_data(&app, &member, data).await, 200, success()).await;
+    let expected = json!({
+        short.to_string(): {"value": "[x](javascript:alert(1))", "rendered_value": "<p>[x](javascript:alert(1))</p>"},
+        long.to_string(): {"value": "[y](&#106;avascript:alert(1))\n\n![z](javascript&colon;alert(2))",
+            "rendered_value": "<p>[y](&amp;#106;avascript:alert(1))</p>\n<p>![z](javascript&amp;colon;alert(2))</p>"},
+    });
+    assert_same(&profile_data(&app, member.user_id).await, &expected);
+}

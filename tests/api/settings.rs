@@ -5,7 +5,7 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
+use crate::helpers::{assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
 
 const SUCCESS: &str = r#"{"result":"success","msg":""}"#;
 
@@ -272,6 +272,41 @@ async fn password_changes_need_the_old_password_and_a_strong_new_one() {
     assert_eq!((status, body["msg"].as_str()), (401, Some("Your username or password is incorrect")));
     // The old password no longer proves anything.
     expect(patch(&app, &bob, "/settings", &good).await, 400, bad_request("Wrong password!")).await;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn old_password_guesses_are_limited_as_logins_are() {
+    let app = spawn_app().await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let guess = [("old_password", "guess"), ("new_password", "Sturdy-Horse-42")];
+    for _ in 0..5 {
+        expect(patch(&app, &bob, "/settings", &guess).await, 400, bad_request("Wrong password!")).await;
+    }
+    // Past 5 attempts in 30 minutes even the right password is refused, in Zulip's words.
+    let good = [("old_password", bob.password.as_str()), ("new_password", "Sturdy-Horse-42")];
+    let (status, body) = json(patch(&app, &bob, "/settings", &good).await).await;
+    let msg = body["msg"].as_str().unwrap().to_owned();
+    let seconds = ["1799", "1798"]
+        .into_iter()
+        .find(|s| msg == format!("You're making too many attempts! Try again in {s} seconds."));
+    assert!(seconds.is_some(), "{msg}");
+    assert_same(&body, &bad_request(&msg));
+    assert_eq!(status, 400);
+    // They are the same attempts as logins'.
+    let (status, body) = fetch_api_key(&app, "bob@agora.test", &bob.password).await;
+    assert_eq!((status, body["code"].as_str()), (429, Some("RATE_LIMIT_HIT")));
+    // Other accounts are not affected, and a right password forgets earlier guesses.
+    let owner = app.owner.clone();
+    let guess = [("old_password", "guess"), ("new_password", "Sturdy-Horse-42")];
+    for _ in 0..4 {
+        expect(patch(&app, &owner, "/settings", &guess).await, 400, bad_request("Wrong password!")).await;
+    }
+    let weak = [("old_password", owner.password.as_str()), ("new_password", "aaaaaaaa")];
+    expect(patch(&app, &owner, "/settings", &weak).await, 400, bad_request("New password is too weak!")).await;
+    for _ in 0..4 {
+        expect(patch(&app, &owner, "/settings", &guess).await, 400, bad_request("Wrong password!")).await;
+    }
     app.stop().await;
 }
 

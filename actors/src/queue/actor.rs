@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::buffer::{EventBuffer, Queued};
+use super::buffer::{event_cost, EventBuffer, Queued};
 use super::index::QueueIndex;
 use super::spec::QueueSpec;
 use crate::config::QueueConfig;
@@ -66,12 +66,25 @@ pub struct CloseQueue;
 #[rtype(result = "Option<SavedQueue>")]
 pub struct SaveQueue;
 
-/// Tells the realm that a queue has gone (expired or closed).
+/// Tells the realm that a queue has gone (expired, closed or overflowing).
 #[derive(Message, Debug)]
 #[rtype(result = "()")]
 pub struct QueueGone {
     pub queue_id: Arc<str>,
     pub user_id: UserId,
+    pub reason: GoneReason,
+}
+
+/// Why a queue went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoneReason {
+    /// Not polled for its timeout.
+    Expired,
+    /// Deleted by its client, or its user was deactivated.
+    Closed,
+    /// It would have held more than its backlog allows: `events` events (with those being
+    /// added), `bytes` bytes (with those being added when the bytes were too many).
+    Overflow { events: usize, bytes: usize },
 }
 
 /// A queue as saved across a restart.
@@ -178,11 +191,16 @@ impl QueueActor {
         !self.has_waiter() && self.last_connection.elapsed() >= self.timeout()
     }
 
+    /// What a reply carries: the oldest events, as many as one reply may hold.
+    fn reply_events(&mut self) -> Vec<Queued> {
+        self.buffer.first(self.config.max_reply_events, self.config.max_reply_bytes)
+    }
+
     /// Answers the waiting poll, if any, with the queue's contents and its id.
     fn finish_waiter(&mut self, ctx: &mut Context<Self>) {
         if let Some(waiter) = self.waiter.take() {
             ctx.cancel_future(waiter.heartbeat);
-            let reply = PollReply { events: self.buffer.contents(), queue_id: Some(Arc::clone(&self.id)) };
+            let reply = PollReply { events: self.reply_events(), queue_id: Some(Arc::clone(&self.id)) };
             let _ = waiter.reply.send(reply);
         }
     }
@@ -204,14 +222,46 @@ impl QueueActor {
     }
 
     /// Removes the queue: from the index first (so the next poll is told it is gone), then
-    /// the actor.
-    fn close(&mut self, ctx: &mut Context<Self>) {
-        self.finish_waiter(ctx);
+    /// the actor. A waiting poll gets what the queue holds, except when the queue overflows:
+    /// then it is dropped unanswered, and its request answers `BAD_EVENT_QUEUE_ID` as the
+    /// next poll would.
+    fn close(&mut self, ctx: &mut Context<Self>, reason: GoneReason) {
+        match reason {
+            GoneReason::Overflow { .. } => {
+                if let Some(waiter) = self.waiter.take() {
+                    ctx.cancel_future(waiter.heartbeat);
+                }
+            }
+            GoneReason::Expired | GoneReason::Closed => self.finish_waiter(ctx),
+        }
         self.index.remove(&self.id);
         if let Some(realm) = &self.realm {
-            realm.do_send(QueueGone { queue_id: Arc::clone(&self.id), user_id: self.user_id });
+            realm.do_send(QueueGone { queue_id: Arc::clone(&self.id), user_id: self.user_id, reason });
         }
         ctx.stop();
+    }
+
+    /// Adds an accepted event in the forms this client takes, unless that would take the
+    /// queue past its backlog limits: then the queue is removed instead (the client
+    /// registers again and gets a fresh state, as after any lost queue). The count is
+    /// checked before any form is built, so one request that would make many events here
+    /// (a deletion of many messages, split per message) builds none.
+    fn add(&mut self, event: &Arc<Event>, ctx: &mut Context<Self>) -> bool {
+        let events = self.buffer.len().saturating_add(self.spec.shaped_len(event));
+        if events > self.config.max_backlog_events {
+            self.close(ctx, GoneReason::Overflow { events, bytes: self.buffer.bytes() });
+            return false;
+        }
+        let forms = self.spec.shape(event, &self.id);
+        let bytes = forms.iter().fold(self.buffer.bytes(), |sum, e| sum.saturating_add(event_cost(e)));
+        if bytes > self.config.max_backlog_bytes {
+            self.close(ctx, GoneReason::Overflow { events, bytes });
+            return false;
+        }
+        for form in forms.iter() {
+            self.buffer.push(Arc::clone(form));
+        }
+        true
     }
 }
 
@@ -222,7 +272,7 @@ impl Actor for QueueActor {
         ctx.run_interval(self.config.gc_interval, |queue, ctx| {
             if queue.expired() {
                 tracing::debug!(queue.id = %queue.id, user.id = %queue.user_id, "event queue expired");
-                queue.close(ctx);
+                queue.close(ctx, GoneReason::Expired);
             }
         });
     }
@@ -232,11 +282,12 @@ impl Handler<PushEvent> for QueueActor {
     type Result = ();
 
     fn handle(&mut self, msg: PushEvent, ctx: &mut Self::Context) {
-        if !self.spec.accepts(&msg.event) {
+        // A queue being removed takes nothing more.
+        if ctx.state() != ActorState::Running || !self.spec.accepts(&msg.event) {
             return;
         }
-        for event in self.spec.shape(&msg.event, &self.id) {
-            self.buffer.push(event);
+        if !self.add(&msg.event, ctx) {
+            return;
         }
         if self.has_waiter() {
             self.finish_waiter(ctx);
@@ -257,7 +308,7 @@ impl Handler<Poll> for QueueActor {
         self.last_connection = Instant::now();
         if !self.buffer.is_empty() || msg.dont_block {
             let queue_id = msg.new_queue.then(|| Arc::clone(&self.id));
-            return Ok(PollOutcome::Ready(PollReply { events: self.buffer.contents(), queue_id }));
+            return Ok(PollOutcome::Ready(PollReply { events: self.reply_events(), queue_id }));
         }
         let (reply, waiting) = oneshot::channel();
         let heartbeat = ctx.run_later(self.heartbeat_delay(), |queue, ctx| queue.heartbeat(ctx));
@@ -270,7 +321,7 @@ impl Handler<CloseQueue> for QueueActor {
     type Result = ();
 
     fn handle(&mut self, _: CloseQueue, ctx: &mut Self::Context) {
-        self.close(ctx);
+        self.close(ctx, GoneReason::Closed);
     }
 }
 

@@ -16,20 +16,44 @@ pub struct Queued {
     pub event: Arc<Event>,
 }
 
+/// A queued event and what it counts for in the queue's byte total.
+#[derive(Debug, Clone, PartialEq)]
+struct Slot {
+    queued: Queued,
+    bytes: usize,
+}
+
+/// What one waiting event costs besides its JSON: its `"id"` and its place in the queue.
+const SLOT_OVERHEAD: usize = 32;
+
+/// The bytes an event counts for: its JSON as delivered, and the slot.
+pub fn event_cost(event: &Event) -> usize {
+    event.json().len() + SLOT_OVERHEAD
+}
+
 /// The events of one queue that its client has not acknowledged yet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventBuffer {
-    queue: VecDeque<Queued>,
+    queue: VecDeque<Slot>,
     /// Collapsible flag events by their full type; each holds the id of the last event
     /// merged into it and the union of their messages.
-    virtual_events: BTreeMap<String, Queued>,
+    virtual_events: BTreeMap<String, Slot>,
     next_event_id: i64,
     newest_pruned_id: i64,
+    /// What the waiting events count for: each one's JSON as delivered (a merged flag event
+    /// counts every event merged into it).
+    bytes: usize,
 }
 
 impl Default for EventBuffer {
     fn default() -> Self {
-        EventBuffer { queue: VecDeque::new(), virtual_events: BTreeMap::new(), next_event_id: 0, newest_pruned_id: -1 }
+        EventBuffer {
+            queue: VecDeque::new(),
+            virtual_events: BTreeMap::new(),
+            next_event_id: 0,
+            newest_pruned_id: -1,
+            bytes: 0,
+        }
     }
 }
 
@@ -47,7 +71,20 @@ fn virtual_key(event: &Event) -> Option<String> {
 impl EventBuffer {
     /// A buffer restored from saved parts (events already in id order).
     pub fn restore(events: Vec<Queued>, next_event_id: i64, newest_pruned_id: i64) -> Self {
-        EventBuffer { queue: events.into(), virtual_events: BTreeMap::new(), next_event_id, newest_pruned_id }
+        let queue: VecDeque<Slot> =
+            events.into_iter().map(|queued| Slot { bytes: event_cost(&queued.event), queued }).collect();
+        let bytes = queue.iter().map(|slot| slot.bytes).sum();
+        EventBuffer { queue, virtual_events: BTreeMap::new(), next_event_id, newest_pruned_id, bytes }
+    }
+
+    /// How many events are waiting.
+    pub fn len(&self) -> usize {
+        self.queue.len() + self.virtual_events.len()
+    }
+
+    /// What the waiting events count for, in bytes (see [`event_cost`]).
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// The id the next event gets.
@@ -67,15 +104,18 @@ impl EventBuffer {
 
     /// Adds an event with the next id, merging flag events into their virtual event.
     pub fn push(&mut self, event: Arc<Event>) -> i64 {
+        let bytes = event_cost(&event);
         let id = self.next_event_id;
         self.next_event_id += 1;
+        self.bytes += bytes;
         match virtual_key(&event) {
-            None => self.queue.push_back(Queued { id, event }),
+            None => self.queue.push_back(Slot { queued: Queued { id, event }, bytes }),
             Some(key) => match self.virtual_events.get_mut(&key) {
                 None => {
-                    self.virtual_events.insert(key, Queued { id, event });
+                    self.virtual_events.insert(key, Slot { queued: Queued { id, event }, bytes });
                 }
-                Some(merged) => {
+                Some(Slot { queued: merged, bytes: merged_bytes }) => {
+                    *merged_bytes += bytes;
                     // Copied only the first time (the event is shared with other queues);
                     // later merges append in place.
                     let body = Arc::make_mut(&mut merged.event).body_mut();
@@ -101,16 +141,34 @@ impl EventBuffer {
         if self.virtual_events.is_empty() {
             return;
         }
-        let mut all: Vec<Queued> = self.queue.drain(..).collect();
+        let mut all: Vec<Slot> = self.queue.drain(..).collect();
         all.extend(std::mem::take(&mut self.virtual_events).into_values());
-        all.sort_by_key(|q| q.id);
+        all.sort_by_key(|slot| slot.queued.id);
         self.queue = all.into();
     }
 
     /// Every waiting event, in id order.
     pub fn contents(&mut self) -> Vec<Queued> {
         self.settle();
-        self.queue.iter().cloned().collect()
+        self.queue.iter().map(|slot| slot.queued.clone()).collect()
+    }
+
+    /// The oldest waiting events, in id order: at most `max_events`, and no more than
+    /// `max_bytes` together unless the first alone is larger (it is still given, so a
+    /// client always gets on). A client acknowledges what it got and polls again for the
+    /// rest, as Zulip's clients do (they continue from the highest id they received).
+    pub fn first(&mut self, max_events: usize, max_bytes: usize) -> Vec<Queued> {
+        self.settle();
+        let mut total = 0;
+        let mut out = Vec::new();
+        for slot in self.queue.iter().take(max_events.max(1)) {
+            total += slot.bytes;
+            if total > max_bytes && !out.is_empty() {
+                break;
+            }
+            out.push(slot.queued.clone());
+        }
+        out
     }
 
     /// Acknowledges every event up to `last_event_id`, with Zulip's errors for an id
@@ -120,9 +178,10 @@ impl EventBuffer {
             return Err(ApiError::bad_request(format!("An event newer than {last_event_id} has already been pruned!")));
         }
         self.settle();
-        while self.queue.front().is_some_and(|q| q.id <= last_event_id) {
-            if let Some(q) = self.queue.pop_front() {
-                self.newest_pruned_id = q.id;
+        while self.queue.front().is_some_and(|slot| slot.queued.id <= last_event_id) {
+            if let Some(slot) = self.queue.pop_front() {
+                self.newest_pruned_id = slot.queued.id;
+                self.bytes = self.bytes.saturating_sub(slot.bytes);
             }
         }
         if self.newest_pruned_id != last_event_id {
@@ -190,5 +249,40 @@ mod tests {
         );
         buf.prune(2).unwrap();
         assert_eq!(ids(&mut buf), vec![3, 4, 5]);
+    }
+
+    #[test]
+    fn bytes_count_what_waits_merges_included() {
+        let mut buf = EventBuffer::default();
+        let update = Arc::new(Event::new("realm_user", json!({"op": "update"})));
+        let (a, b) = (flags("add", "read", json!([1])), flags("add", "read", json!([2])));
+        let costs = [event_cost(&update), event_cost(&a), event_cost(&b)];
+        buf.push(Arc::clone(&update));
+        buf.push(a);
+        buf.push(b);
+        assert_eq!((buf.len(), buf.bytes()), (2, costs.iter().sum()));
+        buf.prune(0).unwrap();
+        assert_eq!((buf.len(), buf.bytes()), (1, costs[1] + costs[2]));
+        buf.prune(2).unwrap();
+        assert_eq!((buf.len(), buf.bytes()), (0, 0));
+        let restored = EventBuffer::restore(vec![Queued { id: 3, event: update }], 4, 2);
+        assert_eq!((restored.len(), restored.bytes()), (1, costs[0]));
+    }
+
+    #[test]
+    fn first_gives_a_bounded_prefix() {
+        let mut buf = EventBuffer::default();
+        for i in 0..4 {
+            buf.push(Arc::new(Event::new("realm_user", json!({"op": "update", "i": i}))));
+        }
+        let one = buf.bytes() / 4;
+        let prefix = |buf: &mut EventBuffer, events, bytes| -> Vec<i64> {
+            buf.first(events, bytes).iter().map(|q| q.id).collect()
+        };
+        assert_eq!(prefix(&mut buf, 3, usize::MAX), vec![0, 1, 2]);
+        assert_eq!(prefix(&mut buf, 10, 2 * one), vec![0, 1]);
+        assert_eq!(prefix(&mut buf, 10, 2 * one - 1), vec![0]);
+        assert_eq!(prefix(&mut buf, 10, 1), vec![0], "one event always goes out");
+        assert_eq!(buf.len(), 4, "nothing is taken out");
     }
 }

@@ -8,7 +8,7 @@ pub mod buffer;
 pub mod index;
 pub mod spec;
 
-pub use actor::{new_queue_id, Poll, PollOutcome, PollReply, QueueActor, SavedQueue};
-pub use buffer::{EventBuffer, Queued};
+pub use actor::{new_queue_id, GoneReason, Poll, PollOutcome, PollReply, QueueActor, SavedQueue};
+pub use buffer::{event_cost, EventBuffer, Queued};
 pub use index::{QueueEntry, QueueIndex};
 pub use spec::{ClientCapabilities, NarrowTerm, QueueSpec};

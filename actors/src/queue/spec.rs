@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
-use crate::events::Event;
+use crate::events::{Event, Forms};
 
 pub use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 
@@ -236,94 +236,126 @@ impl QueueSpec {
         }
     }
 
+    /// How many events [`QueueSpec::shape`] makes of an accepted event, known before any is
+    /// built: one, except a deletion of several messages split for a client without
+    /// `bulk_message_deletion`.
+    pub fn shaped_len(&self, event: &Event) -> usize {
+        if event.kind() == "delete_message" && !self.capabilities.bulk_message_deletion {
+            let ids = event.get("message_ids").and_then(Value::as_array).map_or(0, Vec::len);
+            return ids.max(1);
+        }
+        1
+    }
+
     /// The forms in which the queue stores an accepted event: usually the shared event
-    /// itself, sometimes a copy reshaped for this client, sometimes several events.
-    pub fn shape(&self, event: &Arc<Event>, own_queue_id: &str) -> Vec<Arc<Event>> {
+    /// itself, sometimes a form reshaped for this kind of client, sometimes several events.
+    /// A reshaped form is made once per event and options and shared by every queue with
+    /// the same options (see [`Event::reshaped`]); only what belongs to one queue (the
+    /// sender's `local_message_id`) is copied.
+    pub fn shape(&self, event: &Arc<Event>, own_queue_id: &str) -> Forms {
         let caps = &self.capabilities;
         match event.kind() {
-            "message" => vec![self.shape_message(event, own_queue_id)],
+            "message" => self.shape_message(event, own_queue_id),
             "delete_message" if !caps.bulk_message_deletion => {
-                let ids = event.get("message_ids").and_then(Value::as_array).cloned().unwrap_or_default();
-                if ids.is_empty() {
-                    return vec![Arc::clone(event)];
-                }
-                ids.into_iter()
-                    .map(|id| {
-                        Arc::new(rebuild(event, |body| {
-                            body.shift_remove("message_ids");
-                            body.insert("message_id".into(), id);
-                        }))
-                    })
-                    .collect()
+                let Some(ids) = event.get("message_ids").and_then(Value::as_array).filter(|ids| !ids.is_empty()) else {
+                    return same(event);
+                };
+                let ids = ids.clone();
+                event.reshaped(0, |event| {
+                    ids.into_iter()
+                        .map(|id| {
+                            rebuild(event, |body| {
+                                body.shift_remove("message_ids");
+                                body.insert("message_id".into(), id);
+                            })
+                        })
+                        .collect()
+                })
             }
-            "presence" if self.slim_presence && event.get("email").is_some() => {
-                vec![Arc::new(rebuild(event, |body| {
-                    body.shift_remove("email");
-                }))]
-            }
+            "presence" if self.slim_presence && event.get("email").is_some() => reshape(event, |body| {
+                body.shift_remove("email");
+            }),
             "user_group" if event.get("for_reactivation").is_some() || event.get("deactivated").is_some() => {
-                vec![Arc::new(rebuild(event, |body| {
+                reshape(event, |body| {
                     body.shift_remove("for_reactivation");
                     body.shift_remove("deactivated");
-                }))]
+                })
             }
-            "stream" if event.get("for_archive").is_some() => vec![Arc::new(rebuild(event, |body| {
+            "stream" if event.get("for_archive").is_some() => reshape(event, |body| {
                 body.shift_remove("for_archive");
-            }))],
+            }),
             "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
-            "custom_profile_fields" if !caps.pronouns_field_type_supported => {
-                vec![Arc::new(rebuild(event, |body| {
-                    if let Some(Value::Array(fields)) = body.get_mut("fields") {
-                        pronouns_as_short_text(fields);
-                    }
-                }))]
-            }
+            "custom_profile_fields" if !caps.pronouns_field_type_supported => reshape(event, |body| {
+                if let Some(Value::Array(fields)) = body.get_mut("fields") {
+                    pronouns_as_short_text(fields);
+                }
+            }),
             "typing" if !caps.empty_topic_name => rename_empty_topic(event, &["topic"]),
             "update_message" if !caps.empty_topic_name => rename_empty_topic(event, &["subject", "orig_subject"]),
             "update_message_flags" if !caps.empty_topic_name => rename_empty_topic_in_details(event),
-            _ => vec![Arc::clone(event)],
+            _ => same(event),
         }
     }
 
     /// A `message` event for this client: rendered or raw content, the avatar it can
-    /// compute itself left out, `local_message_id` on the sender's queue, and the empty
-    /// topic named. The shared event carries `content` (Markdown), `rendered_content`
-    /// (HTML), `avatar_computable`, `sender_queue_id`/`local_id` and
-    /// `for_all_public_streams` for this step.
-    fn shape_message(&self, event: &Arc<Event>, own_queue_id: &str) -> Arc<Event> {
+    /// compute itself left out, and the empty topic named; shared by every queue with the
+    /// same three options. The sender's own queue gets a copy with `local_message_id`. The
+    /// shared event carries `content` (Markdown), `rendered_content` (HTML),
+    /// `avatar_computable`, `sender_queue_id`/`local_id` and `for_all_public_streams` for
+    /// this step.
+    fn shape_message(&self, event: &Arc<Event>, own_queue_id: &str) -> Forms {
         let (apply_markdown, client_gravatar, empty_topic) =
             (self.apply_markdown, self.client_gravatar, self.capabilities.empty_topic_name);
-        Arc::new(rebuild(event, |body| {
-            let sender_queue = body.shift_remove("sender_queue_id");
-            let local_id = body.shift_remove("local_id");
-            body.shift_remove("for_all_public_streams");
-            if let Some(Value::Object(message)) = body.get_mut("message") {
-                let rendered = message.shift_remove("rendered_content");
-                if apply_markdown {
-                    if let Some(html) = rendered {
-                        message.insert("content".into(), html);
+        let key = u8::from(apply_markdown) | u8::from(client_gravatar) << 1 | u8::from(empty_topic) << 2;
+        let shared = event.reshaped(key, |event| {
+            vec![rebuild(event, |body| {
+                body.shift_remove("sender_queue_id");
+                body.shift_remove("local_id");
+                body.shift_remove("for_all_public_streams");
+                if let Some(Value::Object(message)) = body.get_mut("message") {
+                    let rendered = message.shift_remove("rendered_content");
+                    if apply_markdown {
+                        if let Some(html) = rendered {
+                            message.insert("content".into(), html);
+                        }
+                        message.insert("content_type".into(), Value::from("text/html"));
+                    } else {
+                        message.insert("content_type".into(), Value::from("text/x-markdown"));
                     }
-                    message.insert("content_type".into(), Value::from("text/html"));
-                } else {
-                    message.insert("content_type".into(), Value::from("text/x-markdown"));
+                    let computable =
+                        message.shift_remove("avatar_computable").and_then(|v| v.as_bool()).unwrap_or(false);
+                    if client_gravatar && computable {
+                        message.insert("avatar_url".into(), Value::Null);
+                    }
+                    let empty_stream_topic = message.get("type").and_then(Value::as_str) == Some("stream")
+                        && message.get("subject").and_then(Value::as_str) == Some("");
+                    if empty_stream_topic && !empty_topic {
+                        message.insert("subject".into(), Value::from(EMPTY_TOPIC_DISPLAY_NAME));
+                    }
                 }
-                let computable = message.shift_remove("avatar_computable").and_then(|v| v.as_bool()).unwrap_or(false);
-                if client_gravatar && computable {
-                    message.insert("avatar_url".into(), Value::Null);
-                }
-                let empty_stream_topic = message.get("type").and_then(Value::as_str) == Some("stream")
-                    && message.get("subject").and_then(Value::as_str) == Some("");
-                if empty_stream_topic && !empty_topic {
-                    message.insert("subject".into(), Value::from(EMPTY_TOPIC_DISPLAY_NAME));
-                }
+            })]
+        });
+        let own = event.get("sender_queue_id").and_then(Value::as_str) == Some(own_queue_id);
+        match (own, event.get("local_id"), shared.first()) {
+            (true, Some(local_id), Some(form)) => {
+                let mut body = form.body().clone();
+                body.insert("local_message_id".into(), local_id.clone());
+                Event::from_body(body).map_or(shared, |copy| Arc::from([Arc::new(copy)]))
             }
-            if sender_queue.as_ref().and_then(Value::as_str) == Some(own_queue_id) {
-                if let Some(local_id) = local_id {
-                    body.insert("local_message_id".into(), local_id);
-                }
-            }
-        }))
+            _ => shared,
+        }
     }
+}
+
+/// The event itself, unchanged.
+fn same(event: &Arc<Event>) -> Forms {
+    Arc::from([Arc::clone(event)])
+}
+
+/// The one reshaped form of `event` (the same for every queue that reshapes it), changed
+/// by `f`.
+fn reshape(event: &Arc<Event>, f: impl FnOnce(&mut Map<String, Value>)) -> Forms {
+    event.reshaped(0, |event| vec![rebuild(event, f)])
 }
 
 /// Whether an optional field holds `true`.
@@ -339,35 +371,35 @@ fn rebuild(event: &Event, f: impl FnOnce(&mut Map<String, Value>)) -> Event {
 }
 
 /// The event with each of `keys` that holds `""` renamed to the display name.
-fn rename_empty_topic(event: &Arc<Event>, keys: &[&str]) -> Vec<Arc<Event>> {
+fn rename_empty_topic(event: &Arc<Event>, keys: &[&str]) -> Forms {
     if !keys.iter().any(|k| event.get(k).and_then(Value::as_str) == Some("")) {
-        return vec![Arc::clone(event)];
+        return same(event);
     }
-    vec![Arc::new(rebuild(event, |body| {
+    reshape(event, |body| {
         for key in keys {
             if body.get(*key).and_then(Value::as_str) == Some("") {
                 body.insert((*key).to_owned(), Value::from(EMPTY_TOPIC_DISPLAY_NAME));
             }
         }
-    }))]
+    })
 }
 
 /// A mark-unread event for clients without `empty_topic_name`: the empty topic of channel
 /// messages in `message_details` shown by its display name (Zulip's
 /// `process_mark_message_unread_event`).
-fn rename_empty_topic_in_details(event: &Arc<Event>) -> Vec<Arc<Event>> {
+fn rename_empty_topic_in_details(event: &Arc<Event>) -> Forms {
     let is_empty = |d: &Value| d.get("topic").and_then(Value::as_str) == Some("");
-    let Some(Value::Object(details)) = event.get("message_details") else { return vec![Arc::clone(event)] };
+    let Some(Value::Object(details)) = event.get("message_details") else { return same(event) };
     if !details.values().any(is_empty) {
-        return vec![Arc::clone(event)];
+        return same(event);
     }
-    vec![Arc::new(rebuild(event, |body| {
+    reshape(event, |body| {
         if let Some(Value::Object(details)) = body.get_mut("message_details") {
             for detail in details.values_mut().filter(|d| is_empty(d)) {
                 detail["topic"] = Value::from(EMPTY_TOPIC_DISPLAY_NAME);
             }
         }
-    }))]
+    })
 }
 
 /// For clients without `pronouns_field_type_supported`: pronouns fields (type 8) shown as
@@ -496,6 +528,26 @@ mod tests {
                 "flags": []})
             .to_string()
         );
+    }
+
+    #[test]
+    fn reshaped_forms_are_made_once_and_shared() {
+        let spec = QueueSpec::new(std::time::Duration::from_secs(600));
+        let mut slim = spec.clone();
+        slim.slim_presence = true;
+        let presence = ev("presence", json!({"user_id": 3, "email": "a@x"}));
+        let (one, two) = (slim.shape(&presence, "q1"), slim.shape(&presence, "q2"));
+        assert!(Arc::ptr_eq(&one[0], &two[0]));
+        assert_eq!(one[0].json(), r#"{"type":"presence","user_id":3}"#);
+        assert!(Arc::ptr_eq(&spec.shape(&presence, "q3")[0], &presence), "the full form is the event itself");
+
+        let deletion = ev("delete_message", json!({"message_type": "private", "message_ids": [4, 5]}));
+        assert_eq!(spec.shaped_len(&deletion), 2);
+        let (one, two) = (spec.shape(&deletion, "q1"), spec.shape(&deletion, "q2"));
+        assert!(Arc::ptr_eq(&one, &two), "one split for every queue without bulk deletion");
+        let mut bulk = spec.clone();
+        bulk.capabilities.bulk_message_deletion = true;
+        assert_eq!(bulk.shaped_len(&deletion), 1);
     }
 
     #[test]

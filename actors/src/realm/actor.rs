@@ -20,8 +20,8 @@ use super::state::RealmState;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
-use crate::ids::UserId;
-use crate::queue::actor::{CloseQueue, QueueGone, SaveQueue};
+use crate::ids::{distinct, UserId};
+use crate::queue::actor::{CloseQueue, GoneReason, QueueGone, SaveQueue};
 use crate::queue::spec::check_narrow_for_events;
 use crate::queue::{new_queue_id, QueueActor, QueueEntry, QueueIndex, QueueSpec};
 use crate::reader::{HistoryRead, Read, Readers};
@@ -200,12 +200,12 @@ impl RealmActor {
         Ok(created)
     }
 
-    /// Hands each event to every live listener of its users. The event is shared, not
-    /// copied, between listeners.
+    /// Hands each event to every live listener of its users, once per listener however
+    /// often a user is named. The event is shared, not copied, between listeners.
     pub(super) fn fan_out(&mut self, events: Vec<Outgoing>) {
         for out in events {
             let event = Arc::new(out.event);
-            for user_id in out.users {
+            for user_id in distinct(out.users) {
                 if let Some(list) = self.listeners.get_mut(&user_id) {
                     list.retain(|l| l.recipient.connected());
                     for listener in list.iter() {
@@ -374,6 +374,16 @@ impl Handler<QueueGone> for RealmActor {
     type Result = ();
 
     fn handle(&mut self, msg: QueueGone, _: &mut Self::Context) {
+        if let GoneReason::Overflow { events, bytes } = msg.reason {
+            tracing::warn!(
+                realm.id = %self.state.realm().id,
+                user.id = %msg.user_id,
+                queue.id = %msg.queue_id,
+                events,
+                bytes,
+                "event queue removed: its backlog went past the limit"
+            );
+        }
         if let Some(list) = self.listeners.get_mut(&msg.user_id) {
             list.retain(|l| l.queue.as_ref().is_none_or(|(id, _)| *id != msg.queue_id));
             if list.is_empty() {

@@ -449,11 +449,14 @@ pub struct ProfileDataWrites {
 
 impl ProfileDataWrites {
     /// Entries that change nothing (the same value, or removing an absent one) are dropped.
+    /// A field named several times is written once, with the last value given for it (where
+    /// applying the entries one after the other ends too), in the place it was first named:
+    /// one request tells everyone of each field once, however long its list.
     pub fn prepare(state: &RealmState, change: ProfileDataChange) -> ApiResult<Self> {
         let target = change.target;
         let mut values = state.user_or_err(target)?.profile_data.clone();
         let mut writes = Vec::new();
-        for (field, new) in change.entries {
+        for (field, new) in last_value_per_field(change.entries) {
             if field_by_id(state, field.0).is_err() || values.get(&field) == new.as_ref() {
                 continue;
             }
@@ -485,6 +488,22 @@ impl ProfileDataWrites {
         let receivers = state.active_user_ids();
         self.writes.into_iter().map(|(field, new)| value_event(receivers.clone(), target, field, new)).collect()
     }
+}
+
+/// Each field once, in first-mention order, with the last value given for it.
+fn last_value_per_field(entries: Vec<(FieldId, Option<ProfileValue>)>) -> Vec<(FieldId, Option<ProfileValue>)> {
+    let mut at: BTreeMap<FieldId, usize> = BTreeMap::new();
+    let mut out: Vec<(FieldId, Option<ProfileValue>)> = Vec::new();
+    for (field, new) in entries {
+        match at.get(&field).and_then(|&i| out.get_mut(i)) {
+            Some(slot) => slot.1 = new,
+            None => {
+                at.insert(field, out.len());
+                out.push((field, new));
+            }
+        }
+    }
+    out
 }
 
 /// Applies a validated change in one transaction, then in memory, and returns its events.
@@ -735,6 +754,22 @@ mod tests {
             json!({bio.to_string(): {"value": "*hi*", "rendered_value": "<p><em>hi</em></p>"}})
         );
         assert_eq!(reloaded(&org).user(org.member).unwrap().profile_data, member.profile_data);
+    }
+
+    /// Text fields render Markdown with no link to a refused URL, in any disguise.
+    #[test]
+    fn hostile_urls_make_no_link_in_profile_values() {
+        let mut org = org();
+        let member = org.member;
+        let short = add_field(&mut org, "Bio", field_type::SHORT_TEXT);
+        let long = add_field(&mut org, "About", field_type::LONG_TEXT);
+        let cases = crate::markdown::tests::HOSTILE.iter().chain(crate::markdown::tests::SAFE);
+        for (source, html) in cases {
+            let field = if source.chars().count() <= validate::SHORT_VALUE_MAX_LENGTH { short } else { long };
+            set(&mut org, member, json!([{"id": field, "value": source}])).unwrap();
+            let data = profile_data_dict(org.state.user(member).unwrap());
+            assert_eq!(data[&field.to_string()], json!({"value": source, "rendered_value": html}), "{source}");
+        }
     }
 
     #[test]

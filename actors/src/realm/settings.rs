@@ -10,6 +10,7 @@
 pub mod organization;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix::prelude::*;
 use serde_json::{json, Map, Value};
@@ -45,16 +46,32 @@ pub struct PasswordChange {
     pub new_password_strong: bool,
     /// The new password's hash; computed only when the change can succeed.
     pub new_hash: Option<String>,
+    /// Seconds until the old password may be tried again, when the per-username limit on
+    /// password attempts (the one logins count against) refused this one; nothing was
+    /// checked then.
+    pub retry_after_secs: Option<u64>,
 }
 
 impl PasswordChange {
     /// Checks `old` against `checked_hash` and the strength of `new`, and hashes `new` when
-    /// both pass. Slow (argon2): call it on a blocking thread.
+    /// both pass. Slow (argon2): call it on a hashing thread.
     pub fn prepare(old: &str, new: &str, checked_hash: Option<Arc<str>>, cost: HashCost) -> Result<Self, HashError> {
         let old_password_matches = checked_hash.as_deref().is_some_and(|hash| verify_password(old, hash));
         let new_password_strong = password_is_strong(new);
         let new_hash = if old_password_matches && new_password_strong { Some(hash_password(new, cost)?) } else { None };
-        Ok(PasswordChange { checked_hash, old_password_matches, new_password_strong, new_hash })
+        Ok(PasswordChange { checked_hash, old_password_matches, new_password_strong, new_hash, retry_after_secs: None })
+    }
+
+    /// A change refused before any check: too many password attempts for this account,
+    /// the next allowed in `retry_after`.
+    pub fn too_many_attempts(checked_hash: Option<Arc<str>>, retry_after: Duration) -> Self {
+        PasswordChange {
+            checked_hash,
+            old_password_matches: false,
+            new_password_strong: false,
+            new_hash: None,
+            retry_after_secs: Some(retry_after.as_secs()),
+        }
     }
 }
 
@@ -221,9 +238,12 @@ pub fn check_values(settings: &[SettingValue]) -> ApiResult<()> {
     Ok(())
 }
 
-/// Zulip's password checks: the old password must be right (and still current), then the
-/// new one strong enough.
+/// Zulip's password checks: the attempt must be within the limit, the old password right
+/// (and still current), then the new one strong enough.
 fn check_password(user: &User, change: &PasswordChange) -> ApiResult<String> {
+    if let Some(seconds) = change.retry_after_secs {
+        return Err(ApiError::bad_request(format!("You're making too many attempts! Try again in {seconds} seconds.")));
+    }
     let current = user.password_hash.as_deref();
     if !change.old_password_matches || change.checked_hash.as_deref() != current {
         return Err(ApiError::bad_request("Wrong password!"));

@@ -169,6 +169,15 @@ pub fn topic_has_messages(conn: &Connection, channel: ChannelId, topic: &str) ->
         .is_some())
 }
 
+/// Whether the direct-message conversation `dm_key` (its participants' sorted ids) has any
+/// message yet.
+pub fn dm_conversation_exists(conn: &Connection, dm_key: &str) -> StoreResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM messages WHERE dm_key = ?1 LIMIT 1", params![dm_key], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 /// The users who sent messages to a channel topic.
 pub fn topic_participants(conn: &Connection, channel: ChannelId, topic: &str) -> StoreResult<Vec<UserId>> {
     let mut stmt = conn.prepare_cached(

@@ -13,6 +13,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0004_channels.sql"),
     include_str!("../../../sql/0005_messages.sql"),
     include_str!("../../../sql/0006_message_indexes.sql"),
+    include_str!("../../../sql/0007_sanitize_rendered_html.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
@@ -30,7 +31,7 @@ pub(crate) fn apply(conn: &mut Connection) -> StoreResult<()> {
         tx.commit()?;
         tracing::info!(version, "applied database migration");
     }
-    Ok(())
+    super::fixes::run_pending(conn)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! that two writers never deadlock on lock upgrades.
 
 pub mod channels;
+mod fixes;
 pub mod groups;
 pub mod messages;
 mod migrate;

@@ -17,12 +17,14 @@ pub async fn fetch_api_key(site: Site, state: web::Data<AppState>, params: Param
     // Zulip checks the parameters before the organization.
     let realm = site.realm()?;
     let pending = state.logins.begin(&realm.auth(), &username, Instant::now())?;
-    // argon2 runs on the blocking pool, never on an async worker.
-    let (pending, verified) = web::block(move || {
-        let verified = pending.verify(&password);
-        (pending, verified)
-    })
-    .await?;
+    // argon2 runs on the hashing pool, never on an async worker.
+    let (pending, verified) = state
+        .hashing
+        .run(move || {
+            let verified = pending.verify(&password);
+            (pending, verified)
+        })
+        .await?;
     let creds = state.logins.finish(&realm.auth(), pending, verified)?;
     Ok(params.success(json_object(json!({
         "api_key": creds.api_key,

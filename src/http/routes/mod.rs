@@ -1,6 +1,7 @@
-//! The API's routes. Each resource lists its methods once; any other method gets Zulip's
-//! 405 with `allowed_methods`, OPTIONS gets 204 with `Allow`, HEAD is served by GET, and
-//! unknown paths get a JSON 404.
+//! The API's routes. Each resource lists its methods once, each behind its gate (for
+//! authenticated users unless declared public); any other method gets Zulip's 405 with
+//! `allowed_methods`, OPTIONS gets 204 with `Allow`, HEAD is served by GET, and unknown
+//! paths get a JSON 404.
 
 mod auth;
 mod channels;
@@ -15,16 +16,18 @@ mod topics;
 mod users;
 
 use actix_web::http::{header, Method};
-use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Resource, Responder};
+use actix_web::middleware::from_fn;
+use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Resource, Responder, Route};
 use agora_actors::ApiError;
 
+use super::gate::{self, Gate};
 use super::response::error_response;
 
 /// Registers every API route under `/api/v1`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = web::scope("/api/v1")
-        .service(Endpoint::new("/server_settings").route(Method::GET, server::server_settings).build())
-        .service(Endpoint::new("/fetch_api_key").route(Method::POST, auth::fetch_api_key).build())
+        .service(Endpoint::new("/server_settings").public(Method::GET, server::server_settings).build())
+        .service(Endpoint::new("/fetch_api_key").public(Method::POST, auth::fetch_api_key).build())
         .service(Endpoint::new("/register").route(Method::POST, events::register).build())
         .service(
             Endpoint::new("/events")
@@ -67,17 +70,39 @@ impl Endpoint {
         Endpoint { resource: web::resource(path), methods: Vec::new() }
     }
 
-    /// Serves `method` with `handler` (and HEAD with it too, for GET).
-    fn route<F, Args>(mut self, method: Method, handler: F) -> Self
+    /// Serves `method` with `handler` for authenticated users (and HEAD too, for GET).
+    fn route<F, Args>(self, method: Method, handler: F) -> Self
     where
         F: Handler<Args> + Clone,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
+        self.route_with(Gate::USER, method, handler)
+    }
+
+    /// Serves `method` with `handler` for anyone (and HEAD too, for GET).
+    fn public<F, Args>(self, method: Method, handler: F) -> Self
+    where
+        F: Handler<Args> + Clone,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.route_with(Gate::ANYONE, method, handler)
+    }
+
+    /// Serves `method` with `handler` behind `gate`: who may call it and how large its body
+    /// may be (uploads will name their own body limit here).
+    fn route_with<F, Args>(mut self, gate: Gate, method: Method, handler: F) -> Self
+    where
+        F: Handler<Args> + Clone,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        let guarded = |route: Route| route.wrap(from_fn(move |req, next| gate::guard(gate, req, next)));
         if method == Method::GET {
-            self.resource = self.resource.route(web::head().to(handler.clone()));
+            self.resource = self.resource.route(guarded(web::head().to(handler.clone())));
         }
-        self.resource = self.resource.route(web::method(method.clone()).to(handler));
+        self.resource = self.resource.route(guarded(web::method(method.clone()).to(handler)));
         self.methods.push(method);
         self
     }

@@ -1,5 +1,7 @@
 //! Personal settings (`/settings`) and the organization's defaults for them (`/realm/user_settings_defaults`).
 
+use std::time::Instant;
+
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
@@ -64,20 +66,35 @@ pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppS
     let settings = setting_values(&params, own_settings())?;
     let password = match new_password {
         None => None,
-        Some(new) => {
-            // argon2 runs on the blocking pool; the realm actor only compares hashes.
-            let (old, checked, cost) =
-                (old_password.unwrap_or_default(), auth.user.password_hash.clone(), state.password_cost);
-            let prepared = web::block(move || PasswordChange::prepare(&old, &new, checked, cost)).await?;
-            Some(prepared.map_err(|e| {
-                tracing::error!(error = %e, "password hashing failed");
-                ApiError::internal()
-            })?)
-        }
+        Some(new) => Some(prepare_password_change(&auth, &state, old_password.unwrap_or_default(), new).await?),
     };
     let change = OwnSettingsChange { full_name, email, password, settings };
     auth.realm.addr.send(UpdateOwnSettings { user_id: auth.user.user_id, change }).await??;
     Ok(params.ok())
+}
+
+/// Checks the old password (an attempt counted against the account as a login's is, as
+/// Zulip's `authenticate` counts it) and hashes the new one, on the hashing pool. The realm
+/// actor only compares hashes, and refuses in Zulip's order.
+async fn prepare_password_change(
+    auth: &Authed,
+    state: &AppState,
+    old: String,
+    new: String,
+) -> Result<PasswordChange, HttpError> {
+    let (username, checked, cost) = (&auth.user.delivery_email, auth.user.password_hash.clone(), state.password_cost);
+    if let Err(wait) = state.logins.attempt(username, Instant::now()) {
+        return Ok(PasswordChange::too_many_attempts(checked, wait));
+    }
+    let prepared =
+        state.hashing.run(move || PasswordChange::prepare(&old, &new, checked, cost)).await?.map_err(|e| {
+            tracing::error!(error = %e, "password hashing failed");
+            ApiError::internal()
+        })?;
+    if prepared.old_password_matches {
+        state.logins.forget(username);
+    }
+    Ok(prepared)
 }
 
 /// `PATCH /realm/user_settings_defaults`: administrators set new users' preferences.

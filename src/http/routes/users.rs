@@ -104,7 +104,7 @@ pub async fn create_user(auth: Authed, params: Params, state: web::Data<AppState
         None
     } else {
         let cost = state.password_cost;
-        let hash = web::block(move || hash_password(&password, cost)).await?.map_err(|e| {
+        let hash = state.hashing.run(move || hash_password(&password, cost)).await?.map_err(|e| {
             tracing::error!(error = %e, "password hashing failed");
             ApiError::internal()
         })?;

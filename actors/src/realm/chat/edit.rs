@@ -13,7 +13,9 @@ use super::changes::{access_message, access_message_to_change, event_recipients}
 use super::flag;
 use super::format::{flag_names, is_me_message};
 use super::render::{render, Rendered};
-use super::send::{check_mentions, mention_bits, mentioned_group_members, normalize_content, normalize_topic};
+use super::send::{
+    check_mentions, mention_bits, mentioned_group_members, normalize_content, normalize_topic, stripped_topic,
+};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
@@ -149,27 +151,39 @@ fn exempt_from_move_limits(user: &User) -> bool {
     matches!(user.role, Role::Owner | Role::Administrator | Role::Moderator)
 }
 
-/// Topic edits within a channel: resolving per `can_resolve_topics_group`, other renames
-/// per `can_move_messages_between_topics_group` or the channel's
-/// `can_move_messages_within_channel_group`, within `move_messages_within_stream_limit_seconds`.
+/// Zulip's `can_move_messages_within_channel`: administrators, the channel's
+/// administrators and its `can_move_messages_within_channel_group`.
+fn may_move_within(state: &RealmState, user: &User, channel: &Channel) -> bool {
+    user.role.is_admin()
+        || state.in_channel_group(channel, "can_administer_channel_group", user)
+        || state.in_channel_group(channel, "can_move_messages_within_channel_group", user)
+}
+
+/// Topic edits (Zulip's `can_resolve_topics` and `can_edit_topic`): resolving per the
+/// organization's or either channel's `can_resolve_topics_group`; other renames per the
+/// organization's `can_move_messages_between_topics_group` or [`may_move_within`] either
+/// channel (`target` is the channel the message moves to, if it moves), within
+/// `move_messages_within_stream_limit_seconds`.
 fn check_topic_edit(
     state: &RealmState,
     user: &User,
     channel: &Channel,
+    target: Option<&Channel>,
     message: &MessageRow,
     new_topic: &str,
     now: i64,
 ) -> ApiResult<()> {
+    let channels = || std::iter::once(channel).chain(target);
     if is_resolve_only(&message.topic, new_topic) {
         if has_realm_permission(state, "can_resolve_topics_group", user.id)
-            || state.in_channel_group(channel, "can_resolve_topics_group", user)
+            || channels().any(|c| state.in_channel_group(c, "can_resolve_topics_group", user))
         {
             return Ok(());
         }
         return Err(ApiError::bad_request("You don't have permission to resolve topics in this channel."));
     }
     if !has_realm_permission(state, "can_move_messages_between_topics_group", user.id)
-        && !state.in_channel_group(channel, "can_move_messages_within_channel_group", user)
+        && !channels().any(|c| may_move_within(state, user, c))
     {
         return Err(no_permission());
     }
@@ -181,26 +195,34 @@ fn check_topic_edit(
     Ok(())
 }
 
-/// Channel moves: per `can_move_messages_between_channels_group` or the channel's
-/// `can_move_messages_out_of_channel_group`, into a channel the user may post to, within
-/// `move_messages_between_streams_limit_seconds`.
-fn check_channel_move<'a>(
-    state: &'a RealmState,
+/// The channel a message moves to (Zulip's `access_stream_by_id_for_message`): an active
+/// channel the user has content access to, else "Invalid channel ID".
+fn move_target<'a>(state: &'a RealmState, user: &User, new_id: i64) -> ApiResult<&'a Channel> {
+    state
+        .channel(ChannelId(new_id))
+        .filter(|c| !c.is_archived && state.has_content_access(user, c))
+        .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))
+}
+
+/// Channel moves (Zulip's `can_move_messages_out_of_channel`): administrators, the
+/// organization's `can_move_messages_between_channels_group`, the channel's administrators
+/// and its `can_move_messages_out_of_channel_group`; into a channel whose
+/// `can_send_message_group` has the user, within `move_messages_between_streams_limit_seconds`.
+fn check_channel_move(
+    state: &RealmState,
     user: &User,
     channel: &Channel,
+    target: &Channel,
     message: &MessageRow,
-    new_id: i64,
     now: i64,
-) -> ApiResult<&'a Channel> {
-    if !has_realm_permission(state, "can_move_messages_between_channels_group", user.id)
+) -> ApiResult<()> {
+    if !user.role.is_admin()
+        && !has_realm_permission(state, "can_move_messages_between_channels_group", user.id)
+        && !state.in_channel_group(channel, "can_administer_channel_group", user)
         && !state.in_channel_group(channel, "can_move_messages_out_of_channel_group", user)
     {
         return Err(ApiError::bad_request("You don't have permission to move this message"));
     }
-    let target = state
-        .channel(ChannelId(new_id))
-        .filter(|c| !c.is_archived && state.has_content_access(user, c))
-        .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
     if !state.in_channel_group(target, "can_send_message_group", user) {
         return Err(ApiError::bad_request("You do not have permission to post in this channel."));
     }
@@ -209,7 +231,7 @@ fn check_channel_move<'a>(
     {
         return Err(ApiError::bad_request("The time limit for editing this message's channel has passed"));
     }
-    Ok(target)
+    Ok(())
 }
 
 /// The validated change.
@@ -246,6 +268,9 @@ fn plan<'a>(state: &'a RealmState, store: &Store, user: &User, msg: &UpdateMessa
     if msg.propagate_mode != PropagateMode::ChangeOne && topic.is_none() && msg.stream_id.is_none() {
         return Err(ApiError::bad_request("Invalid propagate_mode without topic edit"));
     }
+    if let (Some(raw), Some(_)) = (&msg.topic, &topic) {
+        crate::validate::check_topic(stripped_topic(raw))?;
+    }
     if msg.content.is_some() && msg.stream_id.is_some() {
         return Err(ApiError::bad_request("Cannot change message content while changing channel"));
     }
@@ -259,13 +284,15 @@ fn plan<'a>(state: &'a RealmState, store: &Store, user: &User, msg: &UpdateMessa
             Some((content, rendered))
         }
     };
-    let (mut target, mut ids) = (None, vec![message.id]);
+    let mut ids = vec![message.id];
+    let mut target = None;
     if let Some(channel) = channel {
+        target = msg.stream_id.filter(|id| *id != channel.id.0).map(|id| move_target(state, user, id)).transpose()?;
         if let Some(topic) = &topic {
-            check_topic_edit(state, user, channel, &message, topic, now)?;
+            check_topic_edit(state, user, channel, target, &message, topic, now)?;
         }
-        if let Some(new_id) = msg.stream_id.filter(|id| *id != channel.id.0) {
-            target = Some(check_channel_move(state, user, channel, &message, new_id, now)?);
+        if let Some(target) = target {
+            check_channel_move(state, user, channel, target, &message, now)?;
         }
         if (topic.is_some() || target.is_some()) && msg.propagate_mode != PropagateMode::ChangeOne {
             let from = (msg.propagate_mode == PropagateMode::ChangeLater).then_some(message.id);

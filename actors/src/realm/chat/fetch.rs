@@ -8,9 +8,8 @@ use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 
 use super::format::{message_dict, viewer_flags, Shape};
-use super::highlight::{highlight_html, highlight_text};
+use super::highlight::{match_content, match_subject};
 use super::narrow::{self, NarrowQuery, NarrowTerm};
-use super::render::escape;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
 use crate::reader::HistoryRead;
@@ -138,8 +137,8 @@ fn render_rows(
                 dict.insert("subject".into(), json!(EMPTY_TOPIC_DISPLAY_NAME));
             }
             if let Some(words) = search {
-                dict.insert("match_content".into(), json!(highlight_html(&row.rendered_content, words)));
-                dict.insert("match_subject".into(), json!(highlight_text(&escape(&row.topic), words)));
+                dict.insert("match_content".into(), json!(match_content(&row.rendered_content, words)));
+                dict.insert("match_subject".into(), json!(match_subject(&row.topic, words)));
             }
             Value::Object(dict)
         })
@@ -281,8 +280,8 @@ pub fn matches_narrow(
     let words = q.search.unwrap_or_default();
     let mut matches = Map::new();
     for (row, _) in rows {
-        let content = highlight_html(&row.rendered_content, &words);
-        let topic = highlight_text(&escape(&row.topic), &words);
+        let content = match_content(&row.rendered_content, &words);
+        let topic = match_subject(&row.topic, &words);
         matches.insert(row.id.to_string(), json!({"match_content": content, "match_subject": topic}));
     }
     let mut out = Map::new();

@@ -1,5 +1,20 @@
 //! Search highlighting: `match_content` and `match_subject` of search narrows, the
-//! matched words wrapped in `<span class="highlight">` as Zulip marks them.
+//! matched words wrapped in `<span class="highlight">` as Zulip marks them. Both end with
+//! the HTML sanitizer, as every renderer does.
+
+use crate::markdown::{escape_text, sanitize};
+
+/// `match_content`: the rendered message with the matched words marked.
+pub fn match_content(rendered: &str, words: &[String]) -> String {
+    sanitize::clean(&highlight_html(rendered, words))
+}
+
+/// `match_subject`: the topic, as HTML, with the matched words marked (without a leading
+/// U+FEFF, which an HTML parser drops: there may be several).
+pub fn match_subject(topic: &str, words: &[String]) -> String {
+    let topic = topic.trim_start_matches('\u{feff}');
+    sanitize::clean(&highlight_text(&escape_text(topic), words))
+}
 
 /// Wraps each whole-word, case-insensitive occurrence of `words` in the text of `html`
 /// (never inside tags).

@@ -11,6 +11,8 @@ pub mod flags;
 pub mod format;
 pub mod highlight;
 pub mod narrow;
+#[cfg(test)]
+mod narrow_props;
 pub mod render;
 pub mod send;
 #[cfg(feature = "test-support")]

@@ -47,8 +47,23 @@ pub fn parse_narrow(value: &Value) -> ApiResult<Vec<NarrowTerm>> {
                 }
                 _ => Err(invalid()),
             }
+            .and_then(check_operand)
         })
         .collect()
+}
+
+/// Zulip's operand validation of `search` (`check_required_string`): a string that is not
+/// blank.
+fn check_operand(term: NarrowTerm) -> ApiResult<NarrowTerm> {
+    if term.operator == "search" {
+        let Value::String(text) = &term.operand else {
+            return Err(ApiError::bad_request("operand is not a string"));
+        };
+        if crate::validate::python_strip(text).is_empty() {
+            return Err(ApiError::bad_request("operand cannot be blank."));
+        }
+    }
+    Ok(term)
 }
 
 /// Zulip's `BadNarrowOperatorError`.
@@ -224,26 +239,45 @@ fn condition(
             one("(m.dm_key IS NOT NULL AND (',' || m.dm_key || ',') LIKE ?)", Sql::Text(format!("%,{other},%")))
         }
         "id" => {
-            let id = operand.as_i64().or_else(|| text.parse().ok()).ok_or_else(|| bad_narrow("invalid message ID"))?;
+            // Zulip's `str(operand).isdigit()`: no sign, no fraction.
+            let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+            let id = text.parse::<i64>().ok().filter(|_| digits).ok_or_else(|| bad_narrow("Invalid message ID"))?;
             one("m.id = ?", Sql::Integer(id))
         }
         "near" | "with" => Ok((None, vec![])),
         "is" => Ok((Some(is_condition(state, user, &text, flags)?), vec![])),
         "has" => Ok((Some(has_condition(&text)?), vec![])),
         "search" => {
-            let words = search.get_or_insert_with(Vec::new);
+            let words = search_words(&text);
+            let highlighted = search.get_or_insert_with(Vec::new);
             if !term.negated {
-                words.extend(text.split_whitespace().map(str::to_owned));
+                highlighted.extend(words.iter().cloned());
             }
-            let query: Vec<String> =
-                text.split_whitespace().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
-            if query.is_empty() {
-                return Ok((None, vec![]));
+            match fts_query(&words) {
+                Some(query) => {
+                    one("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)", Sql::Text(query))
+                }
+                // Nothing searchable (control characters only): like an empty text-search
+                // query in Zulip, it matches nothing.
+                None => Ok((Some("0".to_owned()), vec![])),
             }
-            one("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)", Sql::Text(query.join(" ")))
         }
         other => Err(bad_narrow(&format!("unknown operator {other}"))),
     }
+}
+
+/// The words of a search operand: split at whitespace and at control characters, which
+/// the full-text parser Zulip searches with (PostgreSQL's) treats as separators. No word
+/// holds a control character, so none holds the NUL that ends an FTS5 query string.
+pub fn search_words(operand: &str) -> Vec<String> {
+    operand.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+}
+
+/// The FTS5 query finding messages with every word: each word an FTS5 string (`"`
+/// doubled inside), so that no FTS5 operator or syntax applies; `None` without words.
+pub fn fts_query(words: &[String]) -> Option<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
+    (!quoted.is_empty()).then(|| quoted.join(" "))
 }
 
 /// `is:` operands.

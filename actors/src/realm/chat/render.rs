@@ -9,9 +9,12 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{html, CowStr, Event, Parser};
 
 use crate::ids::{GroupId, UserId};
+use crate::markdown::html::Writer;
+use crate::markdown::url::link_href;
+use crate::markdown::{escape_attr, escape_text, normalize_input, sanitize, OPTIONS};
 use crate::realm::state::RealmState;
 
 const OPEN: char = '\u{E000}';
@@ -40,64 +43,39 @@ struct Token {
     source: String,
     html: String,
     effects: Rendered,
+    /// Its HTML is a link (`<a>`).
+    is_link: bool,
 }
 
 /// Renders a message's Markdown as Zulip does.
 pub fn render(state: &RealmState, source: &str) -> Rendered {
-    let cleaned: String = source.chars().map(|c| if c == OPEN || c == CLOSE { '\u{FFFD}' } else { c }).collect();
+    let mut out = render_unsanitized(state, source);
+    out.html = sanitize::clean(&out.html);
+    out
+}
+
+/// `render` before its last step, the sanitizer (which must change nothing of it).
+pub(crate) fn render_unsanitized(state: &RealmState, source: &str) -> Rendered {
+    let cleaned: String =
+        normalize_input(source).chars().map(|c| if c == OPEN || c == CLOSE { '\u{FFFD}' } else { c }).collect();
     let mut out = Rendered::default();
     let mut tokens = Vec::new();
     let marked = mark_tokens(state, &cleaned, &mut tokens);
     let restore = |text: &str| restore_source(text, &tokens);
-    let mut events = Vec::new();
-    let mut code: Option<(Option<String>, String)> = None;
-    let mut image_depth = 0usize;
-    for event in Parser::new_ext(&marked, Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES) {
-        match event {
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let lang = match kind {
-                    CodeBlockKind::Fenced(lang) if !lang.trim().is_empty() => Some(lang.trim().to_string()),
-                    _ => None,
-                };
-                code = Some((lang, String::new()));
-            }
-            Event::Text(text) if code.is_some() => {
-                if let Some((_, body)) = code.as_mut() {
-                    body.push_str(&restore(&text));
-                }
-            }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some((lang, body)) = code.take() {
-                    events.push(Event::Html(CowStr::from(code_block(lang.as_deref(), &body))));
-                }
-            }
-            Event::Code(text) => events.push(Event::Code(CowStr::from(restore(&text)))),
-            Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(CowStr::from(restore(&raw)))),
-            Event::SoftBreak => events.push(Event::Html(CowStr::from("<br>\n"))),
-            // Placeholders must never reach an attribute (their HTML would break out of
-            // it): link and image destinations, titles and image alt text get the source
-            // text back.
-            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
-                out.has_link = true;
-                let (dest_url, title) = (CowStr::from(restore(&dest_url)), CowStr::from(restore(&title)));
-                events.push(Event::Start(Tag::Link { link_type, dest_url, title, id }));
-            }
-            Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
-                out.has_image = true;
-                image_depth += 1;
-                let (dest_url, title) = (CowStr::from(restore(&dest_url)), CowStr::from(restore(&title)));
-                events.push(Event::Start(Tag::Image { link_type, dest_url, title, id }));
-            }
-            Event::End(TagEnd::Image) => {
-                image_depth = image_depth.saturating_sub(1);
-                events.push(event);
-            }
-            Event::Text(text) if image_depth > 0 => events.push(Event::Text(CowStr::from(restore(&text)))),
-            other => events.push(other),
-        }
+    let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block);
+    for (event, range) in Parser::new_ext(&marked, OPTIONS).into_offset_iter() {
+        // A link's text makes no other link (Zulip's link text is atomic, and `<a>` inside
+        // `<a>` is not HTML): bare URLs and channel links there stay as written.
+        let event = match event {
+            Event::Text(text) if writer.in_link() => Event::Text(CowStr::from(restore_links(&text, &tokens))),
+            other => other,
+        };
+        writer.push(event, range);
     }
+    out.has_link = writer.has_link;
+    out.has_image = writer.has_image;
     let mut html_out = String::with_capacity(marked.len() + 32);
-    html::push_html(&mut html_out, events.into_iter());
+    html::push_html(&mut html_out, writer.finish().into_iter());
     html_out.truncate(html_out.trim_end().len());
     out.html = replace_tokens(&html_out, &tokens, &mut out);
     if cleaned.contains("/user_uploads/") {
@@ -107,27 +85,13 @@ pub fn render(state: &RealmState, source: &str) -> Rendered {
     out
 }
 
-/// Zulip's code block markup.
-fn code_block(lang: Option<&str>, body: &str) -> String {
-    let lang_attr = lang.map(|l| format!(" data-code-language=\"{}\"", escape(l))).unwrap_or_default();
+/// Zulip's code block markup (the language is the info string, trimmed).
+fn code_block(info: &str, body: &str) -> String {
+    let lang = info.trim();
+    let lang_attr =
+        if lang.is_empty() { String::new() } else { format!(" data-code-language=\"{}\"", escape_attr(lang)) };
     let body = body.strip_suffix('\n').unwrap_or(body);
-    format!("<div class=\"codehilite\"{lang_attr}><pre><span></span><code>{}\n</code></pre></div>\n", escape(body))
-}
-
-/// HTML-escapes text (for text and attribute values).
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    format!("<div class=\"codehilite\"{lang_attr}><pre><span></span><code>{}\n</code></pre></div>\n", escape_text(body))
 }
 
 /// The placeholder for token `n`.
@@ -135,8 +99,8 @@ fn placeholder(n: usize) -> String {
     format!("{OPEN}{n}{CLOSE}")
 }
 
-/// Replaces every placeholder in `text` by what `f` gives for its token.
-fn substitute(text: &str, tokens: &[Token], mut f: impl FnMut(&Token) -> String) -> String {
+/// Replaces every placeholder in `text` by what `f` gives for its token (and its number).
+fn substitute(text: &str, tokens: &[Token], mut f: impl FnMut(usize, &Token) -> String) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find(OPEN) {
@@ -146,8 +110,8 @@ fn substitute(text: &str, tokens: &[Token], mut f: impl FnMut(&Token) -> String)
             rest = after;
             continue;
         };
-        if let Some(token) = after[..end].parse::<usize>().ok().and_then(|n| tokens.get(n)) {
-            out.push_str(&f(token));
+        if let Some((n, token)) = after[..end].parse::<usize>().ok().and_then(|n| Some((n, tokens.get(n)?))) {
+            out.push_str(&f(n, token));
         }
         rest = &after[end + CLOSE.len_utf8()..];
     }
@@ -156,13 +120,18 @@ fn substitute(text: &str, tokens: &[Token], mut f: impl FnMut(&Token) -> String)
 }
 
 fn restore_source(text: &str, tokens: &[Token]) -> String {
-    substitute(text, tokens, |t| t.source.clone())
+    substitute(text, tokens, |_, t| t.source.clone())
+}
+
+/// `text` with the tokens that are links (bare URLs, channel links) back as their source.
+fn restore_links(text: &str, tokens: &[Token]) -> String {
+    substitute(text, tokens, |n, t| if t.is_link { t.source.clone() } else { placeholder(n) })
 }
 
 /// The final HTML: each remaining placeholder becomes its token's HTML, and the token's
 /// mentions and links count for the message.
 fn replace_tokens(html: &str, tokens: &[Token], out: &mut Rendered) -> String {
-    substitute(html, tokens, |t| {
+    substitute(html, tokens, |_, t| {
         let e = &t.effects;
         out.mentioned_users.extend(e.mentioned_users.iter().copied());
         out.mentioned_groups.extend(e.mentioned_groups.iter().copied());
@@ -184,7 +153,8 @@ fn mark_tokens(state: &RealmState, source: &str, tokens: &mut Vec<Token>) -> Str
         let mut effects = Rendered::default();
         if let Some((len, html)) = match_token(state, rest, prev, &mut effects) {
             marked.push_str(&placeholder(tokens.len()));
-            tokens.push(Token { source: rest[..len].to_string(), html, effects });
+            let is_link = html.starts_with("<a ");
+            tokens.push(Token { source: rest[..len].to_string(), html, effects, is_link });
             i += len;
         } else {
             let c = rest.chars().next().unwrap_or(' ');
@@ -210,9 +180,11 @@ fn match_token(state: &RealmState, rest: &str, prev: Option<char>, out: &mut Ren
     if (rest.starts_with("https://") || rest.starts_with("http://")) && prev.is_none_or(char::is_whitespace) {
         let len = url_length(rest);
         let url = &rest[..len];
+        // As Zulip's `url_to_a`: the link goes where `sanitize_url` says, the text is the
+        // URL as written.
+        let href = link_href(url)?;
         out.has_link = true;
-        let url_html = escape(url);
-        return Some((len, format!("<a href=\"{url_html}\">{url_html}</a>")));
+        return Some((len, format!("<a href=\"{}\">{}</a>", escape_attr(&href), escape_text(url))));
     }
     None
 }
@@ -246,7 +218,7 @@ fn mention(state: &RealmState, rest: &str, out: &mut Rendered) -> Option<(usize,
     let html = format!(
         "<span class=\"user-group-mention{class}\" data-user-group-id=\"{}\">{at}{}</span>",
         group.id,
-        escape(&group.name)
+        escape_text(&group.name)
     );
     Some((prefix + end + 2, html))
 }
@@ -288,7 +260,7 @@ fn user_mention(state: &RealmState, name: &str, silent: bool, out: &mut Rendered
     Some(format!(
         "<span class=\"user-mention{class}\" data-user-id=\"{}\">{at}{}</span>",
         user.id,
-        escape(&user.full_name)
+        escape_text(&user.full_name)
     ))
 }
 
@@ -302,14 +274,14 @@ fn channel_link(state: &RealmState, inner: &str) -> Option<String> {
     // types its name would reveal that it exists (the renderer does not know the sender).
     let channel = state.channel_by_name(name).filter(|c| !c.invite_only)?;
     let base = format!("/#narrow/channel/{}-{}", channel.id, hash_encode(&channel.name));
-    let name_html = escape(&channel.name);
+    let name_html = escape_text(&channel.name);
     Some(match topic {
         None => format!("<a class=\"stream\" data-stream-id=\"{}\" href=\"{base}\">#{name_html}</a>", channel.id),
         Some(topic) => format!(
             "<a class=\"stream-topic\" data-stream-id=\"{}\" href=\"{base}/topic/{}\">#{name_html} &gt; {}</a>",
             channel.id,
             hash_encode(topic),
-            escape(topic)
+            escape_text(topic)
         ),
     })
 }

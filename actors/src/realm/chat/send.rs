@@ -14,12 +14,15 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH};
+use crate::realm::channels::ops::check_channel_name;
 use crate::realm::groups::ops::has_realm_permission;
+use crate::realm::groups::setting::GroupSettingValue;
 use crate::realm::model::{Channel, Role, User};
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{set_policy, FOLLOWED};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
 use crate::store::Store;
+use crate::validate;
 
 /// A channel named in `to`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,9 +174,33 @@ pub fn truncate(text: &str, max: usize, suffix: &str) -> String {
 
 /// A topic as sent: stripped, `(no topic)` read as the empty topic, truncated with `...`.
 pub fn normalize_topic(topic: &str) -> String {
-    let topic = topic.trim();
-    let topic = if topic == "(no topic)" { "" } else { topic };
-    truncate(topic, MAX_TOPIC_LENGTH, "...")
+    truncate(stripped_topic(topic), MAX_TOPIC_LENGTH, "...")
+}
+
+/// A topic stripped as Zulip strips it, `(no topic)` read as the empty topic: what Zulip
+/// checks for invalid characters, before truncating it.
+pub fn stripped_topic(topic: &str) -> &str {
+    let topic = validate::python_strip(topic);
+    if topic == "(no topic)" {
+        ""
+    } else {
+        topic
+    }
+}
+
+/// The topic of a channel message (Zulip's `Addressee.for_stream`): given ("Missing
+/// topic"), without characters Zulip refuses, normalized.
+fn addressed_topic(topic: Option<&str>) -> ApiResult<String> {
+    let topic = stripped_topic(topic.ok_or_else(|| ApiError::bad_request("Missing topic"))?);
+    validate::check_topic(topic)?;
+    Ok(truncate(topic, MAX_TOPIC_LENGTH, "..."))
+}
+
+/// Where a message goes, as Zulip's `Addressee` checks it before the content: the channel
+/// as named with its topic, or the direct-message recipients.
+enum Addressee<'r, 's> {
+    Channel(&'r ChannelRef, String),
+    Direct(Vec<&'s User>),
 }
 
 /// A validated destination.
@@ -182,38 +209,71 @@ enum Target<'a> {
     Direct(Vec<UserId>),
 }
 
-/// The channel a message goes to, with Zulip's errors.
+/// The channel a message goes to, with Zulip's errors: a name is stripped and must be a
+/// valid channel name (`validate_stream_name_with_pm_notification`), then
+/// [`check_can_send_to_channel`].
 fn channel_for_send<'a>(state: &'a RealmState, sender: &User, target: &ChannelRef) -> ApiResult<&'a Channel> {
     let channel = match target {
         ChannelRef::Id(id) => state.channel(ChannelId(*id)).ok_or_else(|| {
             ApiError::new(ErrorCode::StreamDoesNotExist, 400, format!("Channel with ID '{id}' does not exist"))
                 .with("stream_id", *id)
         })?,
-        ChannelRef::Name(name) => state.channel_by_name(name).ok_or_else(|| {
-            ApiError::new(ErrorCode::StreamDoesNotExist, 400, format!("Channel '{name}' does not exist"))
-                .with("stream", name.as_str())
-        })?,
+        ChannelRef::Name(name) => {
+            let name = validate::python_strip(name);
+            check_channel_name(name)?;
+            state.channel_by_name(name).ok_or_else(|| {
+                ApiError::new(ErrorCode::StreamDoesNotExist, 400, format!("Channel '{name}' does not exist"))
+                    .with("stream", name)
+            })?
+        }
     };
-    let not_authorized = || ApiError::bad_request(format!("Not authorized to send to channel '{}'", channel.name));
-    // A bot may post where its owner may.
+    check_can_send_to_channel(state, sender, channel)?;
+    Ok(channel)
+}
+
+/// Whether `user` is in the channel's `can_send_message_group`, or is a bot whose owner is
+/// (Zulip's `check_stream_access_based_on_can_send_message_group` as
+/// `access_stream_for_send_message` applies it).
+fn may_post_by_group(state: &RealmState, user: &User, channel: &Channel) -> bool {
     let may_post = |user: &User| state.in_channel_group(channel, "can_send_message_group", user);
-    let owner = sender.bot_owner_id.and_then(|id| state.user(id)).filter(|_| sender.is_bot);
-    if !may_post(sender) && !owner.is_some_and(may_post) {
+    let owner = user.bot_owner_id.and_then(|id| state.user(id)).filter(|_| user.is_bot);
+    may_post(user) || owner.is_some_and(may_post)
+}
+
+/// Whether `sender` may post to `channel` (Zulip's `access_stream_for_send_message`):
+/// `can_send_message_group` (a bot also through its owner), never to an archived
+/// channel; anyone to a web-public channel, non-guests to a public one; otherwise only
+/// subscribers, bots whose owner is subscribed, and (non-guest) members of the groups
+/// granting content access to a channel whose history is shared with subscribers. The
+/// rest is "Not authorized to send to channel '…'".
+pub fn check_can_send_to_channel(state: &RealmState, sender: &User, channel: &Channel) -> ApiResult<()> {
+    if !may_post_by_group(state, sender, channel) {
         return Err(ApiError::bad_request("You do not have permission to post in this channel."));
     }
+    let not_authorized = || ApiError::bad_request(format!("Not authorized to send to channel '{}'", channel.name));
     if channel.is_archived {
         return Err(not_authorized());
     }
-    if !channel.invite_only || state.is_subscribed(sender.id, channel.id) {
-        return Ok(channel);
+    let guest = sender.role == Role::Guest;
+    let owner_subscribed =
+        sender.is_bot && sender.bot_owner_id.is_some_and(|owner| state.is_subscribed(owner, channel.id));
+    let by_group = !guest
+        && channel.history_public_to_subscribers
+        && (state.in_channel_group(channel, "can_subscribe_group", sender)
+            || state.in_channel_group(channel, "can_add_subscribers_group", sender));
+    if channel.is_web_public
+        || !(channel.invite_only || guest)
+        || state.is_subscribed(sender.id, channel.id)
+        || owner_subscribed
+        || by_group
+    {
+        return Ok(());
     }
     Err(not_authorized())
 }
 
-/// The topic of a channel message, checked against the channel's and the organization's
-/// topic policies.
-fn channel_topic(state: &RealmState, channel: &Channel, topic: Option<&str>) -> ApiResult<String> {
-    let topic = normalize_topic(topic.ok_or_else(|| ApiError::bad_request("Missing topic"))?);
+/// The channel's and the organization's topic policies for `topic`.
+fn check_topics_policy(state: &RealmState, channel: &Channel, topic: String) -> ApiResult<String> {
     let realm_policy =
         state.realm().settings.get("topics_policy").and_then(Value::as_str).unwrap_or("allow_empty_topic");
     match channel.topics_policy.as_str() {
@@ -230,8 +290,8 @@ fn channel_topic(state: &RealmState, channel: &Channel, topic: Option<&str>) -> 
     }
 }
 
-/// The participants of a direct message (the sender included), with Zulip's errors.
-fn direct_participants(state: &RealmState, sender: &User, target: &DirectRef) -> ApiResult<Vec<UserId>> {
+/// The recipients a direct message names, with Zulip's errors for unknown ones.
+fn direct_recipients<'s>(state: &'s RealmState, target: &DirectRef) -> ApiResult<Vec<&'s User>> {
     let mut users: Vec<&User> = Vec::new();
     match target {
         DirectRef::Ids(ids) => {
@@ -254,12 +314,54 @@ fn direct_participants(state: &RealmState, sender: &User, target: &DirectRef) ->
     if users.is_empty() {
         return Err(ApiError::bad_request("Message must have recipients"));
     }
-    if let Some(gone) = users.iter().find(|u| !u.is_active && !u.is_bot) {
+    Ok(users)
+}
+
+/// The participants of a direct message (the sender included): no deactivated recipient
+/// (bots included, as in Zulip's `validate_recipient_user_profiles`), and the
+/// organization's direct-message permissions ([`check_can_send_direct_message`]).
+fn direct_participants(state: &RealmState, store: &Store, sender: &User, users: &[&User]) -> ApiResult<Vec<UserId>> {
+    if let Some(gone) = users.iter().find(|u| !u.is_active) {
         return Err(ApiError::bad_request(format!("'{}' is no longer using Zulip.", gone.email)));
     }
     let mut ids: BTreeSet<UserId> = users.iter().map(|u| u.id).collect();
     ids.insert(sender.id);
-    Ok(ids.into_iter().collect())
+    let ids: Vec<UserId> = ids.into_iter().collect();
+    check_can_send_direct_message(state, store, sender, users, &ids)?;
+    Ok(ids)
+}
+
+/// Zulip's `check_can_send_direct_message`: bots, and conversations with only bots or
+/// oneself, are exempt; otherwise someone in the conversation must be in the
+/// organization's `direct_message_permission_group`, and the sender must be in its
+/// `direct_message_initiator_group` unless the conversation already has messages.
+fn check_can_send_direct_message(
+    state: &RealmState,
+    store: &Store,
+    sender: &User,
+    recipients: &[&User],
+    participants: &[UserId],
+) -> ApiResult<()> {
+    if sender.is_bot || recipients.iter().all(|u| u.is_bot || u.id == sender.id) {
+        return Ok(());
+    }
+    if !participants.iter().any(|u| has_realm_permission(state, "direct_message_permission_group", *u)) {
+        let nobody = crate::realm::catalog::realm_setting("direct_message_permission_group")
+            .and_then(|s| GroupSettingValue::from_json(&s.value(&state.realm().settings, Some(state))))
+            == Some(GroupSettingValue::Group(state.nobody_group_id()));
+        return Err(ApiError::bad_request(if nobody {
+            "Direct messages are disabled in this organization."
+        } else {
+            "This conversation does not include any users who can authorize it."
+        }));
+    }
+    if has_realm_permission(state, "direct_message_initiator_group", sender.id) {
+        return Ok(());
+    }
+    if db::dm_conversation_exists(&*store.conn()?, &dm_key(participants))? {
+        return Ok(());
+    }
+    Err(ApiError::bad_request("You do not have permission to initiate direct message conversations."))
 }
 
 /// Zulip's `Stream.wildcard_mention_threshold`: wildcard mentions reaching more people
@@ -373,14 +475,19 @@ pub fn send_message(
     now: i64,
 ) -> ApiResult<(SentMessage, Vec<Outgoing>)> {
     let sender = state.user_or_err(msg.sender)?;
-    let target = match &msg.recipient {
-        Recipient::Channel(channel) => {
-            let channel = channel_for_send(state, sender, channel)?;
-            Target::Channel(channel, channel_topic(state, channel, msg.topic.as_deref())?)
-        }
-        Recipient::Direct(direct) => Target::Direct(direct_participants(state, sender, direct)?),
+    // Zulip's order: the addressee (topic, recipients), the content, then the destination.
+    let addressee = match &msg.recipient {
+        Recipient::Channel(channel) => Addressee::Channel(channel, addressed_topic(msg.topic.as_deref())?),
+        Recipient::Direct(direct) => Addressee::Direct(direct_recipients(state, direct)?),
     };
     let content = normalize_content(&msg.content)?;
+    let target = match addressee {
+        Addressee::Channel(channel, topic) => {
+            let channel = channel_for_send(state, sender, channel)?;
+            Target::Channel(channel, check_topics_policy(state, channel, topic)?)
+        }
+        Addressee::Direct(users) => Target::Direct(direct_participants(state, store, sender, &users)?),
+    };
     let rendered = render(state, &content);
     check_mentions(state, sender, &rendered, channel_of(&target))?;
     let group_members = mentioned_group_members(state, &rendered);

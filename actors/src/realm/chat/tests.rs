@@ -136,3 +136,176 @@ fn mentions_in_code_mention_nobody() {
     assert!(out.mentioned_users.is_empty(), "{:?}", out.mentioned_users);
     assert!(!out.stream_wildcard);
 }
+
+/// Zulip's `access_stream_for_send_message`: even guests write to web-public channels
+/// (which the API cannot create yet, hence a state-level test), never to public ones they
+/// are not subscribed to.
+#[test]
+fn guests_write_to_web_public_channels_only_among_unsubscribed_ones() {
+    use crate::ids::ChannelId;
+    use crate::realm::chat::send::check_can_send_to_channel;
+    use crate::realm::model::Channel;
+
+    let (_dir, store, config, mut state) = setup();
+    let guest = add(&mut state, &store, &config, "guest@acme.test", Role::Guest);
+    let channel = |id: i64, web_public: bool| Channel {
+        id: ChannelId(id),
+        name: format!("channel {id}"),
+        description: String::new(),
+        rendered_description: String::new(),
+        invite_only: false,
+        is_web_public: web_public,
+        history_public_to_subscribers: true,
+        message_retention_days: None,
+        topics_policy: "inherit".into(),
+        folder_id: None,
+        creator_id: None,
+        date_created: 0,
+        is_archived: false,
+        settings: serde_json::Map::new(),
+    };
+    state.put_channel(channel(1, true));
+    state.put_channel(channel(2, false));
+    let guest = state.user(guest).unwrap();
+    assert!(check_can_send_to_channel(&state, guest, state.channel(ChannelId(1)).unwrap()).is_ok());
+    let refused = check_can_send_to_channel(&state, guest, state.channel(ChannelId(2)).unwrap()).unwrap_err();
+    assert_eq!(refused.msg, "Not authorized to send to channel 'channel 2'");
+}
+
+/// A realm whose Markdown has something to resolve: a user `User ann`, a group `group`, a
+/// public channel `general` and a user named with quotes and markup.
+fn markdown_realm() -> (tempfile::TempDir, crate::store::Store, crate::realm::state::RealmState) {
+    use crate::realm::channels::ops::{self, ChannelOptions, SubscribeRequest};
+    use crate::realm::groups::ops::{create_group, NewGroup};
+    let (dir, store, config, mut state) = setup();
+    let boss = state.users().next().unwrap().id;
+    let ann = add(&mut state, &store, &config, "ann@acme.test", Role::Member);
+    let odd = add(&mut state, &store, &config, "odd@acme.test", Role::Member);
+    state.user_mut(odd).unwrap().full_name = "O'Brien \"<b>&amp;\"".into();
+    let new = NewGroup {
+        name: "group".into(),
+        description: String::new(),
+        members: vec![ann.0],
+        subgroups: None,
+        settings: vec![],
+    };
+    create_group(&mut state, &store, boss, new, 1_795_238_460).unwrap();
+    let req = SubscribeRequest {
+        channels: vec![("general".to_owned(), None)],
+        colors: Default::default(),
+        principals: Some(ops::Principals::Ids(vec![boss.0])),
+        authorization_errors_fatal: true,
+        send_new_subscription_messages: false,
+        options: ChannelOptions::default(),
+    };
+    ops::subscribe(&mut state, &store, boss, req, 1_795_238_460).unwrap();
+    (dir, store, state)
+}
+
+/// Hostile link and image URLs make no link in messages, in every disguise; the allowed
+/// kinds of URL do, as Zulip's `sanitize_url` writes them.
+#[test]
+fn hostile_urls_make_no_link_in_messages() {
+    let (_dir, _store, state) = markdown_realm();
+    for (source, html) in crate::markdown::tests::HOSTILE.iter().chain(crate::markdown::tests::SAFE) {
+        assert_eq!(render(&state, source).html, *html, "{source}");
+    }
+    let refused = render(&state, "[x](javascript:alert(1)) ![y](data:image/png;base64,AA)");
+    assert!(!refused.has_link && !refused.has_image);
+    let made = render(&state, "[x](https://a.b) ![y](/user_uploads/1/ab/y.png)");
+    assert!(made.has_link && made.has_image);
+}
+
+/// Inside a link's text, bare URLs and channel links stay as written (no `<a>` in `<a>`);
+/// mentions and emoji are rendered, there and in a refused link.
+#[test]
+fn link_text_makes_no_other_link() {
+    let (_dir, _store, state) = markdown_realm();
+    let general = state.channel_by_name("general").unwrap().id;
+    let ann = state.users().find(|u| u.full_name == "User ann").unwrap().id;
+    let cases = [
+        ("[see https://a.b/c here](https://d.e)", "<p><a href=\"https://d.e\">see https://a.b/c here</a></p>".to_owned()),
+        ("[#**general**](https://d.e)", "<p><a href=\"https://d.e\">#**general**</a></p>".to_owned()),
+        (
+            "[@**User ann** :smile:](https://d.e)",
+            format!("<p><a href=\"https://d.e\"><span class=\"user-mention\" data-user-id=\"{ann}\">@User ann</span> <span aria-label=\"smile\" class=\"emoji emoji-1f604\" role=\"img\" title=\"smile\">:smile:</span></a></p>"),
+        ),
+        (
+            "[#**general**](javascript:alert(1))",
+            format!("<p>[<a class=\"stream\" data-stream-id=\"{general}\" href=\"/#narrow/channel/{general}-general\">#general</a>](javascript:alert(1))</p>"),
+        ),
+        // A bare URL is linked where Zulip's `sanitize_url` says, and only if followable.
+        ("http://a.b/it's http:// x", "<p><a href=\"http://a.b/it's\">http://a.b/it's</a> http:// x</p>".to_owned()),
+    ];
+    for (source, html) in cases {
+        assert_eq!(render(&state, source).html, html, "{source}");
+    }
+}
+
+/// What messages render is in the sanitizer's canonical form: quotes in text and code as
+/// they are, `&nbsp;`, `<br>` and `<hr>` without a slash.
+#[test]
+fn message_html_is_in_the_sanitizers_canonical_form() {
+    let (_dir, _store, state) = markdown_realm();
+    let odd = state.users().find(|u| u.full_name.starts_with("O'Brien")).unwrap().id;
+    let cases = [
+        ("it's \"x\"\u{a0}", "<p>it's \"x\"&nbsp;</p>".to_owned()),
+        ("```py'\nprint(\"it's\")\n```", "<div class=\"codehilite\" data-code-language=\"py'\"><pre><span></span><code>print(\"it's\")\n</code></pre></div>".to_owned()),
+        ("a  \nb\r\nc\n\n***", "<p>a<br>\nb<br>\nc</p>\n<hr>".to_owned()),
+        (
+            "@**O'Brien \"<b>&amp;\"**",
+            format!("<p><span class=\"user-mention\" data-user-id=\"{odd}\">@O'Brien \"&lt;b&gt;&amp;amp;\"</span></p>"),
+        ),
+    ];
+    for (source, html) in cases {
+        assert_eq!(render(&state, source).html, html, "{source:?}");
+    }
+}
+
+/// Arbitrary messages (weighted towards hostile links) never panic, never link to a
+/// refused scheme, and pass the sanitizer unchanged, with and without search highlighting.
+#[test]
+fn messages_keep_to_the_rendering_properties() {
+    use crate::markdown::proptests::{check_html, run, WORDS};
+    use crate::realm::chat::highlight::{highlight_html, highlight_text, match_content, match_subject};
+    use proptest::prelude::*;
+    let (_dir, _store, state) = markdown_realm();
+    let words: Vec<String> = WORDS.iter().map(|w| (*w).to_owned()).collect();
+    run(|source| {
+        let html = super::render::render_unsanitized(&state, source).html;
+        check_html(source, &html)?;
+        prop_assert_eq!(&render(&state, source).html, &html);
+        let highlighted = highlight_html(&html, &words);
+        check_html(source, &highlighted)?;
+        prop_assert_eq!(match_content(&html, &words), highlighted);
+        let topic = source.trim_start_matches('\u{feff}');
+        let topic = highlight_text(&crate::markdown::escape_text(topic), &words);
+        check_html(source, &topic)?;
+        prop_assert_eq!(match_subject(source, &words), topic);
+        Ok(())
+    });
+}
+
+/// The cost of rendering a typical message, with and without the sanitizer:
+/// `cargo test --release -p agora-actors --lib render_benchmark -- --ignored --nocapture`.
+#[test]
+#[ignore = "a benchmark, run by hand"]
+fn render_benchmark() {
+    let (_dir, _store, state) = markdown_realm();
+    let source =
+        "Hi @**User ann**, the notes are at https://example.com/notes and [the guide](https://zulip.com/help).\n\
+        Run `cargo test` first, it's **quick** :smile:\n\n> quoted \"line\"\n\n* one\n* two";
+    let time = |f: &dyn Fn() -> String| {
+        let start = std::time::Instant::now();
+        let mut bytes = 0;
+        for _ in 0..10_000 {
+            bytes += f().len();
+        }
+        (start.elapsed().as_secs_f64() * 1e6 / 10_000.0, bytes)
+    };
+    let (unsanitized, _) = time(&|| super::render::render_unsanitized(&state, source).html);
+    let (full, _) = time(&|| render(&state, source).html);
+    let html = render(&state, source).html;
+    let (sanitizer, _) = time(&|| crate::markdown::sanitize::clean(&html));
+    println!("render without sanitizer: {unsanitized:.1} µs, with: {full:.1} µs, sanitizer alone: {sanitizer:.1} µs");
+}

@@ -112,3 +112,23 @@ fn channels_past_the_typing_size_limit_get_no_typing_events() {
     let events = set_typing(&state, &sender, "start", to()).unwrap();
     assert!(events[0].users.is_empty());
 }
+
+#[test]
+fn direct_typing_names_each_person_once_in_the_order_given() {
+    use super::typing::{set_typing, TypingTo};
+    let (_dir, store, config, mut state) = setup();
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
+    let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
+    let sender = state.user(alice).unwrap().clone();
+    let mut to: Vec<i64> = [carol, bob, alice].iter().cycle().take(30_000).map(|u| u.0).collect();
+    to.push(carol.0);
+    let events = set_typing(&state, &sender, "start", TypingTo::Direct(Some(to))).unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].users, vec![carol, bob, alice]);
+    let person = |id: UserId| serde_json::json!({"user_id": id, "email": state.user(id).unwrap().email});
+    assert_eq!(
+        events[0].event.get("recipients"),
+        Some(&serde_json::json!([person(carol), person(bob), person(alice)]))
+    );
+}

@@ -6,9 +6,10 @@ use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, UserId};
+use crate::ids::{distinct, ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, EMPTY_TOPIC_DISPLAY_NAME};
+use crate::realm::chat::send::check_can_send_to_channel;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
 
@@ -76,13 +77,13 @@ fn channel_typing(
     if !user_flag(sender, "send_stream_typing_notifications") {
         return Err(ApiError::bad_request("User has disabled typing notifications for channel messages"));
     }
+    // Zulip's `access_stream_by_id_for_message` (an active channel with content access),
+    // then the checks of sending to it.
     let channel = state
         .channel(ChannelId(stream_id))
-        .filter(|c| state.has_content_access(sender, c))
+        .filter(|c| !c.is_archived && state.has_content_access(sender, c))
         .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
-    if !state.in_channel_group(channel, "can_send_message_group", sender) {
-        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
-    }
+    check_can_send_to_channel(state, sender, channel)?;
     // Zulip's `maybe_rename_general_chat_to_empty_topic`: clients without empty topics
     // type in "general chat", which is the empty topic.
     let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
@@ -103,6 +104,9 @@ fn direct_typing(state: &RealmState, sender: &User, user_ids: Option<Vec<i64>>) 
     if !user_flag(sender, "send_private_typing_notifications") {
         return Err(ApiError::bad_request("User has disabled typing notifications for direct messages"));
     }
+    // Each person once, in the order given (Zulip keeps repeats; a list naming one id
+    // many times would make an event as long, delivered as often, to each queue).
+    user_ids = distinct(user_ids);
     if !user_ids.contains(&sender.id.0) {
         user_ids.push(sender.id.0);
     }
