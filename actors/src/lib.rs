@@ -11,6 +11,8 @@
 //! - [`events`] defines what a committed change tells client queues (the event-queue and
 //!   presence actors attach here as `Recipient<PushEvent>` listeners).
 
+pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod events;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::ids::UserId;
 use crate::ratelimit::{RateLimiter, Rule};
-use crate::realm::snapshot::AuthSnapshot;
+use crate::auth::AuthSnapshot;
 use crate::secrets::{hash_password, random_alphanumeric, verify_password, HashCost};
 use crate::validate;
 

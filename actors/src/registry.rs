@@ -20,7 +20,7 @@ use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
 use crate::realm::messages::{SaveQueues, StopRealm};
 use crate::realm::ops::{self, CreatedRealm, NewRealm};
-use crate::realm::snapshot::AuthSnapshot;
+use crate::auth::AuthSnapshot;
 use crate::realm::{RealmActor, RealmState};
 use crate::server_info;
 use crate::store::{self, Store};

@@ -12,7 +12,7 @@ use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use agora_actors::ids::RealmId;
-use agora_actors::realm::snapshot::{explain_foreign_key, AuthEntry, KeyRejection};
+use agora_actors::auth::{explain_foreign_key, AuthEntry, KeyRejection};
 use agora_actors::registry::RealmHandle;
 use agora_actors::ApiError;
 use base64::Engine;

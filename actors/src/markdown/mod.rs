@@ -62,6 +62,6 @@ fn code_block(info: &str, body: &str) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod proptests;
+pub(crate) mod prop_tests;
 #[cfg(test)]
 pub(crate) mod tests;

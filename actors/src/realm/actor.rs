@@ -15,7 +15,7 @@ use super::messages::*;
 use super::model::Role;
 use super::ops::{self, CreatedUser};
 use super::register::{self, initial_state};
-use super::snapshot::AuthSnapshot;
+use crate::auth::AuthSnapshot;
 use super::state::RealmState;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
@@ -249,7 +249,7 @@ impl Handler<CreateUserAs> for RealmActor {
 
     fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
         let acting = self.viewer(msg.acting)?;
-        ops::authorize_user_creation(acting.role, acting.can_create_users)?;
+        crate::realm::permissions::authorize_user_creation(acting.role, acting.can_create_users)?;
         ops::check_new_user(&self.state, &msg.new)?;
         if msg.password_too_weak {
             return Err(ApiError::bad_request("The password is too weak."));

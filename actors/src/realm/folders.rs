@@ -106,7 +106,7 @@ pub fn create_folder(
     new: NewFolder,
     now: i64,
 ) -> ApiResult<(FolderId, Vec<Outgoing>)> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     check_length("description", &new.description, MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH)?;
     check_length("name", &new.name, MAX_CHANNEL_FOLDER_NAME_LENGTH)?;
     check_name(state, &new.name)?;
@@ -159,7 +159,7 @@ pub fn update_folder(
     id: i64,
     changes: FolderChanges,
 ) -> ApiResult<Vec<Outgoing>> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     if let Some(description) = &changes.description {
         check_length("description", description, MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH)?;
     }
@@ -207,7 +207,7 @@ pub fn reorder_folders(
     acting: UserId,
     order: Vec<i64>,
 ) -> ApiResult<Vec<Outgoing>> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     let position: BTreeMap<i64, i64> = order.iter().enumerate().map(|(i, id)| (*id, i as i64)).collect();
     let mut folders: Vec<ChannelFolder> = state.folders().cloned().collect();
     for folder in &mut folders {

@@ -141,7 +141,7 @@ impl RealmState {
             bot_type: target.is_bot.then_some(target.bot_type),
             bot_owner_id: target.is_bot.then_some(target.bot_owner_id),
             profile_data: (!target.is_bot && opts.include_custom_profile_fields)
-                .then(|| super::profile_fields::profile_data_dict(target)),
+                .then(|| profile_data_dict(target)),
         }
     }
 
@@ -160,6 +160,21 @@ impl RealmState {
         dict.insert("max_message_id".into(), Value::from(max_message_id));
         dict
     }
+}
+
+/// A user's values as `profile_data` of user objects: `{"<field id>": {"value": ..}}`, with
+/// `rendered_value` for the Markdown types. Fields without a value are absent.
+pub fn profile_data_dict(user: &User) -> Map<String, Value> {
+    user.profile_data
+        .iter()
+        .map(|(id, v)| {
+            let mut entry = json!({ "value": v.value });
+            if let Some(rendered) = &v.rendered_value {
+                entry["rendered_value"] = Value::from(rendered.as_str());
+            }
+            (id.0.to_string(), entry)
+        })
+        .collect()
 }
 
 #[cfg(test)]

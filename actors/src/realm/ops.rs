@@ -76,10 +76,7 @@ pub struct CreatedRealm {
     pub owner: CreatedUser,
 }
 
-/// The current time in Unix seconds.
-pub fn now() -> i64 {
-    chrono::Utc::now().timestamp()
-}
+pub use crate::clock::now;
 
 /// Whether a SQLite error is a UNIQUE constraint violation (not CHECK or FOREIGN KEY).
 fn is_unique_violation(err: &StoreError) -> bool {
@@ -332,41 +329,4 @@ pub fn regenerate_own_api_key(state: &mut RealmState, store: &Store, user_id: Us
         return Err(ApiError::humans_only());
     }
     regenerate_api_key(state, store, user_id)
-}
-
-/// Zulip's `require_realm_admin`: owners and administrators only.
-pub fn require_admin(role: Role) -> ApiResult<()> {
-    if role.is_admin() {
-        Ok(())
-    } else {
-        Err(ApiError::must_be_admin())
-    }
-}
-
-/// Zulip's `require_member_or_admin`: the acting user, unless a guest.
-pub fn require_member(state: &RealmState, user: UserId) -> ApiResult<&User> {
-    let user = state.user(user).ok_or_else(ApiError::internal)?;
-    if user.role == Role::Guest {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
-    }
-    Ok(user)
-}
-
-/// Zulip's `human_users_only`: bots are refused.
-pub fn require_human(is_bot: bool) -> ApiResult<()> {
-    if is_bot {
-        Err(ApiError::humans_only())
-    } else {
-        Ok(())
-    }
-}
-
-/// Whether a user may create accounts through the API: administrators holding
-/// `can_create_users` (Zulip's `require_realm_admin` plus its own check).
-pub fn authorize_user_creation(role: Role, can_create_users: bool) -> ApiResult<()> {
-    require_admin(role)?;
-    if !can_create_users {
-        return Err(ApiError::bad_request("User not authorized to create users"));
-    }
-    Ok(())
 }

@@ -16,7 +16,6 @@ pub use self::validate::field_type;
 use self::validate::field_type::USER;
 use super::actor::RealmActor;
 use super::model::{CustomProfileField, ProfileValue, User};
-use super::ops;
 use super::state::RealmState;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -48,21 +47,6 @@ pub fn field_dict(field: &CustomProfileField) -> Value {
 /// Every field of the realm, in `order`, as the API shows them.
 pub fn field_dicts(state: &RealmState) -> Vec<Value> {
     state.profile_fields().iter().map(field_dict).collect()
-}
-
-/// A user's values as `profile_data` of user objects: `{"<field id>": {"value": ..}}`, with
-/// `rendered_value` for the Markdown types. Fields without a value are absent.
-pub fn profile_data_dict(user: &User) -> Map<String, Value> {
-    user.profile_data
-        .iter()
-        .map(|(id, v)| {
-            let mut entry = json!({ "value": v.value });
-            if let Some(rendered) = &v.rendered_value {
-                entry["rendered_value"] = Value::from(rendered.as_str());
-            }
-            (id.0.to_string(), entry)
-        })
-        .collect()
 }
 
 /// `POST /realm/profile_fields` arguments.
@@ -163,7 +147,7 @@ pub fn create_field(
     acting: UserId,
     mut new: NewField,
 ) -> ApiResult<(FieldId, Vec<Outgoing>)> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     new.name = new.name.trim().to_owned();
     if new.display_in_profile_summary {
         check_summary_limit(state, None)?;
@@ -216,7 +200,7 @@ pub fn update_field(
     id: i64,
     mut changes: FieldChanges,
 ) -> ApiResult<Vec<Outgoing>> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     changes.name = changes.name.map(|n| n.trim().to_owned());
     let current = field_by_id(state, id)?.clone();
     if changes.display_in_profile_summary == Some(true) {
@@ -274,7 +258,7 @@ fn drop_values(state: &mut RealmState, field: FieldId, matches: impl Fn(&Profile
 
 /// Deletes a field and every user's value of it (administrators only).
 pub fn delete_field(state: &mut RealmState, store: &Store, acting: UserId, id: i64) -> ApiResult<Vec<Outgoing>> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     let field_id = field_by_id(state, id)?.id;
     store.write(|tx| store::profile_fields::delete(tx, field_id))?;
     drop_values(state, field_id, |_| true);
@@ -292,7 +276,7 @@ pub fn reorder_fields(
     acting: UserId,
     order: &[i64],
 ) -> ApiResult<Vec<Outgoing>> {
-    ops::require_admin(state.user_or_err(acting)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(acting)?.role)?;
     let position: BTreeMap<i64, i64> = order.iter().enumerate().map(|(i, id)| (*id, i as i64)).collect();
     let mut fields = state.profile_fields().to_vec();
     for field in &mut fields {
@@ -649,7 +633,7 @@ impl Handler<UpdateOwnProfileData> for RealmActor {
 
     fn handle(&mut self, msg: UpdateOwnProfileData, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
-        ops::require_human(user.is_bot)?;
+        crate::realm::permissions::require_human(user.is_bot)?;
         let change = validate_profile_data(&self.state, user, msg.user_id, "data", &msg.data)?;
         let result = apply_profile_data(&mut self.state, &self.store, change);
         self.finish(result)
@@ -661,7 +645,7 @@ impl Handler<RemoveOwnProfileData> for RealmActor {
 
     fn handle(&mut self, msg: RemoveOwnProfileData, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
-        ops::require_human(user.is_bot)?;
+        crate::realm::permissions::require_human(user.is_bot)?;
         let change = validate_profile_removal(&self.state, user, msg.user_id, &msg.field_ids)?;
         let result = apply_profile_data(&mut self.state, &self.store, change);
         self.finish(result)
@@ -750,7 +734,7 @@ mod tests {
         assert_eq!(events[0].event.body()["person"]["custom_profile_field"], json!({"id": date, "value": null}));
         let member = org.state.user(org.member).unwrap();
         assert_eq!(
-            Value::Object(profile_data_dict(member)),
+            Value::Object(crate::realm::format::profile_data_dict(member)),
             json!({bio.to_string(): {"value": "*hi*", "rendered_value": "<p><em>hi</em></p>"}})
         );
         assert_eq!(reloaded(&org).user(org.member).unwrap().profile_data, member.profile_data);
@@ -767,7 +751,7 @@ mod tests {
         for (source, html) in cases {
             let field = if source.chars().count() <= validate::SHORT_VALUE_MAX_LENGTH { short } else { long };
             set(&mut org, member, json!([{"id": field, "value": source}])).unwrap();
-            let data = profile_data_dict(org.state.user(member).unwrap());
+            let data = crate::realm::format::profile_data_dict(org.state.user(member).unwrap());
             assert_eq!(data[&field.to_string()], json!({"value": source, "rendered_value": html}), "{source}");
         }
     }

@@ -320,7 +320,7 @@ pub fn update_own_settings(
     change: OwnSettingsChange,
 ) -> ApiResult<Vec<Outgoing>> {
     let before = state.user_or_err(user_id)?.clone();
-    ops::require_human(before.is_bot)?;
+    crate::realm::permissions::require_human(before.is_bot)?;
     check_values(&change.settings)?;
     let new_hash = change.password.as_ref().map(|p| check_password(&before, p)).transpose()?;
     let new_email = match &change.email {
@@ -487,7 +487,7 @@ pub fn update_user_defaults(
     user_id: UserId,
     settings: Vec<SettingValue>,
 ) -> ApiResult<Vec<Outgoing>> {
-    ops::require_admin(state.user_or_err(user_id)?.role)?;
+    crate::realm::permissions::require_admin(state.user_or_err(user_id)?.role)?;
     check_values(&settings)?;
     let realm = state.realm();
     let settings = changed(settings, |s| s.value(&realm.user_defaults, None));

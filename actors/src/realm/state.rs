@@ -1,6 +1,6 @@
 //! [`RealmState`]: one organization in memory, answering reads without the database.
 //!
-//! The state is plain data. Changes go through the operations in [`super::ops`], which
+//! The state is plain data. Changes go through the features' operations, which
 //! validate against this state, write to SQLite and only then apply the change here, so
 //! memory never holds anything the database does not.
 //!

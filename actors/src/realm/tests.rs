@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::format::UserDictOptions;
 use super::model::{EmailVisibility, Role, SystemGroup};
 use super::ops::{self, NewRealm, NewUser};
-use super::snapshot::{AuthSnapshot, KeyRejection};
+use crate::auth::{AuthSnapshot, KeyRejection};
 use super::state::RealmState;
 use crate::config::ServerConfig;
 use crate::error::ErrorCode;

@@ -4,7 +4,7 @@ use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::json_object;
 use agora_actors::realm::folders::{CreateFolder, FolderChanges, ListFolders, NewFolder, ReorderFolders, UpdateFolder};
-use agora_actors::realm::ops::require_admin;
+use agora_actors::realm::permissions::require_admin;
 use agora_actors::ApiError;
 use serde_json::json;
 

@@ -3,7 +3,7 @@
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::json_object;
-use agora_actors::realm::ops::{require_admin, require_human};
+use agora_actors::realm::permissions::{require_admin, require_human};
 use agora_actors::realm::profile_fields::{
     CreateProfileField, DeleteProfileField, FieldChanges, ListProfileFields, NewField, RemoveOwnProfileData,
     ReorderProfileFields, UpdateOwnProfileData, UpdateProfileField,

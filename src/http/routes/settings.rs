@@ -5,7 +5,7 @@ use std::time::Instant;
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
-use agora_actors::realm::ops::{require_admin, require_human};
+use agora_actors::realm::permissions::{require_admin, require_human};
 use agora_actors::realm::settings::organization::{
     realm_group_settings, realm_settings, wire, UpdateRealmSettings, Wire,
 };

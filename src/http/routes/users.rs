@@ -5,7 +5,8 @@ use agora_actors::ids::UserId;
 use agora_actors::realm::format::UserDictOptions;
 use agora_actors::realm::messages::{CreateUserAs, RegenerateOwnApiKey, UserRef};
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::{authorize_user_creation, NewUser};
+use agora_actors::realm::ops::NewUser;
+use agora_actors::realm::permissions::authorize_user_creation;
 use agora_actors::realm::users::{
     DeactivateOwnUser, DeactivateUser, GetOwnProfile, GetUser, ListUsers, ReactivateUser, UpdateUser, UserUpdate,
 };

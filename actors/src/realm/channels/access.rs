@@ -11,7 +11,7 @@
 
 use crate::ids::ChannelId;
 use crate::realm::catalog::{self, GroupPermission};
-use crate::realm::groups::setting::GroupSettingValue;
+use crate::realm::group_setting::GroupSettingValue;
 use crate::realm::model::{Channel, Role, User};
 use crate::realm::state::RealmState;
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::realm::groups::setting::GroupSettingValue;
+use crate::realm::group_setting::GroupSettingValue;
 use crate::realm::model::{Channel, Subscription, SystemGroup};
 use crate::realm::state::RealmState;
 

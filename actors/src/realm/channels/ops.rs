@@ -12,8 +12,8 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::catalog;
 use crate::realm::channels::access::channel_permission;
-use crate::realm::groups::ops::has_realm_permission as access_realm_permission;
-use crate::realm::groups::setting::GroupSettingValue;
+use crate::realm::permissions::has_realm_permission as access_realm_permission;
+use crate::realm::group_setting::GroupSettingValue;
 use crate::realm::model::{Channel, Role, Subscription, User};
 use crate::realm::state::RealmState;
 use crate::store::{self, Store};
@@ -436,7 +436,7 @@ pub fn subscribe(
     req: SubscribeRequest,
     now: i64,
 ) -> ApiResult<(SubscribeResult, Vec<Outgoing>)> {
-    let actor = crate::realm::ops::require_member(state, acting)?.clone();
+    let actor = crate::realm::permissions::require_member(state, acting)?.clone();
     let plan = plan_subscriptions(state, store, &actor, &req, now)?;
     let before = audiences(state, &plan.existing);
     let realm_id = state.realm().id;
@@ -577,7 +577,7 @@ pub fn create_channel(
     now: i64,
 ) -> ApiResult<(ChannelId, Vec<Outgoing>)> {
     let NewChannel { name, description, subscribers, send_new_subscription_messages, options } = new;
-    crate::realm::ops::require_member(state, acting)?;
+    crate::realm::permissions::require_member(state, acting)?;
     let name = name.trim();
     check_channel_name(name)?;
     if let Some(existing) = state.channel_by_name(name) {
@@ -613,7 +613,7 @@ fn create_empty(
     req: SubscribeRequest,
     now: i64,
 ) -> ApiResult<(ChannelId, Vec<Outgoing>)> {
-    let actor = crate::realm::ops::require_member(state, acting)?.clone();
+    let actor = crate::realm::permissions::require_member(state, acting)?.clone();
     let (name, description) = req.channels.into_iter().next().ok_or_else(ApiError::internal)?;
     let description = clean_description(description.as_deref().unwrap_or(""))?;
     let mut channel = new_channel(state, store, &actor, &name, &description, &req.options, now)?;
@@ -872,7 +872,7 @@ pub fn update_channel(
     }
     for (name, raw) in &update.settings {
         let permission = channel_permission(name).ok_or_else(|| ApiError::bad_request(format!("Invalid {name}")))?;
-        let change = crate::realm::groups::setting::GroupSettingChange::from_api(name, raw)?;
+        let change = crate::realm::group_setting::GroupSettingChange::from_api(name, raw)?;
         // Spec 2.5: this one needs content access on top of administering the channel.
         if name == "can_add_subscribers_group" && !state.has_content_access(&actor, &old) {
             return Err(ApiError::bad_request("Invalid channel ID"));
@@ -888,7 +888,7 @@ pub fn update_channel(
     }
     let default_change = match update.is_default_stream {
         Some(d) if d != state.default_channels().contains(&id) => {
-            crate::realm::ops::require_admin(actor.role)?;
+            crate::realm::permissions::require_admin(actor.role)?;
             if d && channel.invite_only {
                 return Err(ApiError::bad_request("A default channel cannot be private."));
             }
@@ -1036,7 +1036,7 @@ pub fn set_default_stream(
     add: bool,
 ) -> ApiResult<Vec<Outgoing>> {
     let actor = state.user(acting).ok_or_else(ApiError::internal)?.clone();
-    crate::realm::ops::require_admin(actor.role)?;
+    crate::realm::permissions::require_admin(actor.role)?;
     let channel = visible_channel(state, &actor, id)?;
     // An archived channel is no longer a default one (archiving removes it) and cannot
     // become one: new users would join a channel they cannot post to.

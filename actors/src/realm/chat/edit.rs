@@ -21,7 +21,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog;
-use crate::realm::groups::ops::has_realm_permission;
+use crate::realm::permissions::has_realm_permission;
 use crate::realm::model::{Channel, Role, User};
 use crate::realm::state::RealmState;
 use crate::store::messages::{self as db, EditedMessage};

@@ -12,7 +12,7 @@ pub mod format;
 pub mod highlight;
 pub mod narrow;
 #[cfg(test)]
-mod narrow_props;
+mod narrow_prop_tests;
 pub mod render;
 pub mod send;
 #[cfg(feature = "test-support")]

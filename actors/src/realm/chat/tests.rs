@@ -266,7 +266,7 @@ fn message_html_is_in_the_sanitizers_canonical_form() {
 /// refused scheme, and pass the sanitizer unchanged, with and without search highlighting.
 #[test]
 fn messages_keep_to_the_rendering_properties() {
-    use crate::markdown::proptests::{check_html, run, WORDS};
+    use crate::markdown::prop_tests::{check_html, run, WORDS};
     use crate::realm::chat::highlight::{highlight_html, highlight_text, match_content, match_subject};
     use proptest::prelude::*;
     let (_dir, _store, state) = markdown_realm();

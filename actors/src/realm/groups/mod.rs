@@ -2,13 +2,13 @@
 //! operations, their messages and the realm actor's handlers for them.
 
 pub mod ops;
-pub mod setting;
+
 
 use actix::prelude::*;
 use serde_json::Value;
 
 pub use ops::{GroupUpdate, MembershipChange, MembershipEndpoint, NewGroup};
-pub use setting::{GroupSettingChange, GroupSettingValue};
+pub use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 
 use super::actor::RealmActor;
 use crate::error::ApiResult;

@@ -5,12 +5,13 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use super::setting::{GroupSettingChange, GroupSettingValue};
+use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
 use crate::realm::catalog::{self, GroupPermission, Kind};
 use crate::realm::model::UserGroup;
+use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
 use crate::store::{self, Store};
 
@@ -84,14 +85,6 @@ fn insufficient_permission() -> ApiError {
 /// The rule of a user-group permission setting.
 fn group_permission(name: &str) -> Option<&'static GroupPermission> {
     catalog::USER_GROUP_PERMISSION_SETTINGS.iter().find(|p| p.name == name)
-}
-
-/// Whether `user` holds the organization's group permission `name` (`has_permission`).
-pub fn has_realm_permission(state: &RealmState, name: &str, user: UserId) -> bool {
-    let Some(setting) = catalog::realm_setting(name) else { return false };
-    let Kind::Group(rule) = setting.kind else { return false };
-    GroupSettingValue::from_json(&setting.value(&state.realm().settings, Some(state)))
-        .is_some_and(|value| state.has_group_permission(&value, &rule, user))
 }
 
 /// Whether `user` holds the group's own permission `name`.
@@ -270,7 +263,7 @@ pub fn create_group(
     new: NewGroup,
     now: i64,
 ) -> ApiResult<(GroupId, Vec<Outgoing>)> {
-    crate::realm::ops::require_member(state, acting)?;
+    crate::realm::permissions::require_member(state, acting)?;
     if !has_realm_permission(state, "can_create_groups", acting) {
         return Err(insufficient_permission());
     }
@@ -329,7 +322,7 @@ pub fn update_group(
     id: GroupId,
     update: GroupUpdate,
 ) -> ApiResult<Vec<Outgoing>> {
-    crate::realm::ops::require_member(state, acting)?;
+    crate::realm::permissions::require_member(state, acting)?;
     let changes = parse_settings(&update.settings, GroupSettingChange::from_api)?;
     if update.name.is_none() && update.description.is_none() && changes.is_empty() && update.deactivated.is_none() {
         return Err(ApiError::bad_request("No new data supplied"));
@@ -390,7 +383,7 @@ pub fn change_membership(
     change: MembershipChange,
     endpoint: MembershipEndpoint,
 ) -> ApiResult<Vec<Outgoing>> {
-    crate::realm::ops::require_member(state, acting)?;
+    crate::realm::permissions::require_member(state, acting)?;
     let MembershipChange { add, delete, add_subgroups, delete_subgroups } = change;
     if add.is_empty() && delete.is_empty() && add_subgroups.is_empty() && delete_subgroups.is_empty() {
         return Err(endpoint.nothing_to_do());
@@ -592,7 +585,7 @@ pub fn deactivate_group(
 
 /// `GET /user_groups`.
 pub fn list_groups(state: &RealmState, viewer: UserId, include_deactivated: bool) -> ApiResult<Vec<Value>> {
-    crate::realm::ops::require_member(state, viewer)?;
+    crate::realm::permissions::require_member(state, viewer)?;
     Ok(state
         .groups()
         .filter(|g| include_deactivated || !g.deactivated)
@@ -602,7 +595,7 @@ pub fn list_groups(state: &RealmState, viewer: UserId, include_deactivated: bool
 
 /// `GET /user_groups/{id}/members`: active members, recursive unless `direct_only`.
 pub fn group_members(state: &RealmState, viewer: UserId, id: GroupId, direct_only: bool) -> ApiResult<Vec<UserId>> {
-    crate::realm::ops::require_member(state, viewer)?;
+    crate::realm::permissions::require_member(state, viewer)?;
     let group = find_group(state, id, false)?;
     Ok(if direct_only {
         group.members.iter().copied().filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect()
@@ -619,7 +612,7 @@ pub fn is_group_member(
     target: UserId,
     direct_only: bool,
 ) -> ApiResult<bool> {
-    crate::realm::ops::require_member(state, viewer)?;
+    crate::realm::permissions::require_member(state, viewer)?;
     find_group(state, id, false)?;
     let user = state.user(target).filter(|u| !u.is_bot).ok_or_else(|| ApiError::bad_request("No such user"))?;
     if !user.is_active {
@@ -631,7 +624,7 @@ pub fn is_group_member(
 /// `GET /user_groups/{id}/subgroups`: recursive (the group itself excluded) unless
 /// `direct_only`.
 pub fn subgroups_of(state: &RealmState, viewer: UserId, id: GroupId, direct_only: bool) -> ApiResult<Vec<GroupId>> {
-    crate::realm::ops::require_member(state, viewer)?;
+    crate::realm::permissions::require_member(state, viewer)?;
     let group = find_group(state, id, false)?;
     Ok(if direct_only {
         group.subgroups.iter().copied().collect()

@@ -14,7 +14,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, Kind, Setting};
-use crate::realm::groups::setting::{GroupSettingChange, GroupSettingValue};
+use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 use crate::realm::model::{Realm, Role, SystemGroup};
 use crate::realm::ops;
 use crate::realm::state::RealmState;
@@ -211,7 +211,7 @@ pub fn update_realm_settings(
     now: i64,
 ) -> ApiResult<(Map<String, Value>, Vec<Outgoing>)> {
     let role = state.user_or_err(user_id)?.role;
-    ops::require_admin(role)?;
+    crate::realm::permissions::require_admin(role)?;
     for (setting, value) in &settings {
         check_parsed(setting, value)?;
     }

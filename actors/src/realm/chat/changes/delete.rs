@@ -10,7 +10,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog;
-use crate::realm::groups::ops::has_realm_permission;
+use crate::realm::permissions::has_realm_permission;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
 use crate::store::reactions::{self as store, MessageRow};

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::model::{Role, INCOMING_WEBHOOK_BOT};
-use super::state::RealmState;
+use crate::realm::model::{Role, INCOMING_WEBHOOK_BOT};
+use crate::realm::state::RealmState;
 use crate::error::ApiError;
 use crate::ids::{RealmId, UserId};
 use crate::secrets::{has_api_key_format, secrets_equal};

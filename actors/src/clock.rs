@@ -1,0 +1,7 @@
+//! The time, read in one place: handlers read it once and pass it to the plans, which never
+//! read a clock themselves (so tests give them any time they like).
+
+/// The current time in Unix seconds.
+pub fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}

@@ -1,0 +1,66 @@
+//! The shape of every change to an organization: plan, write, apply.
+//!
+//! A feature's `ops` plans a change from `&RealmState`, the command and the time, with no
+//! I/O, and returns it (or Zulip's error). [`Change::write`] writes it inside one
+//! `BEGIN IMMEDIATE` transaction through the store's functions (all SQL lives in
+//! `crate::store`), recording what the database assigns, such as ids. Once committed,
+//! [`Change::apply`] applies it to the state and returns the reply and the events. The realm
+//! actor runs the three steps in its mailbox order ([`super::actor::RealmActor::commit`]);
+//! the command-line tools and tests run them through [`commit`].
+
+use rusqlite::Transaction;
+
+use super::state::RealmState;
+use crate::error::{ApiError, ApiResult};
+use crate::events::Outgoing;
+use crate::store::Store;
+
+/// A planned change to an organization.
+pub trait Change {
+    /// What the request that asked for the change gets back.
+    type Output;
+
+    /// Writes the change inside the transaction. It may read rows the state does not hold
+    /// (messages) and refuse the change after all; any error rolls the transaction back.
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()>;
+
+    /// Applies the committed change to the state: the reply and the events.
+    fn apply(self, state: &mut RealmState) -> Applied<Self::Output>;
+}
+
+/// A change once applied.
+#[derive(Debug)]
+pub struct Applied<T> {
+    pub output: T,
+    pub events: Vec<Outgoing>,
+    /// The change touches who may authenticate (accounts, keys, roles, emails, passwords,
+    /// the organization's status): the authentication index is published again.
+    pub auth: bool,
+}
+
+impl<T> Applied<T> {
+    /// A reply and its events.
+    pub fn new(output: T, events: Vec<Outgoing>) -> Self {
+        Applied { output, events, auth: false }
+    }
+
+    /// The same, marked as changing who may authenticate.
+    pub fn with_auth(self) -> Self {
+        Applied { auth: true, ..self }
+    }
+}
+
+impl Applied<()> {
+    /// Only events.
+    pub fn events(events: Vec<Outgoing>) -> Self {
+        Applied::new((), events)
+    }
+}
+
+/// Writes `change` in one transaction and applies it to `state` once committed. The realm
+/// actor does this for every change (then publishes and fans out); the command-line tools
+/// and tests call it directly.
+pub fn commit<C: Change>(state: &mut RealmState, store: &Store, mut change: C) -> ApiResult<Applied<C::Output>> {
+    store.write::<_, ApiError>(|tx| change.write(tx))?;
+    Ok(change.apply(state))
+}
