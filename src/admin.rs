@@ -13,11 +13,12 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
+use agora_actors::clock;
 use agora_actors::config::ServerConfig;
 use agora_actors::ids::RealmId;
-use agora_actors::realm::messages::CreateUser;
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::{self, CreatedUser, NewRealm, NewUser};
+use agora_actors::realm::organization::{create_realm, NewRealm};
+use agora_actors::realm::users::{create_user, CreateUser, CreatedUser, NewUser};
 use agora_actors::realm::RealmState;
 use agora_actors::registry::{CreateRealm, Realms};
 use agora_actors::store::Store;
@@ -115,13 +116,13 @@ impl AdminRequest {
     pub fn run_offline(self, store: &Store, config: &ServerConfig) -> AdminResult {
         match self.command()? {
             Command::CreateRealm(new) => {
-                let (created, _) = ops::create_realm(store, config, new, ops::now())?;
+                let (created, _) = create_realm(store, config, new, clock::now())?;
                 Ok(printed(created.realm_id, &created.owner))
             }
             Command::CreateUser { subdomain, new } => {
                 let mut state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
                     .ok_or_else(|| unknown_realm(&subdomain))?;
-                let (created, _) = ops::create_user(&mut state, store, config, new, ops::now())?;
+                let (created, _) = create_user(&mut state, store, config, new, clock::now())?;
                 Ok(printed(state.realm().id, &created))
             }
         }

@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::realm::model::{Role, INCOMING_WEBHOOK_BOT};
-use crate::realm::state::RealmState;
 use crate::error::ApiError;
 use crate::ids::{RealmId, UserId};
+use crate::realm::model::{Role, INCOMING_WEBHOOK_BOT};
+use crate::realm::state::RealmState;
 use crate::secrets::{has_api_key_format, secrets_equal};
 use crate::store::{self, Store};
 

@@ -9,10 +9,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::auth::AuthSnapshot;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::ids::UserId;
 use crate::ratelimit::{RateLimiter, Rule};
-use crate::auth::AuthSnapshot;
 use crate::secrets::{hash_password, random_alphanumeric, verify_password, HashCost};
 use crate::validate;
 
@@ -151,7 +151,8 @@ mod tests {
     use super::*;
     use crate::config::ServerConfig;
     use crate::realm::model::Role;
-    use crate::realm::ops::{self, NewRealm, NewUser};
+    use crate::realm::organization::{create_realm, NewRealm};
+    use crate::realm::users::{regenerate_api_key, NewUser};
     use crate::store::Store;
 
     fn realm_with_password() -> (tempfile::TempDir, Store, crate::realm::RealmState) {
@@ -163,7 +164,7 @@ mod tests {
             name: "Acme".into(),
             owner: NewUser::human("boss@acme.test", "The Boss", Role::Owner, Some(hash)),
         };
-        let (_, state) = ops::create_realm(&store, &ServerConfig::default(), new, 0).unwrap();
+        let (_, state) = create_realm(&store, &ServerConfig::default(), new, 0).unwrap();
         (dir, store, state)
     }
 
@@ -205,7 +206,7 @@ mod tests {
 
         let pending = logins.begin(&AuthSnapshot::of(&state), "boss@acme.test", Instant::now()).unwrap();
         assert!(pending.verify("secret"));
-        let new_key = ops::regenerate_api_key(&mut state, &store, owner).unwrap();
+        let new_key = regenerate_api_key(&mut state, &store, owner).unwrap();
         let creds = logins.finish(&AuthSnapshot::of(&state), pending, true).unwrap();
         assert_eq!(creds, Credentials { api_key: new_key, email: "boss@acme.test".into(), user_id: owner });
 

@@ -11,6 +11,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use actix::prelude::*;
 use arc_swap::ArcSwap;
 
+use crate::auth::AuthSnapshot;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
@@ -18,9 +19,8 @@ use crate::ids::RealmId;
 use crate::queue::{QueueActor, QueueIndex};
 use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
-use crate::realm::messages::{SaveQueues, StopRealm};
-use crate::realm::ops::{self, CreatedRealm, NewRealm};
-use crate::auth::AuthSnapshot;
+use crate::realm::actor::{SaveQueues, StopRealm};
+use crate::realm::organization::{create_realm, CreatedRealm, NewRealm};
 use crate::realm::{RealmActor, RealmState};
 use crate::server_info;
 use crate::store::{self, Store};
@@ -217,7 +217,7 @@ impl RealmRegistry {
         actor: &mut RealmActor,
         realm: &Addr<RealmActor>,
     ) -> Vec<(QueueActor, actix::dev::channel::AddressReceiver<QueueActor>)> {
-        let now = ops::now();
+        let now = crate::clock::now();
         let saved = match self.store.write(|tx| store::queues::take(tx, realm_id, now)) {
             Ok(saved) => saved,
             Err(e) => {
@@ -297,7 +297,7 @@ impl Handler<CreateRealm> for RealmRegistry {
     type Result = ApiResult<CreatedRealm>;
 
     fn handle(&mut self, msg: CreateRealm, _: &mut Self::Context) -> Self::Result {
-        let (created, state) = ops::create_realm(&self.store, &self.config, msg.0, ops::now())?;
+        let (created, state) = create_realm(&self.store, &self.config, msg.0, crate::clock::now())?;
         self.directory.forget_missing(&state.realm().subdomain);
         self.spawn(state);
         Ok(created)

@@ -2,9 +2,10 @@
 //! and headers.
 
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::{CreateUser, SetRealmDeactivated, SetUserActive};
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::NewUser;
+use agora_actors::realm::organization::SetRealmDeactivated;
+use agora_actors::realm::users::NewUser;
+use agora_actors::realm::users::{CreateUser, SetUserActive};
 use reqwest::{Method, Response};
 use serde_json::json;
 

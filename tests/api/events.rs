@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use agora_actors::config::QueueConfig;
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::SetUserActive;
+use agora_actors::realm::users::SetUserActive;
 use reqwest::Method;
 use serde_json::{json, Value};
 

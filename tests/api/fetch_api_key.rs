@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use agora::http::hashing::PoolSize;
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::{SetRealmDeactivated, SetUserActive};
+use agora_actors::realm::organization::SetRealmDeactivated;
+use agora_actors::realm::users::SetUserActive;
 use reqwest::Method;
 use serde_json::{json, Value};
 

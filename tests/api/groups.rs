@@ -4,7 +4,7 @@ use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::SetUserActive;
+use agora_actors::realm::users::SetUserActive;
 
 use crate::helpers::{error, expect, json, post, register, spawn_app, spawn_app_at, success, Creds, TestApp, Watch};
 

@@ -5,9 +5,9 @@
 //! names (`check_string_is_printable`).
 
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::CreateUser;
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::NewUser;
+use agora_actors::realm::users::CreateUser;
+use agora_actors::realm::users::NewUser;
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 

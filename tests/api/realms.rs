@@ -1,7 +1,7 @@
 //! Several organizations in one server, chosen by the Host header.
 
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::SetUserActive;
+use agora_actors::realm::users::SetUserActive;
 use reqwest::Method;
 use serde_json::json;
 

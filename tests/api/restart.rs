@@ -54,7 +54,7 @@ async fn a_dead_realm_actor_is_replaced_on_the_next_request() {
     let app = spawn_app().await;
     let o = app.owner.clone();
     let first = app.realm("");
-    first.addr.send(agora_actors::realm::messages::StopRealm).await.unwrap();
+    first.addr.send(agora_actors::realm::actor::StopRealm).await.unwrap();
     for _ in 0..400 {
         if !first.is_alive() {
             break;

@@ -2,9 +2,9 @@
 //! `PATCH /users/{user_id}`, deactivation and reactivation, and the events they send.
 
 use agora_actors::ids::UserId;
-use agora_actors::realm::messages::CreateUser;
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::NewUser;
+use agora_actors::realm::users::CreateUser;
+use agora_actors::realm::users::NewUser;
 use reqwest::Method;
 use serde_json::{json, Value};
 

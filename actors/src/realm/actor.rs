@@ -11,19 +11,17 @@ use std::sync::Arc;
 use actix::prelude::*;
 use arc_swap::ArcSwap;
 
-use super::messages::*;
-use super::model::Role;
-use super::ops::{self, CreatedUser};
-use super::register::{self, initial_state};
-use crate::auth::AuthSnapshot;
+use super::model::{Role, User};
 use super::state::RealmState;
+use super::{commit, Change};
+use crate::auth::AuthSnapshot;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
 use crate::ids::{distinct, UserId};
 use crate::queue::actor::{CloseQueue, GoneReason, QueueGone, SaveQueue};
 use crate::queue::spec::check_narrow_for_events;
-use crate::queue::{new_queue_id, QueueActor, QueueEntry, QueueIndex, QueueSpec};
+use crate::queue::{QueueActor, QueueEntry, QueueIndex, QueueSpec};
 use crate::reader::{HistoryRead, Read, Readers};
 use crate::store::{self, Store};
 
@@ -31,6 +29,33 @@ use crate::store::{self, Store};
 /// mailbox with this bound). Within it a message is queued the moment it is sent, so
 /// arrival order is send order.
 pub const MAILBOX_CAPACITY: usize = 1024;
+
+/// Identifies a registered listener.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ListenerId(pub u64);
+
+/// Registers a listener (an event queue) for the events `user_id` may receive.
+#[derive(Message)]
+#[rtype(result = "ListenerId")]
+pub struct AddListener {
+    pub user_id: UserId,
+    pub recipient: Recipient<PushEvent>,
+}
+
+/// Removes a listener; unknown ids are ignored.
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub struct RemoveListener(pub ListenerId);
+
+/// Stops the actor (the registry starts a fresh one from the database on next use).
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub struct StopRealm;
+
+/// Saves every queue of the realm for a restart and stops them; replies with how many.
+#[derive(Message, Debug)]
+#[rtype(result = "usize")]
+pub struct SaveQueues;
 
 /// The actor owning one organization's state.
 pub struct RealmActor {
@@ -130,7 +155,7 @@ impl RealmActor {
     }
 
     /// Checks a registration against the user's rights; the user's record on success.
-    fn check_queue_spec(&self, user_id: UserId, spec: &QueueSpec) -> ApiResult<&super::model::User> {
+    pub(super) fn check_queue_spec(&self, user_id: UserId, spec: &QueueSpec) -> ApiResult<&User> {
         let user = self.viewer(user_id)?;
         if spec.all_public_streams && user.role == Role::Guest {
             return Err(ApiError::bad_request("User not authorized for this query"));
@@ -140,7 +165,7 @@ impl RealmActor {
     }
 
     /// Starts a (checked) queue actor for `user_id` on this actor's thread.
-    fn start_queue(&mut self, queue_id: &str, user_id: UserId, spec: QueueSpec, ctx: &mut Context<Self>) {
+    pub(super) fn start_queue(&mut self, queue_id: &str, user_id: UserId, spec: QueueSpec, ctx: &mut Context<Self>) {
         let all_public_streams = spec.all_public_streams;
         let queue = QueueActor::new(
             queue_id,
@@ -194,10 +219,21 @@ impl RealmActor {
         self.fan_out(events);
     }
 
-    fn create_user(&mut self, new: ops::NewUser) -> ApiResult<CreatedUser> {
-        let (created, events) = ops::create_user(&mut self.state, &self.store, &self.config, new, ops::now())?;
-        self.committed_auth(events);
-        Ok(created)
+    /// Commits a planned change: writes it in one transaction, applies it to the state,
+    /// publishes the state (and the authentication index if the change touches it), closes
+    /// the queues of accounts it deactivated, and fans its events out. The one way features
+    /// change the organization.
+    pub(super) fn commit<C: Change>(&mut self, change: C) -> ApiResult<C::Output> {
+        let applied = commit(&mut self.state, &self.store, change)?;
+        if applied.auth {
+            self.committed_auth(applied.events);
+        } else {
+            self.committed(applied.events);
+        }
+        for user in applied.closed {
+            self.close_queues_of(user);
+        }
+        Ok(applied.output)
     }
 
     /// Hands each event to every live listener of its users, once per listener however
@@ -216,7 +252,7 @@ impl RealmActor {
         }
     }
 
-    pub(super) fn viewer(&self, id: UserId) -> ApiResult<&super::model::User> {
+    pub(super) fn viewer(&self, id: UserId) -> ApiResult<&User> {
         self.state.user(id).ok_or_else(|| {
             tracing::warn!(realm.id = %self.state.realm().id, user.id = %id, "request for a user this realm does not have");
             ApiError::internal()
@@ -233,76 +269,6 @@ impl Actor for RealmActor {
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         tracing::debug!(realm.id = %self.state.realm().id, "realm actor stopped");
-    }
-}
-
-impl Handler<CreateUser> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
-
-    fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        self.create_user(msg.0)
-    }
-}
-
-impl Handler<CreateUserAs> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
-
-    fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
-        let acting = self.viewer(msg.acting)?;
-        crate::realm::permissions::authorize_user_creation(acting.role, acting.can_create_users)?;
-        ops::check_new_user(&self.state, &msg.new)?;
-        if msg.password_too_weak {
-            return Err(ApiError::bad_request("The password is too weak."));
-        }
-        self.create_user(msg.new)
-    }
-}
-
-impl Handler<RegenerateApiKey> for RealmActor {
-    type Result = ApiResult<String>;
-
-    fn handle(&mut self, msg: RegenerateApiKey, _: &mut Self::Context) -> Self::Result {
-        let key = ops::regenerate_api_key(&mut self.state, &self.store, msg.user_id)?;
-        self.publish_auth();
-        Ok(key)
-    }
-}
-
-impl Handler<RegenerateOwnApiKey> for RealmActor {
-    type Result = ApiResult<String>;
-
-    fn handle(&mut self, msg: RegenerateOwnApiKey, _: &mut Self::Context) -> Self::Result {
-        let key = ops::regenerate_own_api_key(&mut self.state, &self.store, msg.user_id)?;
-        self.publish_auth();
-        Ok(key)
-    }
-}
-
-impl Handler<GetServerSettings> for RealmActor {
-    type Result = MessageResult<GetServerSettings>;
-
-    fn handle(&mut self, msg: GetServerSettings, _: &mut Self::Context) -> Self::Result {
-        MessageResult(self.state.server_settings(&self.config, msg.is_incompatible))
-    }
-}
-
-impl Handler<SetUserActive> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: SetUserActive, _: &mut Self::Context) -> Self::Result {
-        let change = super::users::set_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
-        self.status_changed(change);
-        Ok(())
-    }
-}
-
-impl Handler<SetRealmDeactivated> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: SetRealmDeactivated, _: &mut Self::Context) -> Self::Result {
-        let events = ops::set_realm_deactivated(&mut self.state, &self.store, msg.0)?;
-        self.committed_auth(events);
-        Ok(())
     }
 }
 
@@ -330,43 +296,6 @@ impl Handler<StopRealm> for RealmActor {
 
     fn handle(&mut self, _: StopRealm, ctx: &mut Self::Context) {
         ctx.stop();
-    }
-}
-
-impl Handler<Register> for RealmActor {
-    type Result = ApiResult<String>;
-
-    fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
-        let user = self.check_queue_spec(msg.user_id, &msg.spec)?;
-        let queue_id = new_queue_id();
-        // The state and the queue are made in the same handler, so no event can fall
-        // between them: `last_event_id` is always -1.
-        let wants_messages = msg.fetch.fetch_event_types.as_ref().is_none_or(|t| t.contains("message"));
-        let max_message_id =
-            if wants_messages { crate::store::messages::max_message_id(&*self.store.conn()?, user.id)? } else { -1 };
-        let context = register::Context {
-            state: &self.state,
-            config: &self.config,
-            user,
-            spec: &msg.spec,
-            fetch: &msg.fetch,
-            store: &self.store,
-            max_message_id,
-        };
-        let snapshot = initial_state(&context, &queue_id);
-        self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);
-        Ok(snapshot)
-    }
-}
-
-impl Handler<AllocateQueue> for RealmActor {
-    type Result = ApiResult<String>;
-
-    fn handle(&mut self, msg: AllocateQueue, ctx: &mut Self::Context) -> Self::Result {
-        self.check_queue_spec(msg.user_id, &msg.spec)?;
-        let queue_id = new_queue_id();
-        self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);
-        Ok(queue_id)
     }
 }
 
@@ -411,7 +340,7 @@ impl Handler<SaveQueues> for RealmActor {
                         saved.push(q);
                     }
                 }
-                let now = ops::now();
+                let now = crate::clock::now();
                 match store.write(|tx| store::queues::save(tx, realm_id, &saved, now)) {
                     Ok(()) => saved.len(),
                     Err(e) => {

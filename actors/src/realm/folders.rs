@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 use super::actor::RealmActor;
 use super::catalog::{MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH, MAX_CHANNEL_FOLDER_NAME_LENGTH};
 use super::model::ChannelFolder;
-use super::ops;
 use super::state::RealmState;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -266,7 +265,7 @@ impl Handler<CreateFolder> for RealmActor {
     type Result = ApiResult<FolderId>;
 
     fn handle(&mut self, msg: CreateFolder, _: &mut Self::Context) -> Self::Result {
-        let (id, events) = create_folder(&mut self.state, &self.store, msg.acting, msg.folder, ops::now())?;
+        let (id, events) = create_folder(&mut self.state, &self.store, msg.acting, msg.folder, crate::clock::now())?;
         self.committed(events);
         Ok(id)
     }

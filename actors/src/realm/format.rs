@@ -140,8 +140,7 @@ impl RealmState {
             avatar_url: (!gravatar_computable).then(|| avatar_url(target)),
             bot_type: target.is_bot.then_some(target.bot_type),
             bot_owner_id: target.is_bot.then_some(target.bot_owner_id),
-            profile_data: (!target.is_bot && opts.include_custom_profile_fields)
-                .then(|| profile_data_dict(target)),
+            profile_data: (!target.is_bot && opts.include_custom_profile_fields).then(|| profile_data_dict(target)),
         }
     }
 
@@ -175,6 +174,19 @@ pub fn profile_data_dict(user: &User) -> Map<String, Value> {
             (id.0.to_string(), entry)
         })
         .collect()
+}
+
+/// A user's API email: the real address when everyone may see it, else `user<ID>@<domain>`.
+pub fn api_email(config: &crate::config::ServerConfig, realm: &super::model::Realm, user: &User) -> String {
+    api_email_in(&config.fake_email_domain(&realm.subdomain), user)
+}
+
+/// [`api_email`] with the organization's domain of hidden addresses.
+pub fn api_email_in(domain: &str, user: &User) -> String {
+    match user.email_address_visibility {
+        EmailVisibility::Everyone => user.delivery_email.clone(),
+        _ => format!("user{}@{domain}", user.id),
+    }
 }
 
 #[cfg(test)]

@@ -1,17 +1,26 @@
 //! One organization: its state, the operations that change it, and the actor that owns it.
+//!
+//! Every change to an organization has one shape: plan, write, apply.
+//!
+//! A feature's `ops` plans a change from `&RealmState`, the command and the time, with no
+//! I/O, and returns it (or Zulip's error). [`Change::write`] writes it inside one
+//! `BEGIN IMMEDIATE` transaction through the store's functions (all SQL lives in
+//! `crate::store`), recording what the database assigns, such as ids. Once committed,
+//! [`Change::apply`] applies it to the state and returns the reply and the events. The realm
+//! actor runs the three steps in its mailbox order ([`actor::RealmActor::commit`]);
+//! the command-line tools and tests run them through [`commit`].
 
 pub mod actor;
 pub mod catalog;
-pub mod change;
 pub mod channels;
 pub mod chat;
+pub mod events;
 pub mod folders;
 pub mod format;
 pub mod group_setting;
 pub mod groups;
-pub mod messages;
 pub mod model;
-pub mod ops;
+pub mod organization;
 pub mod permissions;
 pub mod profile_fields;
 pub mod register;
@@ -22,6 +31,70 @@ pub mod users;
 
 pub use actor::RealmActor;
 pub use state::RealmState;
+
+use rusqlite::Transaction;
+
+use crate::error::{ApiError, ApiResult};
+use crate::events::Outgoing;
+use crate::ids::UserId;
+use crate::store::Store;
+
+/// A planned change to an organization.
+pub trait Change {
+    /// What the request that asked for the change gets back.
+    type Output;
+
+    /// Writes the change inside the transaction. It may read rows the state does not hold
+    /// (messages) and refuse the change after all; any error rolls the transaction back.
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()>;
+
+    /// Applies the committed change to the state: the reply and the events.
+    fn apply(self, state: &mut RealmState) -> Applied<Self::Output>;
+}
+
+/// A change once applied.
+#[derive(Debug)]
+pub struct Applied<T> {
+    pub output: T,
+    pub events: Vec<Outgoing>,
+    /// The change touches who may authenticate (accounts, keys, roles, emails, passwords,
+    /// the organization's status): the authentication index is published again.
+    pub auth: bool,
+    /// Accounts the change deactivated: their event queues are closed.
+    pub closed: Vec<UserId>,
+}
+
+impl<T> Applied<T> {
+    /// A reply and its events.
+    pub fn new(output: T, events: Vec<Outgoing>) -> Self {
+        Applied { output, events, auth: false, closed: Vec::new() }
+    }
+
+    /// The same, marked as changing who may authenticate.
+    pub fn with_auth(self) -> Self {
+        Applied { auth: true, ..self }
+    }
+
+    /// The same, closing the event queues of accounts it deactivated.
+    pub fn closing_queues_of(self, users: Vec<UserId>) -> Self {
+        Applied { closed: users, ..self }
+    }
+}
+
+impl Applied<()> {
+    /// Only events.
+    pub fn events(events: Vec<Outgoing>) -> Self {
+        Applied::new((), events)
+    }
+}
+
+/// Writes `change` in one transaction and applies it to `state` once committed. The realm
+/// actor does this for every change (then publishes and fans out); the command-line tools
+/// and tests call it directly.
+pub fn commit<C: Change>(state: &mut RealmState, store: &Store, mut change: C) -> ApiResult<Applied<C::Output>> {
+    store.write::<_, ApiError>(|tx| change.write(tx))?;
+    Ok(change.apply(state))
+}
 
 #[cfg(test)]
 mod tests;

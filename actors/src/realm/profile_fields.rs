@@ -511,7 +511,7 @@ fn value_event(receivers: Vec<UserId>, user: UserId, field: FieldId, new: Option
         data["rendered_value"] = Value::from(rendered);
     }
     let person = json!({ "user_id": user, "custom_profile_field": data });
-    Outgoing::to(receivers, super::users::realm_user_update(person))
+    Outgoing::to(receivers, super::events::realm_user_update(person))
 }
 
 // --- Messages and handlers. ---

@@ -19,7 +19,6 @@ use super::actor::RealmActor;
 use super::catalog::{self, Kind, Legacy, Setting};
 use super::format::{avatar_url, avatar_url_medium, can_access_delivery_email};
 use super::model::{EmailVisibility, User};
-use super::ops;
 use super::state::RealmState;
 use super::users;
 use crate::config::ServerConfig;
@@ -284,7 +283,7 @@ fn check_name_change(state: &RealmState, user: &User, requested: &str) -> ApiRes
     if requested == user.full_name || (realm_flag(state, "name_changes_disabled") && !user.role.is_admin()) {
         return Ok(None);
     }
-    let name = users::checked_full_name(state, user.id, requested)?;
+    let name = users::ops::checked_full_name(state, user.id, requested)?;
     Ok(Some(name).filter(|n| *n != user.full_name))
 }
 
@@ -346,7 +345,7 @@ pub fn update_own_settings(
     for (setting, value) in &settings {
         apply_setting(&mut after, setting, value);
     }
-    after.email = ops::api_email(config, state.realm(), &after);
+    after.email = crate::realm::format::api_email(config, state.realm(), &after);
     if after == before {
         return Ok(Vec::new());
     }
@@ -360,12 +359,12 @@ pub fn update_own_settings(
     let mut events = Vec::new();
     if let Some(email) = &new_email {
         before.delivery_email = email.clone();
-        before.email = ops::api_email(config, state.realm(), &before);
+        before.email = crate::realm::format::api_email(config, state.realm(), &before);
         events.extend(delivery_email_events(state, &before));
     }
     if let Some(name) = &new_name {
         let person = json!({"user_id": user_id, "full_name": name});
-        events.push(state.to_everyone(users::realm_user_update(person)));
+        events.push(state.to_everyone(super::events::realm_user_update(person)));
     }
     // `timezone` is changed after every other preference.
     let (timezone, others): (Vec<_>, Vec<_>) = settings.iter().partition(|(s, _)| s.name == "timezone");
@@ -406,7 +405,7 @@ fn setting_events(state: &RealmState, user: &User, setting: &Setting, value: &Va
     events.extend(legacy.map(|event| Outgoing::to(vec![user.id], event)));
     if setting.name == "timezone" {
         let person = json!({"email": user.email, "user_id": user.id, "timezone": user.timezone});
-        events.push(state.to_everyone(users::realm_user_update(person)));
+        events.push(state.to_everyone(super::events::realm_user_update(person)));
     }
     events
 }
@@ -420,14 +419,14 @@ fn avatar_event(state: &RealmState, user: &User) -> Outgoing {
         "avatar_version": user.avatar_version,
         "user_id": user.id,
     });
-    state.to_everyone(users::realm_user_update(person))
+    state.to_everyone(super::events::realm_user_update(person))
 }
 
 /// Zulip's `send_user_email_update_event`: the new API email, to everyone.
 fn api_email_event(state: &RealmState, user: &User) -> Outgoing {
     Outgoing::to(
         state.active_user_ids(),
-        users::realm_user_update(json!({"user_id": user.id, "new_email": user.email})),
+        super::events::realm_user_update(json!({"user_id": user.id, "new_email": user.email})),
     )
 }
 
@@ -437,7 +436,7 @@ fn api_email_event(state: &RealmState, user: &User) -> Outgoing {
 pub(super) fn delivery_email_events(state: &RealmState, user: &User) -> Vec<Outgoing> {
     let viewers = state.users().filter(|v| v.is_active && can_access_delivery_email(v, user)).map(|v| v.id).collect();
     let person = json!({"user_id": user.id, "delivery_email": user.delivery_email});
-    let mut events = vec![Outgoing::to(viewers, users::realm_user_update(person))];
+    let mut events = vec![Outgoing::to(viewers, super::events::realm_user_update(person))];
     if user.avatar_source == "G" {
         events.push(avatar_event(state, user));
     }
@@ -463,11 +462,13 @@ fn visibility_events(state: &RealmState, before: &User, after: &User) -> Vec<Out
     let mut events = Vec::new();
     if !gaining.is_empty() {
         let person = json!({"user_id": after.id, "delivery_email": after.delivery_email});
-        events.push(Outgoing::to(gaining, users::realm_user_update(person)));
+        events.push(Outgoing::to(gaining, super::events::realm_user_update(person)));
     }
     if !losing.is_empty() {
-        events
-            .push(Outgoing::to(losing, users::realm_user_update(json!({"user_id": after.id, "delivery_email": null}))));
+        events.push(Outgoing::to(
+            losing,
+            super::events::realm_user_update(json!({"user_id": after.id, "delivery_email": null})),
+        ));
     }
     if before.email != after.email {
         events.push(api_email_event(state, after));

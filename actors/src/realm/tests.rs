@@ -4,9 +4,10 @@ use serde_json::{json, Value};
 
 use super::format::UserDictOptions;
 use super::model::{EmailVisibility, Role, SystemGroup};
-use super::ops::{self, NewRealm, NewUser};
-use crate::auth::{AuthSnapshot, KeyRejection};
+use super::organization::{create_realm, NewRealm};
 use super::state::RealmState;
+use super::users::{create_user, regenerate_api_key, regenerate_own_api_key, NewUser};
+use crate::auth::{AuthSnapshot, KeyRejection};
 use crate::config::ServerConfig;
 use crate::error::ErrorCode;
 use crate::ids::UserId;
@@ -23,14 +24,14 @@ pub(super) fn setup() -> (tempfile::TempDir, Store, ServerConfig, RealmState) {
         name: "Acme".into(),
         owner: NewUser::human("boss@acme.test", "The Boss", Role::Owner, None),
     };
-    let (_, state) = ops::create_realm(&store, &config, new, T0).unwrap();
+    let (_, state) = create_realm(&store, &config, new, T0).unwrap();
     (dir, store, config, state)
 }
 
 pub(super) fn add(state: &mut RealmState, store: &Store, config: &ServerConfig, email: &str, role: Role) -> UserId {
     let name = format!("User {}", email.split('@').next().unwrap_or(""));
     let new = NewUser::human(email, &name, role, None);
-    ops::create_user(state, store, config, new, T0).unwrap().0.user_id
+    create_user(state, store, config, new, T0).unwrap().0.user_id
 }
 
 #[test]
@@ -96,12 +97,12 @@ fn duplicate_and_invalid_accounts_are_refused_without_changes() {
     let (_dir, store, config, mut state) = setup();
     let before = state.users().count();
     let dup = NewUser::human("Boss@ACME.test", "Another Boss", Role::Member, None);
-    let err = ops::create_user(&mut state, &store, &config, dup, T0).unwrap_err();
+    let err = create_user(&mut state, &store, &config, dup, T0).unwrap_err();
     assert_eq!((err.code, err.msg.as_str()), (Some(ErrorCode::BadRequest), "Email is already in use."));
     let bad = NewUser::human("not-an-email", "Someone", Role::Member, None);
-    assert_eq!(ops::create_user(&mut state, &store, &config, bad, T0).unwrap_err().msg, "Bad name or username");
+    assert_eq!(create_user(&mut state, &store, &config, bad, T0).unwrap_err().msg, "Bad name or username");
     let short = NewUser::human("x@acme.test", "X", Role::Member, None);
-    assert_eq!(ops::create_user(&mut state, &store, &config, short, T0).unwrap_err().msg, "Name too short!");
+    assert_eq!(create_user(&mut state, &store, &config, short, T0).unwrap_err().msg, "Name too short!");
     assert_eq!(state.users().count(), before);
 }
 
@@ -113,7 +114,7 @@ fn taken_subdomains_are_refused() {
         name: "Acme 2".into(),
         owner: NewUser::human("x@acme.test", "Someone", Role::Owner, None),
     };
-    let err = ops::create_realm(&store, &config, again, T0).unwrap_err();
+    let err = create_realm(&store, &config, again, T0).unwrap_err();
     assert_eq!(err.msg, "Subdomain already in use. Please choose a different one.");
 }
 
@@ -122,7 +123,7 @@ fn creating_a_user_tells_every_active_user() {
     let (_dir, store, config, mut state) = setup();
     let owner = state.user_by_delivery_email("boss@acme.test").unwrap().id;
     let new = NewUser::human("new@acme.test", "New Person", Role::Member, None);
-    let (created, events) = ops::create_user(&mut state, &store, &config, new, T0).unwrap();
+    let (created, events) = create_user(&mut state, &store, &config, new, T0).unwrap();
     let add = &events[0];
     assert_eq!(add.users, vec![owner, created.user_id]);
     assert_eq!(add.event.kind(), "realm_user");
@@ -174,7 +175,7 @@ fn regenerated_keys_replace_the_old_ones_in_the_auth_index() {
     let owner = state.user_by_delivery_email("boss@acme.test").unwrap().clone();
     let snapshot = AuthSnapshot::of(&state);
     assert_eq!(snapshot.check_api_key("BOSS@acme.test", &owner.api_key).unwrap().user_id, owner.id);
-    let new_key = ops::regenerate_api_key(&mut state, &store, owner.id).unwrap();
+    let new_key = regenerate_api_key(&mut state, &store, owner.id).unwrap();
     assert_ne!(new_key, owner.api_key);
     let snapshot = AuthSnapshot::of(&state);
     assert_eq!(snapshot.check_api_key("boss@acme.test", &owner.api_key).unwrap_err(), KeyRejection::Unknown);
@@ -216,12 +217,12 @@ fn incoming_webhook_bots_may_not_use_the_api_and_bots_keep_their_keys() {
         bot_owner_id: Some(owner),
         ..NewUser::human("hook-bot@acme.test", "Hook Bot", Role::Member, None)
     };
-    let (created, _) = ops::create_user(&mut state, &store, &config, bot, T0).unwrap();
+    let (created, _) = create_user(&mut state, &store, &config, bot, T0).unwrap();
     match AuthSnapshot::of(&state).check_api_key("hook-bot@acme.test", &created.api_key) {
         Err(KeyRejection::Refused(e)) => assert_eq!(e.msg, "This API is not available to incoming webhook bots."),
         other => panic!("{other:?}"),
     }
-    let err = ops::regenerate_own_api_key(&mut state, &store, created.user_id).unwrap_err();
+    let err = regenerate_own_api_key(&mut state, &store, created.user_id).unwrap_err();
     assert_eq!(err.msg, "This endpoint does not accept bot requests.");
     // Bots always show their real address, whatever the organization's default.
     let bot = state.user(created.user_id).unwrap();

@@ -37,6 +37,14 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+impl StoreError {
+    /// Whether this is a UNIQUE constraint violation (not CHECK or FOREIGN KEY).
+    pub fn is_unique_violation(&self) -> bool {
+        matches!(self, StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+            if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         tracing::error!(error = %err, "storage failure");

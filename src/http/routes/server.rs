@@ -2,7 +2,7 @@
 
 use actix_web::http::header;
 use actix_web::HttpRequest;
-use agora_actors::realm::messages::GetServerSettings;
+use agora_actors::realm::organization::GetServerSettings;
 use agora_actors::server_info;
 
 use crate::http::auth::Site;

@@ -3,12 +3,11 @@
 use actix_web::web;
 use agora_actors::ids::UserId;
 use agora_actors::realm::format::UserDictOptions;
-use agora_actors::realm::messages::{CreateUserAs, RegenerateOwnApiKey, UserRef};
 use agora_actors::realm::model::Role;
-use agora_actors::realm::ops::NewUser;
 use agora_actors::realm::permissions::authorize_user_creation;
 use agora_actors::realm::users::{
-    DeactivateOwnUser, DeactivateUser, GetOwnProfile, GetUser, ListUsers, ReactivateUser, UpdateUser, UserUpdate,
+    CreateUserAs, DeactivateOwnUser, DeactivateUser, GetOwnProfile, GetUser, ListUsers, NewUser, ReactivateUser,
+    RegenerateOwnApiKey, UpdateUser, UserRef, UserUpdate,
 };
 use agora_actors::secrets::{hash_password, password_is_strong};
 use agora_actors::ApiError;

@@ -13,11 +13,19 @@ pub use ops::{ChannelOptions, ChannelUpdate, Principals, SubscribeRequest, Subsc
 pub use reads::StreamFilter;
 
 use super::actor::RealmActor;
-use super::ops::now;
-use super::register::IncludeSubscribers;
+use crate::clock::now;
 use crate::error::ApiResult;
 use crate::events::Outgoing;
 use crate::ids::{ChannelId, UserId};
+
+/// `include_subscribers` of `POST /register` and `GET /users/me/subscriptions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IncludeSubscribers {
+    #[default]
+    No,
+    Yes,
+    Partial,
+}
 
 /// `POST /users/me/subscriptions`.
 #[derive(Message, Debug)]

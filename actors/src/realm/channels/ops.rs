@@ -12,9 +12,9 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::catalog;
 use crate::realm::channels::access::channel_permission;
-use crate::realm::permissions::has_realm_permission as access_realm_permission;
 use crate::realm::group_setting::GroupSettingValue;
 use crate::realm::model::{Channel, Role, Subscription, User};
+use crate::realm::permissions::has_realm_permission as access_realm_permission;
 use crate::realm::state::RealmState;
 use crate::store::{self, Store};
 

@@ -4,10 +4,10 @@ use serde_json::{json, Map, Value};
 
 use super::format;
 use super::ops::visible_channel;
+use super::IncludeSubscribers;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::model::{Channel, Role, User};
-use crate::realm::register::IncludeSubscribers;
 use crate::realm::state::RealmState;
 
 /// The filters of `GET /streams`.

@@ -21,8 +21,8 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog;
-use crate::realm::permissions::has_realm_permission;
 use crate::realm::model::{Channel, Role, User};
+use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
 use crate::store::messages::{self as db, EditedMessage};
 use crate::store::reactions::{self as rows, MessageRow};
@@ -523,7 +523,7 @@ impl Handler<UpdateMessage> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateMessage, _: &mut Self::Context) -> Self::Result {
-        let events = update_message(&mut self.state, &self.store, &msg, crate::realm::ops::now())?;
+        let events = update_message(&mut self.state, &self.store, &msg, crate::clock::now())?;
         self.committed(events);
         Ok(())
     }

@@ -15,9 +15,9 @@ use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH};
 use crate::realm::channels::ops::check_channel_name;
-use crate::realm::permissions::has_realm_permission;
 use crate::realm::group_setting::GroupSettingValue;
 use crate::realm::model::{Channel, Role, User};
+use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{set_policy, FOLLOWED};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
@@ -660,8 +660,7 @@ impl Handler<SendMessage> for RealmActor {
 
     fn handle(&mut self, msg: SendMessage, _: &mut Self::Context) -> Self::Result {
         let public_listeners = self.all_public_streams_listeners();
-        let (sent, events) =
-            send_message(&mut self.state, &self.store, &msg, &public_listeners, crate::realm::ops::now())?;
+        let (sent, events) = send_message(&mut self.state, &self.store, &msg, &public_listeners, crate::clock::now())?;
         self.committed(events);
         Ok(sent)
     }

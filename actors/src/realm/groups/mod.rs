@@ -3,12 +3,11 @@
 
 pub mod ops;
 
-
 use actix::prelude::*;
 use serde_json::Value;
 
-pub use ops::{GroupUpdate, MembershipChange, MembershipEndpoint, NewGroup};
 pub use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
+pub use ops::{GroupUpdate, MembershipChange, MembershipEndpoint, NewGroup};
 
 use super::actor::RealmActor;
 use crate::error::ApiResult;
@@ -98,7 +97,7 @@ impl Handler<CreateUserGroup> for RealmActor {
     type Result = ApiResult<GroupId>;
 
     fn handle(&mut self, msg: CreateUserGroup, _: &mut Self::Context) -> Self::Result {
-        let created = ops::create_group(&mut self.state, &self.store, msg.acting, msg.group, super::ops::now())?;
+        let created = ops::create_group(&mut self.state, &self.store, msg.acting, msg.group, crate::clock::now())?;
         self.done(created)
     }
 }

@@ -5,11 +5,11 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
 use crate::realm::catalog::{self, GroupPermission, Kind};
+use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 use crate::realm::model::UserGroup;
 use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;

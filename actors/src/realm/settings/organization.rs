@@ -16,7 +16,6 @@ use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, Kind, Setting};
 use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 use crate::realm::model::{Realm, Role, SystemGroup};
-use crate::realm::ops;
 use crate::realm::state::RealmState;
 use crate::store::{self, Store};
 
@@ -103,7 +102,7 @@ impl Handler<UpdateRealmSettings> for RealmActor {
             msg.user_id,
             msg.settings,
             msg.group_settings,
-            ops::now(),
+            crate::clock::now(),
         )?;
         self.committed(events);
         Ok(data)

@@ -204,7 +204,7 @@ impl Handler<SetUserTopic> for RealmActor {
 
     fn handle(&mut self, msg: SetUserTopic, _: &mut Self::Context) -> Self::Result {
         self.viewer(msg.user_id)?;
-        let now = crate::realm::ops::now();
+        let now = crate::clock::now();
         let events = set_user_topic(
             &mut self.state,
             &self.store,
@@ -224,7 +224,7 @@ impl Handler<MuteTopic> for RealmActor {
 
     fn handle(&mut self, msg: MuteTopic, _: &mut Self::Context) -> Self::Result {
         self.viewer(msg.user_id)?;
-        let now = crate::realm::ops::now();
+        let now = crate::clock::now();
         let events = mute_topic(&mut self.state, &self.store, msg.user_id, &msg.channel, &msg.topic, msg.mute, now)?;
         self.committed(events);
         Ok(())

@@ -10,8 +10,8 @@ use crate::events::{Event, Outgoing};
 use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog;
-use crate::realm::permissions::has_realm_permission;
 use crate::realm::model::User;
+use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
 use crate::store::reactions::{self as store, MessageRow};
 use crate::store::Store;
@@ -96,7 +96,7 @@ impl Handler<DeleteMessage> for RealmActor {
 
     fn handle(&mut self, msg: DeleteMessage, _: &mut Self::Context) -> Self::Result {
         let user = self.viewer(msg.user_id)?;
-        let events = delete_message(&self.state, &self.store, user, msg.message_id, crate::realm::ops::now())?;
+        let events = delete_message(&self.state, &self.store, user, msg.message_id, crate::clock::now())?;
         // The channel's first message may have been the one deleted.
         if let Some(channel) = events.first().and_then(|o| o.event.get("stream_id")).and_then(Value::as_i64) {
             let channel = crate::ids::ChannelId(channel);

@@ -5,7 +5,8 @@ use serde_json::json;
 use super::*;
 use crate::config::ServerConfig;
 use crate::realm::model::Role;
-use crate::realm::ops::{self as realm_ops, NewRealm, NewUser};
+use crate::realm::organization::{create_realm, NewRealm};
+use crate::realm::users::NewUser;
 
 const T0: i64 = 1_795_238_460;
 
@@ -18,7 +19,7 @@ fn setup() -> (tempfile::TempDir, Store, RealmState, UserId, GroupId) {
         name: "Acme".into(),
         owner: NewUser::human("boss@acme.test", "The Boss", Role::Owner, None),
     };
-    let (created, mut state) = realm_ops::create_realm(&store, &ServerConfig::default(), new, T0).unwrap();
+    let (created, mut state) = create_realm(&store, &ServerConfig::default(), new, T0).unwrap();
     let owner = created.owner.user_id;
     let group = NewGroup { name: "support".into(), members: vec![owner.0], ..NewGroup::default() };
     let (id, events) = create_group(&mut state, &store, owner, group, T0).unwrap();

@@ -5,36 +5,18 @@
 //! Each data set is one entry of [`DATA_SETS`], in Zulip's order: a feature adds its data
 //! by adding a function there (and its events where it changes state).
 
-use std::collections::BTreeSet;
-
 use serde_json::{json, Map, Value};
 
-use super::catalog;
-use super::format::{self, UserDictOptions};
-use super::model::{Role, User};
-use super::state::RealmState;
+use super::FetchOptions;
 use crate::config::ServerConfig;
+use crate::error::ApiResult;
 use crate::queue::QueueSpec;
+use crate::realm::catalog;
+use crate::realm::chat::flags::register as message_sets;
+use crate::realm::format::{self, UserDictOptions};
+use crate::realm::model::{Role, User};
+use crate::realm::state::RealmState;
 use crate::server_info;
-
-/// `include_subscribers` of `POST /register`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IncludeSubscribers {
-    #[default]
-    No,
-    Yes,
-    Partial,
-}
-
-/// What a register request asks for beyond its queue's spec.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FetchOptions {
-    /// Data sets to fetch; `None` means all.
-    pub fetch_event_types: Option<BTreeSet<String>>,
-    pub include_subscribers: IncludeSubscribers,
-    /// Days of presence history (the presence data set's default is 14).
-    pub presence_history_limit_days: Option<i64>,
-}
 
 /// Everything a data set may look at.
 pub struct Context<'a> {
@@ -57,7 +39,7 @@ impl Context<'_> {
 }
 
 /// A data set: adds its keys to the state when the client wants them.
-type DataSet = fn(&Context<'_>, &mut Map<String, Value>);
+type DataSet = fn(&Context<'_>, &mut Map<String, Value>) -> ApiResult<()>;
 
 /// The data sets, in the order Zulip adds their keys.
 const DATA_SETS: &[DataSet] = &[
@@ -69,30 +51,60 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_settings_defaults,
     realm_user,
     subscription,
-    super::chat::flags::register::starred_messages,
+    starred_messages,
     channel_folders,
     streams,
     default_streams,
     user_settings,
     user_topic,
-    super::chat::flags::register::unread_msgs,
+    unread_msgs,
 ];
+
+/// `starred_messages`: the ids, ascending.
+fn starred_messages(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("starred_messages") {
+        out.insert("starred_messages".into(), message_sets::starred_messages(ctx.store, ctx.user.id)?);
+    }
+    Ok(())
+}
+
+/// `unread_msgs`: the aggregated unread state (only with both `message` and
+/// `update_message_flags`, as Zulip).
+fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("message") && ctx.want("update_message_flags") {
+        let empty_topic_name = ctx.spec.capabilities.empty_topic_name;
+        out.insert(
+            "unread_msgs".into(),
+            message_sets::unread_msgs(ctx.state, ctx.store, ctx.user.id, empty_topic_name)?,
+        );
+    }
+    Ok(())
+}
+
+/// `recent_private_conversations`: most recent first.
+fn recent_private_conversations(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("recent_private_conversations") {
+        let list = message_sets::recent_private_conversations(ctx.store, ctx.user.id)?;
+        out.insert("recent_private_conversations".into(), list);
+    }
+    Ok(())
+}
 
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
 /// of the response (`"queue_id":...,...`, without braces). The user lists, the large part
 /// in big organizations, are written straight to JSON.
-pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> String {
+pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     let mut out = Map::new();
     out.insert("queue_id".into(), Value::from(queue_id));
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
     out.insert("zulip_feature_level".into(), Value::from(server_info::FEATURE_LEVEL));
     out.insert("zulip_merge_base".into(), Value::from(server_info::ZULIP_MERGE_BASE));
     for data_set in DATA_SETS {
-        data_set(ctx, &mut out);
+        data_set(ctx, &mut out)?;
     }
     let raw = post_process(ctx, &mut out);
     // Zulip's post-processing appends it after the user lists.
-    super::chat::flags::register::recent_private_conversations(ctx, &mut out);
+    recent_private_conversations(ctx, &mut out)?;
     // Agora always sends the limits, fetched with `realm` or not.
     for (key, value) in catalog::always_present_limits() {
         out.entry(key).or_insert(value);
@@ -100,7 +112,7 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> String {
     // Every event since the snapshot is still in the queue: the realm actor built this
     // state and created the queue in one step.
     out.insert("last_event_id".into(), Value::from(-1));
-    write_members(&out, &raw)
+    Ok(write_members(&out, &raw))
 }
 
 /// `map`'s members as JSON, with the values of `raw`'s keys taken as already written.
@@ -120,9 +132,9 @@ fn write_members(map: &Map<String, Value>, raw: &[(&str, String)]) -> String {
     text
 }
 
-fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("custom_profile_fields") {
-        let mut fields = super::profile_fields::field_dicts(ctx.state);
+        let mut fields = crate::realm::profile_fields::field_dicts(ctx.state);
         let mut types = catalog::custom_profile_field_types();
         // Clients that do not know the pronouns type see such fields as short text.
         if !ctx.spec.capabilities.pronouns_field_type_supported {
@@ -132,22 +144,28 @@ fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         out.insert("custom_profile_fields".into(), Value::Array(fields));
         out.insert("custom_profile_field_types".into(), Value::Object(types));
     }
+    Ok(())
 }
 
 /// Muted topics in the legacy form; left out for clients that also ask for `user_topic`.
-fn muted_topics(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn muted_topics(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("muted_topics") && (ctx.fetch.fetch_event_types.is_none() || !ctx.want("user_topic")) {
-        out.insert("muted_topics".into(), Value::Array(super::topics::muted_topics_list(ctx.state, ctx.user.id)));
+        out.insert(
+            "muted_topics".into(),
+            Value::Array(crate::realm::topics::muted_topics_list(ctx.state, ctx.user.id)),
+        );
     }
+    Ok(())
 }
 
-fn message(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn message(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("message") {
         out.insert("max_message_id".into(), Value::from(ctx.max_message_id));
     }
+    Ok(())
 }
 
-fn realm_user_groups(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn realm_user_groups(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("realm_user_groups") {
         let with_deactivated = ctx.spec.capabilities.include_deactivated_groups;
         let groups: Vec<Value> = ctx
@@ -158,24 +176,27 @@ fn realm_user_groups(ctx: &Context<'_>, out: &mut Map<String, Value>) {
             .collect();
         out.insert("realm_user_groups".into(), Value::Array(groups));
     }
+    Ok(())
 }
 
-fn realm(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn realm(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("realm") {
         out.extend(catalog::realm_data(ctx.state, ctx.config));
     }
+    Ok(())
 }
 
-fn realm_user_settings_defaults(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn realm_user_settings_defaults(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("realm_user_settings_defaults") {
         let defaults = catalog::realm_user_settings_defaults(ctx.state.realm());
         out.insert("realm_user_settings_defaults".into(), Value::Object(defaults));
     }
+    Ok(())
 }
 
-fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if !ctx.want("realm_user") {
-        return;
+        return Ok(());
     }
     let (state, user) = (ctx.state, ctx.user);
     let realm_settings = &state.realm().settings;
@@ -207,33 +228,40 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         "delivery_email": user.delivery_email,
         "full_name": user.full_name,
     })));
+    Ok(())
 }
 
 /// Every folder, archived ones included (Zulip adds them right after `subscription`).
-fn channel_folders(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn channel_folders(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("channel_folders") {
-        out.insert("channel_folders".into(), Value::Array(super::folders::folder_dicts(ctx.state, true)));
+        out.insert("channel_folders".into(), Value::Array(crate::realm::folders::folder_dicts(ctx.state, true)));
     }
+    Ok(())
 }
 
-fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("subscription") {
         let archived = ctx.spec.capabilities.archived_channels;
-        let (mut subscribed, mut unsubscribed, never) =
-            super::channels::reads::subscription_sets(ctx.state, ctx.user, ctx.fetch.include_subscribers, archived);
+        let (mut subscribed, mut unsubscribed, never) = crate::realm::channels::reads::subscription_sets(
+            ctx.state,
+            ctx.user,
+            ctx.fetch.include_subscribers,
+            archived,
+        );
         if !ctx.spec.capabilities.notification_settings_null {
             let settings = catalog::user_settings(ctx.user);
             for sub in subscribed.iter_mut().chain(unsubscribed.iter_mut()) {
-                super::channels::format::fill_notification_defaults(sub, &settings);
+                crate::realm::channels::format::fill_notification_defaults(sub, &settings);
             }
         }
         out.insert("subscriptions".into(), Value::Array(subscribed));
         out.insert("unsubscribed".into(), Value::Array(unsubscribed));
         out.insert("never_subscribed".into(), Value::Array(never));
     }
+    Ok(())
 }
 
-fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("default_streams") {
         // Guests are not told the default channels, as in Zulip.
         let ids = if ctx.user.role == Role::Guest {
@@ -243,19 +271,21 @@ fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
         };
         out.insert("realm_default_streams".into(), Value::Array(ids));
     }
+    Ok(())
 }
 
-fn streams(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn streams(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("stream") {
         let archived = ctx.spec.capabilities.archived_channels;
         out.insert(
             "streams".into(),
-            Value::Array(super::channels::reads::register_streams(ctx.state, ctx.user, archived)),
+            Value::Array(crate::realm::channels::reads::register_streams(ctx.state, ctx.user, archived)),
         );
     }
+    Ok(())
 }
 
-fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if !ctx.spec.capabilities.user_settings_object {
         let display = ctx.want("update_display_settings");
         let notifications = ctx.want("update_global_notifications");
@@ -273,14 +303,16 @@ fn user_settings(ctx: &Context<'_>, out: &mut Map<String, Value>) {
     if ctx.want("user_settings") {
         out.insert("user_settings".into(), Value::Object(catalog::user_settings(ctx.user)));
     }
+    Ok(())
 }
 
-fn user_topic(ctx: &Context<'_>, out: &mut Map<String, Value>) {
+fn user_topic(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("user_topic") {
         let empty_topic_name = ctx.spec.capabilities.empty_topic_name;
-        let topics = super::topics::user_topics_list(ctx.state, ctx.user.id, empty_topic_name);
+        let topics = crate::realm::topics::user_topics_list(ctx.state, ctx.user.id, empty_topic_name);
         out.insert("user_topics".into(), Value::Array(topics));
     }
+    Ok(())
 }
 
 /// Zulip's `post_process_state`: the user list split into active and deactivated users,
@@ -301,7 +333,8 @@ fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) -> Vec<(&'stati
             inactive.push(view);
         }
     }
-    let json = |list: &[super::format::UserView<'_>]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    let json =
+        |list: &[crate::realm::format::UserView<'_>]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
     out.insert("realm_users".into(), Value::Null);
     out.insert("realm_non_active_users".into(), Value::Null);
     vec![("realm_users", json(&active)), ("realm_non_active_users", json(&inactive))]

@@ -1,41 +1,44 @@
 //! User administration (spec 4.13-4.16): listing, updating, deactivating and reactivating
-//! accounts; operations, messages and handlers.
+//! accounts.
 //!
 //! Every operation checks its target as Zulip's `access_user_by_id` does, validates the
 //! whole request before writing anything (Zulip applies a `PATCH /users/{id}` field by
 //! field and can stop half way; Agora either applies all of it or none), commits in one
 //! transaction and only then changes memory and returns the events.
 
-use actix::prelude::*;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use super::actor::RealmActor;
-use super::format::{can_access_delivery_email, UserDictOptions};
-use super::messages::UserRef;
-use super::model::{Role, User};
-use super::ops;
-use super::profile_fields::{self, ProfileDataWrites};
-use super::settings;
-use super::state::RealmState;
+use super::UserRef;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
+use crate::realm::events::realm_user_update;
+use crate::realm::format::{can_access_delivery_email, UserDictOptions};
+use crate::realm::model::{Role, User};
+use crate::realm::profile_fields::{self, ProfileDataWrites};
+use crate::realm::settings;
+use crate::realm::state::RealmState;
 use crate::store::{self, Store};
 use crate::validate;
 
 /// How `access_user` may accept its target (Zulip's `access_user_by_id` flags).
 #[derive(Debug, Clone, Copy)]
-struct Access {
-    allow_deactivated: bool,
-    allow_bots: bool,
+pub(super) struct Access {
+    pub(super) allow_deactivated: bool,
+    pub(super) allow_bots: bool,
     /// The acting user must be able to administer the target.
-    for_admin: bool,
+    pub(super) for_admin: bool,
 }
 
 /// Finds the target of a request and checks the acting user may act on it, with Zulip's
 /// messages and in Zulip's order: lookup, bot, deactivated, administration rights.
-fn access_user<'a>(state: &'a RealmState, acting: &User, target: &UserRef, access: Access) -> ApiResult<&'a User> {
+pub(super) fn access_user<'a>(
+    state: &'a RealmState,
+    acting: &User,
+    target: &UserRef,
+    access: Access,
+) -> ApiResult<&'a User> {
     let no_such_user = || ApiError::bad_request("No such user");
     let user = match target {
         UserRef::Id(id) => state.user(*id),
@@ -170,7 +173,7 @@ pub fn update_user(
     let new_emails = checked.new_email.map(|email| {
         let mut user = target.clone();
         user.delivery_email = email;
-        let api = ops::api_email(config, state.realm(), &user);
+        let api = crate::realm::format::api_email(config, state.realm(), &user);
         (user.delivery_email, api)
     });
     let profile_writes = profile_data.map(|change| ProfileDataWrites::prepare(state, change)).transpose()?;
@@ -315,11 +318,6 @@ fn apply_email_change(state: &mut RealmState, user_id: UserId, delivery: String,
     settings::delivery_email_events(state, &user)
 }
 
-/// A `realm_user` `update` event with `person`.
-pub(super) fn realm_user_update(person: Value) -> Event {
-    Event::new("realm_user", json!({"op": "update", "person": person}))
-}
-
 // --- Deactivation -------------------------------------------------------------------
 
 /// `DELETE /users/me`: refused for the only active user and the only owner.
@@ -368,7 +366,7 @@ const MAX_DEACTIVATION_COMMENT: usize = 2000;
 
 /// The notification comment of `DELETE /users/{user_id}`, checked as the parameter is
 /// parsed (before anything else).
-fn check_deactivation_comment(comment: Option<&str>) -> ApiResult<()> {
+pub(super) fn check_deactivation_comment(comment: Option<&str>) -> ApiResult<()> {
     if comment.is_some_and(|c| c.chars().count() > MAX_DEACTIVATION_COMMENT) {
         return Err(ApiError::bad_request(format!(
             "deactivation_notification_comment is too long (limit: {MAX_DEACTIVATION_COMMENT} characters)"
@@ -432,219 +430,4 @@ pub fn set_active(state: &mut RealmState, store: &Store, user_id: UserId, active
         events.push(state.to_everyone(realm_user_update(json!({"user_id": id, "is_active": active}))));
     }
     Ok(StatusChange { active, users, events })
-}
-
-impl RealmActor {
-    /// Publishes a committed status change: the new snapshot, the events, and no more
-    /// queues for the accounts it deactivated.
-    pub(super) fn status_changed(&mut self, change: StatusChange) {
-        self.committed_auth(change.events);
-        if !change.active {
-            for user in change.users {
-                self.close_queues_of(user);
-            }
-        }
-    }
-}
-
-// --- Messages and handlers ----------------------------------------------------------
-
-/// `GET /users/me`: the requester's own user object with `max_message_id`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
-pub struct GetOwnProfile {
-    pub user_id: UserId,
-}
-
-/// `GET /users/{id}` and `GET /users/{email}`: one user as `viewer` may see it.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
-pub struct GetUser {
-    pub viewer: UserId,
-    pub target: UserRef,
-    pub options: UserDictOptions,
-}
-
-/// `GET /users`: the JSON array of `members`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<String>")]
-pub struct ListUsers {
-    pub viewer: UserId,
-    pub options: UserDictOptions,
-    pub user_ids: Option<Vec<i64>>,
-}
-
-/// `PATCH /users/{user_id}` (or `/users/{email}`).
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct UpdateUser {
-    pub acting: UserId,
-    pub target: UserRef,
-    pub update: UserUpdate,
-}
-
-/// `DELETE /users/me`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct DeactivateOwnUser {
-    pub user_id: UserId,
-}
-
-/// `DELETE /users/{user_id}`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct DeactivateUser {
-    pub acting: UserId,
-    pub target: UserRef,
-    /// `deactivation_notification_comment`: checked as Zulip checks it; Agora sends no mail.
-    pub comment: Option<String>,
-}
-
-/// `POST /users/{user_id}/reactivate`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct ReactivateUser {
-    pub acting: UserId,
-    pub target: UserRef,
-}
-
-impl Handler<GetOwnProfile> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
-
-    fn handle(&mut self, msg: GetOwnProfile, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        let max_message_id = crate::store::messages::max_message_id(&*self.store.conn()?, user.id)?;
-        Ok(self.state.own_profile(user, max_message_id))
-    }
-}
-
-impl Handler<GetUser> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
-
-    fn handle(&mut self, msg: GetUser, _: &mut Self::Context) -> Self::Result {
-        let viewer = self.viewer(msg.viewer)?;
-        let access = Access { allow_deactivated: true, allow_bots: true, for_admin: false };
-        let target = access_user(&self.state, viewer, &msg.target, access)?;
-        Ok(self.state.user_dict(viewer, target, msg.options))
-    }
-}
-
-impl Handler<ListUsers> for RealmActor {
-    type Result = ApiResult<String>;
-
-    fn handle(&mut self, msg: ListUsers, _: &mut Self::Context) -> Self::Result {
-        let viewer = self.viewer(msg.viewer)?;
-        list_users(&self.state, viewer, msg.options, msg.user_ids.as_deref())
-    }
-}
-
-impl Handler<UpdateUser> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: UpdateUser, _: &mut Self::Context) -> Self::Result {
-        let (state, config) = (&mut self.state, &self.config);
-        let events = update_user(state, &self.store, msg.acting, &msg.target, msg.update, config, ops::now())?;
-        self.committed_auth(events);
-        Ok(())
-    }
-}
-
-impl Handler<DeactivateOwnUser> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: DeactivateOwnUser, _: &mut Self::Context) -> Self::Result {
-        let change = deactivate_own_user(&mut self.state, &self.store, msg.user_id)?;
-        self.status_changed(change);
-        Ok(())
-    }
-}
-
-impl Handler<DeactivateUser> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: DeactivateUser, _: &mut Self::Context) -> Self::Result {
-        check_deactivation_comment(msg.comment.as_deref())?;
-        let change = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
-        self.status_changed(change);
-        Ok(())
-    }
-}
-
-impl Handler<ReactivateUser> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: ReactivateUser, _: &mut Self::Context) -> Self::Result {
-        let change = reactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
-        self.status_changed(change);
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-    use crate::realm::profile_fields::{create_field, NewField};
-    use crate::realm::tests::{add, setup};
-
-    /// Memory and database hold the same after a request changing every field at once,
-    /// and after a refused one.
-    #[test]
-    fn a_combined_update_leaves_memory_and_database_equal() {
-        let (_dir, store, config, mut state) = setup();
-        let owner = state.users().next().unwrap().id;
-        let admin = add(&mut state, &store, &config, "a@acme.test", Role::Administrator);
-        let new = NewField {
-            name: "Desk".into(),
-            hint: String::new(),
-            field_type: 1,
-            field_data: Map::new(),
-            display_in_profile_summary: false,
-            required: false,
-            editable_by_user: true,
-        };
-        let (field, _) = create_field(&mut state, &store, owner, new).unwrap();
-        let reload = |store: &Store| {
-            let conn = store.conn().unwrap();
-            RealmState::load_by_subdomain(&conn, "acme").unwrap().unwrap()
-        };
-        let users = |s: &RealmState| s.users().cloned().collect::<Vec<_>>();
-        let groups = |s: &RealmState| s.groups().cloned().collect::<Vec<_>>();
-        let mut owner_user = state.user(owner).unwrap().clone();
-        owner_user.can_change_user_emails = true;
-        state.put_user(owner_user);
-
-        let update = UserUpdate {
-            full_name: Some("Robert Admin".into()),
-            role: Some(400),
-            profile_data: Some(vec![json!({"id": field, "value": "4th floor"})]),
-            new_email: Some("robert@acme.test".into()),
-        };
-        let events = update_user(&mut state, &store, owner, &UserRef::Id(admin), update, &config, 0).unwrap();
-        let changed = state.user(admin).unwrap();
-        assert_eq!(
-            (changed.role, changed.full_name.as_str(), changed.delivery_email.as_str()),
-            (Role::Member, "Robert Admin", "robert@acme.test")
-        );
-        assert_eq!(changed.profile_data.len(), 1);
-        let kinds: Vec<&str> = events.iter().map(|o| o.event.json()).collect();
-        assert!(kinds[0].contains(r#""role":400"#), "{kinds:?}");
-        let reloaded = reload(&store);
-        // `can_change_user_emails` was granted in memory only, for this test.
-        assert_eq!(users(&reloaded)[1..], users(&state)[1..]);
-        assert_eq!(groups(&reloaded), groups(&state));
-
-        // A refused request (its profile data names no field) changes nothing anywhere.
-        let update = UserUpdate {
-            full_name: Some("Someone Else".into()),
-            role: Some(300),
-            profile_data: Some(vec![json!({"id": 999, "value": "x"})]),
-            new_email: None,
-        };
-        let err = update_user(&mut state, &store, owner, &UserRef::Id(admin), update, &config, 0).unwrap_err();
-        assert_eq!(err.msg, "Field id 999 not found.");
-        assert_eq!(state.user(admin).unwrap().full_name, "Robert Admin");
-        assert_eq!(users(&reload(&store))[1..], users(&state)[1..]);
-    }
 }

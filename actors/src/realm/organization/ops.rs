@@ -1,0 +1,147 @@
+//! Creating an organization, and deactivating or reactivating one.
+
+use std::collections::BTreeMap;
+
+use rusqlite::Transaction;
+use serde_json::{json, Map};
+
+use crate::config::ServerConfig;
+use crate::error::{ApiError, ApiResult};
+use crate::events::Event;
+use crate::ids::{GroupId, RealmId};
+use crate::realm::model::{Realm, Role, SystemGroup, UserGroup};
+use crate::realm::state::RealmState;
+use crate::realm::users::create::{plan_account, validate_new_user};
+use crate::realm::users::{CreatedUser, NewUser};
+use crate::realm::{Applied, Change};
+use crate::store::{self, Store, StoreError};
+use crate::validate;
+
+/// An organization to create, with its first owner.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRealm {
+    pub subdomain: String,
+    pub name: String,
+    pub owner: NewUser,
+}
+
+/// What creating an organization returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreatedRealm {
+    pub realm_id: RealmId,
+    pub owner: CreatedUser,
+}
+
+/// Creates an organization: the realm row, its system groups and its first owner, in one
+/// transaction. Returns the loaded state of the new realm. (No realm actor exists yet: the
+/// registry calls this, and starts the actor from the state.)
+pub fn create_realm(
+    store: &Store,
+    config: &ServerConfig,
+    new: NewRealm,
+    now: i64,
+) -> ApiResult<(CreatedRealm, RealmState)> {
+    validate::subdomain(&new.subdomain)?;
+    let name = validate::realm_name(&new.name)?;
+    let owner = NewUser { role: Role::Owner, ..new.owner };
+    validate_new_user(&owner)?;
+
+    let realm = Realm {
+        id: RealmId(0),
+        subdomain: new.subdomain.clone(),
+        name,
+        description: String::new(),
+        settings: Map::new(),
+        user_defaults: Map::new(),
+        deactivated: false,
+        date_created: now,
+    };
+    let result = store.write(|tx| -> ApiResult<(RealmId, CreatedUser)> {
+        let realm_id = store::realms::insert(tx, &realm).map_err(|e| {
+            if e.is_unique_violation() {
+                validate::subdomain_unavailable()
+            } else {
+                e.into()
+            }
+        })?;
+        let groups = insert_system_groups(tx, realm_id, now)?;
+        let state = RealmState::new(Realm { id: realm_id, ..realm.clone() }, Vec::new(), groups);
+        let mut account = plan_account(&state, config, &owner, now);
+        account.write(tx)?;
+        let user = account.user();
+        Ok((realm_id, CreatedUser { user_id: user.id, api_key: user.api_key.clone() }))
+    });
+    let (realm_id, owner) = result?;
+    let conn = store.conn()?;
+    let state = RealmState::load(&conn, realm_id)?.ok_or_else(|| {
+        tracing::error!(realm.id = %realm_id, "realm vanished right after creation");
+        ApiError::internal()
+    })?;
+    tracing::info!(realm.id = %realm_id, subdomain = %new.subdomain, "created organization");
+    Ok((CreatedRealm { realm_id, owner }, state))
+}
+
+/// Creates the eight system groups with their subgroup chain.
+fn insert_system_groups(
+    tx: &Transaction<'_>,
+    realm_id: RealmId,
+    now: i64,
+) -> Result<BTreeMap<GroupId, UserGroup>, StoreError> {
+    let mut by_name: BTreeMap<&str, GroupId> = BTreeMap::new();
+    let mut groups = BTreeMap::new();
+    for (name, description, subgroup) in SystemGroup::DEFINITIONS {
+        let mut group = UserGroup {
+            id: GroupId(0),
+            name: name.to_owned(),
+            description: description.to_owned(),
+            is_system_group: true,
+            creator_id: None,
+            date_created: Some(now),
+            deactivated: false,
+            settings: Map::new(),
+            members: Default::default(),
+            subgroups: Default::default(),
+        };
+        group.id = store::groups::insert(tx, realm_id, &group)?;
+        if let Some(sub) = subgroup.and_then(|s| by_name.get(s).copied()) {
+            store::groups::add_subgroups(tx, group.id, &[sub])?;
+            group.subgroups.insert(sub);
+        }
+        by_name.insert(name, group.id);
+        groups.insert(group.id, group);
+    }
+    Ok(groups)
+}
+
+/// The organization deactivated (or reactivated): while deactivated, nobody can log in or
+/// use an API key there.
+#[derive(Debug, Clone, Copy)]
+pub struct RealmStatus {
+    realm_id: RealmId,
+    deactivated: bool,
+}
+
+/// Plans deactivating (`true`) or reactivating the organization.
+pub fn plan_status(state: &RealmState, deactivated: bool) -> RealmStatus {
+    RealmStatus { realm_id: state.realm().id, deactivated }
+}
+
+impl Change for RealmStatus {
+    type Output = ();
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        Ok(store::realms::set_deactivated(tx, self.realm_id, self.deactivated)?)
+    }
+
+    /// Active users are told of a deactivation, as Zulip's `realm` `deactivated` event does.
+    fn apply(self, state: &mut RealmState) -> Applied<()> {
+        state.set_deactivated(self.deactivated);
+        tracing::info!(realm.id = %self.realm_id, deactivated = self.deactivated, "changed organization status");
+        let events = if self.deactivated {
+            vec![state.to_everyone(Event::new("realm", json!({"op": "deactivated", "realm_id": self.realm_id})))]
+        } else {
+            Vec::new()
+        };
+        Applied::events(events).with_auth()
+    }
+}
