@@ -467,3 +467,19 @@ async fn queues_survive_a_graceful_restart() {
     app.stop().await;
     drop(tmp);
 }
+
+/// A data set read from storage that cannot be read fails the register with Zulip's error
+/// envelope; the client never gets a state with a data set silently emptied.
+#[actix_web::test]
+async fn a_storage_failure_fails_the_register() {
+    let app = spawn_app().await;
+    let db = rusqlite::Connection::open(app.data_dir.join("agora.sqlite3")).unwrap();
+    db.execute_batch("ALTER TABLE user_messages RENAME TO user_messages_away").unwrap();
+    let response = app
+        .as_user(&app.owner, Method::POST, "/register")
+        .form(&[("fetch_event_types", r#"["starred_messages"]"#)])
+        .send()
+        .await
+        .unwrap();
+    expect(response, 500, json!({"result": "error", "msg": "Internal server error"})).await;
+}
