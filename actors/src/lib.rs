@@ -6,7 +6,8 @@
 //!
 //! - [`registry::RealmRegistry`] supervises one [`realm::RealmActor`] per organization.
 //! - [`realm::RealmState`] is the plain state of an organization, changed only through
-//!   [`realm::ops`].
+//!   planned [`realm::Change`]s that the realm actor writes, then applies.
+//! - [`reader`] runs history reads on threads of their own against a state snapshot.
 //! - [`store::Store`] is the SQLite database with its migrations.
 //! - [`events`] defines what a committed change tells client queues (the event-queue and
 //!   presence actors attach here as `Recipient<PushEvent>` listeners).
