@@ -195,7 +195,7 @@ pub fn update_user(
             store::users::set_emails(tx, target.id, delivery, api)?;
         }
         if let Some(writes) = &profile_writes {
-            writes.write(tx)?;
+            writes.write_values(tx)?;
         }
         Ok(())
     })?;
@@ -214,7 +214,7 @@ pub fn update_user(
         events.extend(apply_email_change(state, target.id, delivery, api));
     }
     if let Some(writes) = profile_writes {
-        events.extend(writes.commit(state));
+        events.extend(crate::realm::Change::apply(writes, state).events);
     }
     tracing::info!(realm.id = %state.realm().id, user.id = %target.id, by = %acting.id, "updated user");
     Ok(events)
