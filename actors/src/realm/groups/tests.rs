@@ -232,7 +232,8 @@ fn update_group(
     update: GroupUpdate,
 ) -> ApiResult<()> {
     let change = plan_update(state, acting, id, update)?;
-    Ok(commit(state, store, change)?.output)
+    commit(state, store, change)?;
+    Ok(())
 }
 
 fn change_membership(
@@ -244,7 +245,8 @@ fn change_membership(
     endpoint: MembershipEndpoint,
 ) -> ApiResult<()> {
     let change = plan_membership(state, acting, id, change, endpoint)?;
-    Ok(commit(state, store, change)?.output)
+    commit(state, store, change)?;
+    Ok(())
 }
 
 /// The state with these organization settings.
