@@ -5,6 +5,7 @@ pub mod auth;
 pub mod body;
 pub mod decode;
 pub mod gate;
+pub mod guard;
 pub mod hashing;
 pub mod params;
 pub mod ratelimit;

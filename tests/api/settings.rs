@@ -643,3 +643,62 @@ async fn organization_group_settings_change_who_may_do_what() {
     assert_eq!(state["realm_can_create_public_channel_group"], json!(admins));
     app.stop().await;
 }
+
+/// Who may call an endpoint is checked before any of its parameters is decoded, as Zulip's
+/// view decorators (`require_realm_admin`, `human_users_only`) do; `POST /users` asks for
+/// its three parameters before the right to create accounts (and hashes no password for
+/// those without it).
+#[actix_web::test]
+async fn who_may_call_is_checked_before_the_parameters() {
+    use agora_actors::ids::UserId;
+    use agora_actors::realm::model::Role;
+    use agora_actors::realm::users::{CreateUser, NewUser};
+
+    let app = spawn_app().await;
+    let member = app.create_user("", "member@agora.test", "Member", 400).await;
+    let denied =
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
+    let send = |who: &Creds, method: Method, path: &str, form: &[(&str, &str)]| {
+        app.as_user(who, method, path).form(form).send()
+    };
+    for (method, path, form) in [
+        (Method::PATCH, "/realm", &[("name_changes_disabled", "maybe")][..]),
+        (Method::PATCH, "/realm/user_settings_defaults", &[("enter_sends", "maybe")]),
+        (Method::POST, "/realm/profile_fields", &[("name", "Desk")]),
+        (Method::PATCH, "/realm/profile_fields", &[("order", "nope")]),
+        (Method::PATCH, "/realm/profile_fields/abc", &[]),
+        (Method::DELETE, "/realm/profile_fields/abc", &[]),
+    ] {
+        expect(send(&member, method, path, form).await.unwrap(), 400, denied.clone()).await;
+    }
+
+    let bot = NewUser {
+        bot_type: Some(1),
+        bot_owner_id: Some(UserId(app.owner.user_id)),
+        ..NewUser::human("helper-bot@agora.test", "Helper Bot", Role::Member, None)
+    };
+    let created = app.realm("").addr.send(CreateUser(bot)).await.unwrap().unwrap();
+    let bot = Creds {
+        email: "helper-bot@agora.test".into(),
+        password: String::new(),
+        api_key: created.api_key,
+        user_id: created.user_id.0,
+        host: app.owner.host.clone(),
+    };
+    let humans_only = bad_request("This endpoint does not accept bot requests.");
+    for (method, path, form) in [
+        (Method::PATCH, "/settings", &[("enter_sends", "maybe")][..]),
+        (Method::PATCH, "/users/me/profile_data", &[]),
+        (Method::DELETE, "/users/me/profile_data", &[("data", "nope")]),
+    ] {
+        expect(send(&bot, method, path, form).await.unwrap(), 400, humans_only.clone()).await;
+    }
+
+    let missing = json!({"result": "error", "msg": "Missing 'full_name' argument", "var_name": "full_name",
+                         "code": "REQUEST_VARIABLE_MISSING"});
+    let form = [("email", "new@agora.test"), ("password", "pw-strong-enough")];
+    expect(send(&member, Method::POST, "/users", &form).await.unwrap(), 400, missing).await;
+    let form = [("email", "new@agora.test"), ("password", "pw-strong-enough"), ("full_name", "New")];
+    expect(send(&member, Method::POST, "/users", &form).await.unwrap(), 400, denied).await;
+    app.stop().await;
+}

@@ -3,7 +3,6 @@
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::json_object;
-use agora_actors::realm::permissions::{require_admin, require_human};
 use agora_actors::realm::profile_fields::{
     CreateProfileField, DeleteProfileField, FieldChanges, ListProfileFields, NewField, RemoveOwnProfileData,
     ReorderProfileFields, UpdateOwnProfileData, UpdateProfileField,
@@ -14,6 +13,7 @@ use serde_json::json;
 use super::Endpoint;
 use crate::http::auth::Authed;
 use crate::http::decode;
+use crate::http::guard::{Admins, Guarded, Humans};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 
@@ -55,10 +55,10 @@ pub async fn list_fields(auth: Authed, params: Params) -> Result<Success, HttpEr
     Ok(params.success(json_object(json!({ "custom_fields": fields }))))
 }
 
-/// `POST /realm/profile_fields`.
-pub async fn create_field(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    // Zulip checks the role before it parses any parameter; the actor checks again.
-    require_admin(auth.user.role)?;
+/// `POST /realm/profile_fields` (administrators: Zulip checks the role before it parses any
+/// parameter).
+pub async fn create_field(req: Guarded<Admins>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let field = NewField {
         name: params.str("name").unwrap_or_default(),
         hint: params.str("hint").unwrap_or_default(),
@@ -74,10 +74,9 @@ pub async fn create_field(auth: Authed, params: Params) -> Result<Success, HttpE
     Ok(params.success(json_object(json!({ "id": id }))))
 }
 
-/// `PATCH /realm/profile_fields/{field_id}`.
-pub async fn update_field(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    // Zulip checks the role before it parses any parameter; the actor checks again.
-    require_admin(auth.user.role)?;
+/// `PATCH /realm/profile_fields/{field_id}` (administrators).
+pub async fn update_field(req: Guarded<Admins>, path: web::Path<String>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let field_id = field_id(&path)?;
     let changes = FieldChanges {
         name: params.str("name"),
@@ -91,35 +90,33 @@ pub async fn update_field(auth: Authed, path: web::Path<String>, params: Params)
     Ok(params.ok())
 }
 
-/// `DELETE /realm/profile_fields/{field_id}`.
-pub async fn delete_field(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    // Zulip checks the role before it parses any parameter; the actor checks again.
-    require_admin(auth.user.role)?;
+/// `DELETE /realm/profile_fields/{field_id}` (administrators).
+pub async fn delete_field(req: Guarded<Admins>, path: web::Path<String>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let field_id = field_id(&path)?;
     auth.realm.addr.send(DeleteProfileField { acting: auth.user.user_id, field_id }).await??;
     Ok(params.ok())
 }
 
-/// `PATCH /realm/profile_fields`: `order` lists every field id.
-pub async fn reorder_fields(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    // Zulip checks the role before it parses any parameter; the actor checks again.
-    require_admin(auth.user.role)?;
+/// `PATCH /realm/profile_fields` (administrators): `order` lists every field id.
+pub async fn reorder_fields(req: Guarded<Admins>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let order = params.decode("order", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("order"))?;
     auth.realm.addr.send(ReorderProfileFields { acting: auth.user.user_id, order }).await??;
     Ok(params.ok())
 }
 
-/// `PATCH /users/me/profile_data`: `data` = `[{"id": N, "value": ...}]`.
-pub async fn update_own_data(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    require_human(auth.user.is_bot)?;
+/// `PATCH /users/me/profile_data` (humans): `data` = `[{"id": N, "value": ...}]`.
+pub async fn update_own_data(req: Guarded<Humans>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let data = params.decode("data", decode::list)?.ok_or_else(|| ApiError::missing_argument("data"))?;
     auth.realm.addr.send(UpdateOwnProfileData { user_id: auth.user.user_id, data }).await??;
     Ok(params.ok())
 }
 
-/// `DELETE /users/me/profile_data`: `data` = field ids.
-pub async fn remove_own_data(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    require_human(auth.user.is_bot)?;
+/// `DELETE /users/me/profile_data` (humans): `data` = field ids.
+pub async fn remove_own_data(req: Guarded<Humans>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let field_ids = params.decode("data", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("data"))?;
     auth.realm.addr.send(RemoveOwnProfileData { user_id: auth.user.user_id, field_ids }).await??;
     Ok(params.ok())

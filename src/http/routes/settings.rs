@@ -5,13 +5,10 @@ use std::time::Instant;
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
-use agora_actors::realm::permissions::{require_admin, require_human};
-use agora_actors::realm::settings::organization::{
-    realm_group_settings, realm_settings, wire, UpdateRealmSettings, Wire,
-};
+use agora_actors::realm::settings::organization::{realm_group_settings, realm_settings, wire, Wire};
 use agora_actors::realm::settings::{
     default_settings, own_settings, OwnSettingsChange, PasswordChange, SettingValue, UpdateOwnSettings,
-    UpdateUserDefaults,
+    UpdateRealmSettings, UpdateUserDefaults,
 };
 use agora_actors::ApiError;
 use serde_json::Value;
@@ -19,6 +16,7 @@ use serde_json::Value;
 use super::Endpoint;
 use crate::http::auth::Authed;
 use crate::http::decode;
+use crate::http::guard::{Admins, Guarded, Humans};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
@@ -55,10 +53,10 @@ fn setting_values(params: &Params, settings: Vec<&'static Setting>) -> Result<Ve
     Ok(values)
 }
 
-/// `PATCH /settings`: the requester's name, email address, password and preferences.
-pub async fn update_settings(auth: Authed, params: Params, state: web::Data<AppState>) -> Result<Success, HttpError> {
-    // Refused before any parameter is read, as Zulip's `human_users_only`.
-    require_human(auth.user.is_bot)?;
+/// `PATCH /settings`: the requester's name, email address, password and preferences
+/// (humans only, refused before any parameter is read, as Zulip's `human_users_only`).
+pub async fn update_settings(req: Guarded<Humans>, state: web::Data<AppState>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let full_name = params.str("full_name");
     let email = params.str("email");
     let old_password = params.str("old_password");
@@ -97,20 +95,19 @@ async fn prepare_password_change(
     Ok(prepared)
 }
 
-/// `PATCH /realm/user_settings_defaults`: administrators set new users' preferences.
-pub async fn update_user_defaults(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    // Refused before any parameter is read, as Zulip's `require_realm_admin`.
-    require_admin(auth.user.role)?;
+/// `PATCH /realm/user_settings_defaults`: administrators set new users' preferences
+/// (refused before any parameter is read, as Zulip's `require_realm_admin`).
+pub async fn update_user_defaults(req: Guarded<Admins>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let settings = setting_values(&params, default_settings())?;
     auth.realm.addr.send(UpdateUserDefaults { user_id: auth.user.user_id, settings }).await??;
     Ok(params.ok())
 }
 
-/// `PATCH /realm`: administrators change the organization's plain-valued settings; the reply
-/// lists what changed.
-pub async fn update_realm(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    // Refused before any parameter is read, as Zulip's `require_realm_admin`.
-    require_admin(auth.user.role)?;
+/// `PATCH /realm`: administrators change the organization's settings (refused before any
+/// parameter is read, as Zulip's `require_realm_admin`); the reply lists what changed.
+pub async fn update_realm(req: Guarded<Admins>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let mut settings = Vec::new();
     for setting in realm_settings() {
         let name = setting.name;

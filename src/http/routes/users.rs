@@ -4,7 +4,6 @@ use actix_web::web;
 use agora_actors::ids::UserId;
 use agora_actors::realm::format::UserDictOptions;
 use agora_actors::realm::model::Role;
-use agora_actors::realm::permissions::authorize_user_creation;
 use agora_actors::realm::users::{
     CreateUserAs, DeactivateOwnUser, DeactivateUser, GetOwnProfile, GetUser, ListUsers, NewUser, ReactivateUser,
     RegenerateOwnApiKey, UpdateUser, UserRef, UserUpdate,
@@ -19,6 +18,7 @@ use actix_web::Scope;
 use super::Endpoint;
 use crate::http::auth::Authed;
 use crate::http::decode;
+use crate::http::guard::{Guarded, UserCreators};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
@@ -91,13 +91,13 @@ pub async fn regenerate_api_key(auth: Authed, params: Params) -> Result<Success,
     Ok(params.success(json_object(json!({ "api_key": api_key }))))
 }
 
-/// `POST /users`: an administrator with `can_create_users` creates a member account.
-pub async fn create_user(auth: Authed, params: Params, state: web::Data<AppState>) -> Result<Success, HttpError> {
+/// `POST /users`: an administrator with `can_create_users` creates a member account (the
+/// guard refuses others before a password hash is spent on them).
+pub async fn create_user(req: Guarded<UserCreators>, state: web::Data<AppState>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let email = params.required_str("email")?;
     let password = params.required_str("password")?;
     let full_name = params.required_str("full_name")?;
-    // Refuse before spending a password hash; the realm actor checks again.
-    authorize_user_creation(auth.user.role, auth.user.can_create_users)?;
     // A weak password is not worth hashing; the realm actor refuses it in Zulip's order.
     let password_too_weak = !password_is_strong(&password);
     let hash = if password_too_weak {

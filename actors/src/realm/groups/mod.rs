@@ -1,7 +1,10 @@
-//! User groups (spec 2.1, 2.13, 4.17, 4.18): the group-setting value type, group
-//! operations, their messages and the realm actor's handlers for them.
+//! User groups (spec 2.1, 2.13, 4.17, 4.18): their messages and the realm actor's
+//! handlers. Changes are planned in `ops`, queries answered in `reads`, events shaped in
+//! `format`.
 
+pub mod format;
 pub mod ops;
+pub mod reads;
 
 use actix::prelude::*;
 use serde_json::Value;
@@ -10,8 +13,8 @@ pub use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 pub use ops::{GroupUpdate, MembershipChange, MembershipEndpoint, NewGroup};
 
 use super::actor::RealmActor;
+use crate::clock;
 use crate::error::ApiResult;
-use crate::events::Outgoing;
 use crate::ids::{GroupId, UserId};
 
 /// `POST /user_groups/create`; replies with the new group's id.
@@ -85,20 +88,12 @@ pub struct GetSubgroups {
     pub direct_only: bool,
 }
 
-impl RealmActor {
-    /// Publishes a committed change's events and returns `out`.
-    fn done<T>(&mut self, (out, events): (T, Vec<Outgoing>)) -> ApiResult<T> {
-        self.committed(events);
-        Ok(out)
-    }
-}
-
 impl Handler<CreateUserGroup> for RealmActor {
     type Result = ApiResult<GroupId>;
 
     fn handle(&mut self, msg: CreateUserGroup, _: &mut Self::Context) -> Self::Result {
-        let created = ops::create_group(&mut self.state, &self.store, msg.acting, msg.group, crate::clock::now())?;
-        self.done(created)
+        let change = ops::plan_create(&self.state, msg.acting, msg.group, clock::now())?;
+        self.commit(change)
     }
 }
 
@@ -106,7 +101,7 @@ impl Handler<ListUserGroups> for RealmActor {
     type Result = ApiResult<Vec<Value>>;
 
     fn handle(&mut self, msg: ListUserGroups, _: &mut Self::Context) -> Self::Result {
-        ops::list_groups(&self.state, msg.viewer, msg.include_deactivated)
+        reads::list_groups(&self.state, msg.viewer, msg.include_deactivated)
     }
 }
 
@@ -114,8 +109,8 @@ impl Handler<UpdateUserGroup> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateUserGroup, _: &mut Self::Context) -> Self::Result {
-        let events = ops::update_group(&mut self.state, &self.store, msg.acting, msg.group_id, msg.update)?;
-        self.done(((), events))
+        let change = ops::plan_update(&self.state, msg.acting, msg.group_id, msg.update)?;
+        self.commit(change)
     }
 }
 
@@ -123,9 +118,8 @@ impl Handler<ChangeGroupMembership> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: ChangeGroupMembership, _: &mut Self::Context) -> Self::Result {
-        let events =
-            ops::change_membership(&mut self.state, &self.store, msg.acting, msg.group_id, msg.change, msg.endpoint)?;
-        self.done(((), events))
+        let change = ops::plan_membership(&self.state, msg.acting, msg.group_id, msg.change, msg.endpoint)?;
+        self.commit(change)
     }
 }
 
@@ -133,8 +127,8 @@ impl Handler<DeactivateUserGroup> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateUserGroup, _: &mut Self::Context) -> Self::Result {
-        let events = ops::deactivate_group(&mut self.state, &self.store, msg.acting, msg.group_id)?;
-        self.done(((), events))
+        let change = ops::plan_deactivate(&self.state, msg.acting, msg.group_id)?;
+        self.commit(change)
     }
 }
 
@@ -142,7 +136,7 @@ impl Handler<GetGroupMembers> for RealmActor {
     type Result = ApiResult<Vec<UserId>>;
 
     fn handle(&mut self, msg: GetGroupMembers, _: &mut Self::Context) -> Self::Result {
-        ops::group_members(&self.state, msg.viewer, msg.group_id, msg.direct_only)
+        reads::group_members(&self.state, msg.viewer, msg.group_id, msg.direct_only)
     }
 }
 
@@ -150,7 +144,7 @@ impl Handler<IsGroupMember> for RealmActor {
     type Result = ApiResult<bool>;
 
     fn handle(&mut self, msg: IsGroupMember, _: &mut Self::Context) -> Self::Result {
-        ops::is_group_member(&self.state, msg.viewer, msg.group_id, msg.user_id, msg.direct_only)
+        reads::is_group_member(&self.state, msg.viewer, msg.group_id, msg.user_id, msg.direct_only)
     }
 }
 
@@ -158,6 +152,9 @@ impl Handler<GetSubgroups> for RealmActor {
     type Result = ApiResult<Vec<GroupId>>;
 
     fn handle(&mut self, msg: GetSubgroups, _: &mut Self::Context) -> Self::Result {
-        ops::subgroups_of(&self.state, msg.viewer, msg.group_id, msg.direct_only)
+        reads::subgroups_of(&self.state, msg.viewer, msg.group_id, msg.direct_only)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,23 +1,26 @@
-//! `PATCH /realm` for the organization settings that hold plain values (`Realm.property_types`
-//! and `org_type`); group-valued and channel-valued settings are changed elsewhere.
+//! The organization's settings: `PATCH /realm` for the settings that hold plain values
+//! (`Realm.property_types` and `org_type`) and the group-valued ones (channel-valued settings
+//! are changed elsewhere), and `PATCH /realm/user_settings_defaults`, the personal settings
+//! new users start with.
 //!
-//! Checks run in Zulip's order (`update_realm`): what parameter parsing refuses (choices,
-//! lengths, the Jitsi URL), then the language, video chat provider and GIPHY rating, the
-//! owner-only settings, and last the time limits.
+//! `PATCH /realm` checks in Zulip's order (`update_realm`): what parameter parsing refuses
+//! (choices, lengths, the Jitsi URL), then the language, video chat provider and GIPHY
+//! rating, the owner-only settings, and last the time limits.
 
-use actix::prelude::*;
+use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
 
-use super::SettingValue;
+use super::values::{changed, check_values as check_setting_values, SettingValue};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{GroupId, UserId};
-use crate::realm::actor::RealmActor;
+use crate::ids::{GroupId, RealmId, UserId};
 use crate::realm::catalog::{self, Kind, Setting};
 use crate::realm::group_setting::{GroupSettingChange, GroupSettingValue};
 use crate::realm::model::{Realm, Role, SystemGroup};
+use crate::realm::permissions::require_admin;
 use crate::realm::state::RealmState;
-use crate::store::{self, Store};
+use crate::realm::{Applied, Change};
+use crate::store;
 
 /// How `PATCH /realm` decodes a setting's raw parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,34 +84,6 @@ pub fn wire(setting: &Setting) -> Wire {
     }
 }
 
-/// `PATCH /realm`: replies with the changed settings (strings as `"updated"`), as Zulip does.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<Map<String, Value>>")]
-pub struct UpdateRealmSettings {
-    pub user_id: UserId,
-    /// Settings of [`realm_settings`], decoded by [`wire`].
-    pub settings: Vec<SettingValue>,
-    /// Group-valued settings of [`realm_group_settings`], as their `{"new", "old"}` JSON.
-    pub group_settings: Vec<SettingValue>,
-}
-
-impl Handler<UpdateRealmSettings> for RealmActor {
-    type Result = ApiResult<Map<String, Value>>;
-
-    fn handle(&mut self, msg: UpdateRealmSettings, _: &mut Self::Context) -> Self::Result {
-        let (data, events) = update_realm_settings(
-            &mut self.state,
-            &self.store,
-            msg.user_id,
-            msg.settings,
-            msg.group_settings,
-            crate::clock::now(),
-        )?;
-        self.committed(events);
-        Ok(data)
-    }
-}
-
 /// Zulip's `RequestVariableConversionError`.
 fn bad_value(name: &str, value: &Value) -> ApiError {
     let shown = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
@@ -119,7 +94,7 @@ fn bad_value(name: &str, value: &Value) -> ApiError {
 
 /// What parameter parsing refuses: values outside a choice list, over-long text, a bad
 /// Jitsi URL, a negative waiting period.
-fn check_parsed(setting: &Setting, value: &Value) -> ApiResult<()> {
+pub(super) fn check_parsed(setting: &Setting, value: &Value) -> ApiResult<()> {
     let name = setting.name;
     if let Some((_, max)) = MAX_LENGTHS.iter().find(|(n, _)| *n == name) {
         if value.as_str().is_some_and(|s| s.chars().count() > *max) {
@@ -170,7 +145,7 @@ fn check_values(role: Role, settings: &[SettingValue]) -> ApiResult<()> {
 
 /// The value to store: time limits and the retention period have special values
 /// (`"unlimited"`), the Jitsi URL `"default"` (the server's).
-fn normalize(setting: &Setting, value: &Value) -> ApiResult<Value> {
+pub(super) fn normalize(setting: &Setting, value: &Value) -> ApiResult<Value> {
     let name = setting.name;
     match (name, setting.kind) {
         ("message_retention_days", _) => match value {
@@ -198,19 +173,28 @@ fn current(state: &RealmState, setting: &Setting) -> Value {
     }
 }
 
-/// `PATCH /realm` for plain-valued settings: administrators only (some settings owners
-/// only); one `realm` event per changed setting, to every active user. A new
-/// `waiting_period_threshold` also moves members in or out of `role:fullmembers`.
-pub fn update_realm_settings(
-    state: &mut RealmState,
-    store: &Store,
+/// A planned `PATCH /realm`: the organization's new row, the settings that change (the
+/// value to store; group-valued ones also the value to show), and who leaves and joins
+/// `role:fullmembers` under a new waiting period.
+#[derive(Debug, Clone)]
+pub struct RealmSettings {
+    acting: UserId,
+    realm: Realm,
+    changed: Vec<(&'static Setting, Value)>,
+    groups_changed: Vec<(&'static Setting, Value, Value)>,
+    full_members: Option<(GroupId, Vec<UserId>, Vec<UserId>)>,
+}
+
+/// Plans `PATCH /realm` by `user_id`: administrators only (some settings owners only).
+pub fn plan_realm_settings(
+    state: &RealmState,
     user_id: UserId,
     settings: Vec<SettingValue>,
     group_settings: Vec<SettingValue>,
     now: i64,
-) -> ApiResult<(Map<String, Value>, Vec<Outgoing>)> {
+) -> ApiResult<RealmSettings> {
     let role = state.user_or_err(user_id)?.role;
-    crate::realm::permissions::require_admin(role)?;
+    require_admin(role)?;
     for (setting, value) in &settings {
         check_parsed(setting, value)?;
     }
@@ -236,53 +220,75 @@ pub fn update_realm_settings(
             }
         }
     }
-    if changed.is_empty() && groups_changed.is_empty() {
-        return Ok((Map::new(), Vec::new()));
+    let full_members =
+        if changed.is_empty() && groups_changed.is_empty() { None } else { full_member_changes(state, &realm, now) };
+    Ok(RealmSettings { acting: user_id, realm, changed, groups_changed, full_members })
+}
+
+impl RealmSettings {
+    fn changes_nothing(&self) -> bool {
+        self.changed.is_empty() && self.groups_changed.is_empty()
     }
-    let full_members = full_member_changes(state, &realm, now);
-    store.write(|tx| -> ApiResult<()> {
-        store::realms::save_settings(tx, &realm)?;
-        if let Some((group, removed, added)) = &full_members {
+}
+
+impl Change for RealmSettings {
+    /// The changed settings, strings as `"updated"` (Zulip's reply).
+    type Output = Map<String, Value>;
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        if self.changes_nothing() {
+            return Ok(());
+        }
+        store::realms::save_settings(tx, &self.realm)?;
+        if let Some((group, removed, added)) = &self.full_members {
             store::groups::remove_members(tx, *group, removed)?;
             store::groups::add_members(tx, *group, added)?;
         }
         Ok(())
-    })?;
-    state.set_realm(realm);
-    tracing::info!(realm.id = %state.realm().id, user.id = %user_id, "changed organization settings");
+    }
 
-    let users = state.active_user_ids();
-    let mut data = Map::new();
-    let mut events = Vec::new();
-    for (setting, value) in changed {
-        // Zulip leaves `jitsi_server_url` out of the reply (it may be null).
-        if setting.name != "jitsi_server_url" {
-            let shown = if value.is_string() { Value::from("updated") } else { value.clone() };
-            data.insert(setting.name.to_owned(), shown);
+    /// One `realm` event per changed setting, to every active user, then the moves in and
+    /// out of `role:fullmembers`.
+    fn apply(self, state: &mut RealmState) -> Applied<Map<String, Value>> {
+        if self.changes_nothing() {
+            return Applied::new(Map::new(), Vec::new());
         }
-        let body = if UPDATE_DICT_SETTINGS.contains(&setting.name) {
-            json!({"op": "update_dict", "property": "default", "data": {setting.name: value}})
-        } else {
-            json!({"op": "update", "property": setting.name, "value": value})
-        };
-        events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
-    }
-    // Group-valued settings go out as `update_dict` of the `default` property, as Zulip.
-    for (setting, _, shown) in groups_changed {
-        let body = json!({"op": "update_dict", "property": "default", "data": {setting.name: shown}});
-        events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
-    }
-    if let Some((group, removed, added)) = full_members {
-        state.remove_group_members(group, &removed);
-        state.add_group_members(group, &added);
-        for (op, ids) in [("remove_members", removed), ("add_members", added)] {
-            if !ids.is_empty() {
-                let body = json!({"op": op, "group_id": group, "user_ids": ids});
-                events.push(Outgoing::to(users.clone(), Event::new("user_group", body)));
+        let RealmSettings { acting, realm, changed, groups_changed, full_members } = self;
+        state.set_realm(realm);
+        tracing::info!(realm.id = %state.realm().id, user.id = %acting, "changed organization settings");
+        let users = state.active_user_ids();
+        let mut data = Map::new();
+        let mut events = Vec::new();
+        for (setting, value) in changed {
+            // Zulip leaves `jitsi_server_url` out of the reply (it may be null).
+            if setting.name != "jitsi_server_url" {
+                let shown = if value.is_string() { Value::from("updated") } else { value.clone() };
+                data.insert(setting.name.to_owned(), shown);
+            }
+            let body = if UPDATE_DICT_SETTINGS.contains(&setting.name) {
+                json!({"op": "update_dict", "property": "default", "data": {setting.name: value}})
+            } else {
+                json!({"op": "update", "property": setting.name, "value": value})
+            };
+            events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
+        }
+        // Group-valued settings go out as `update_dict` of the `default` property, as Zulip.
+        for (setting, _, shown) in groups_changed {
+            let body = json!({"op": "update_dict", "property": "default", "data": {setting.name: shown}});
+            events.push(Outgoing::to(users.clone(), Event::new("realm", body)));
+        }
+        if let Some((group, removed, added)) = full_members {
+            state.remove_group_members(group, &removed);
+            state.add_group_members(group, &added);
+            for (op, ids) in [("remove_members", removed), ("add_members", added)] {
+                if !ids.is_empty() {
+                    let body = json!({"op": op, "group_id": group, "user_ids": ids});
+                    events.push(Outgoing::to(users.clone(), Event::new("user_group", body)));
+                }
             }
         }
+        Applied::new(data, events)
     }
-    Ok((data, events))
 }
 
 /// The group-valued settings (`{"new": .., "old": ..}` each) that change, checked against
@@ -324,53 +330,58 @@ fn full_member_changes(state: &RealmState, realm: &Realm, now: i64) -> Option<(G
     (!removed.is_empty() || !added.is_empty()).then_some((group_id, removed, added))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+// --- Defaults of personal settings for new users. ---
 
-    fn setting(name: &str) -> &'static Setting {
-        catalog::realm_setting(name).unwrap()
+/// A planned `PATCH /realm/user_settings_defaults`: the new defaults and the settings that
+/// change.
+#[derive(Debug, Clone)]
+pub struct UserDefaults {
+    acting: UserId,
+    realm_id: RealmId,
+    defaults: Map<String, Value>,
+    changed: Vec<SettingValue>,
+}
+
+/// Plans `PATCH /realm/user_settings_defaults` by `user_id` (administrators only): the
+/// personal settings new users start with; existing users keep theirs.
+pub fn plan_user_defaults(state: &RealmState, user_id: UserId, settings: Vec<SettingValue>) -> ApiResult<UserDefaults> {
+    require_admin(state.user_or_err(user_id)?.role)?;
+    check_setting_values(&settings)?;
+    let realm = state.realm();
+    let changed = changed(settings, |s| s.value(&realm.user_defaults, None));
+    let mut defaults: Map<String, Value> = realm.user_defaults.clone();
+    for (setting, value) in &changed {
+        defaults.insert(setting.name.to_owned(), value.clone());
+    }
+    Ok(UserDefaults { acting: user_id, realm_id: realm.id, defaults, changed })
+}
+
+impl Change for UserDefaults {
+    type Output = ();
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        if !self.changed.is_empty() {
+            store::realms::set_user_defaults(tx, self.realm_id, &self.defaults)?;
+        }
+        Ok(())
     }
 
-    #[test]
-    fn wires_follow_zulips_parameter_types() {
-        assert_eq!(wire(setting("invite_required")), Wire::Bool);
-        assert_eq!(wire(setting("giphy_rating")), Wire::Int);
-        assert_eq!(wire(setting("name")), Wire::Str);
-        assert_eq!(wire(setting("message_retention_days")), Wire::Json);
-        assert_eq!(wire(setting("message_content_edit_limit_seconds")), Wire::Json);
-        assert!(realm_settings().all(|s| !matches!(s.kind, Kind::Group(_) | Kind::ChannelId)));
-        assert!(realm_settings().all(|s| s.name != "push_notifications_enabled"));
-    }
-
-    #[test]
-    fn special_values_are_normalized() {
-        let limit = setting("message_content_edit_limit_seconds");
-        assert_eq!(normalize(limit, &json!("unlimited")).unwrap(), Value::Null);
-        assert_eq!(normalize(limit, &json!(60)).unwrap(), json!(60));
-        assert_eq!(
-            normalize(limit, &json!(0)).unwrap_err().msg,
-            "Bad value for 'message_content_edit_limit_seconds': 0"
-        );
-        let retention = setting("message_retention_days");
-        assert_eq!(normalize(retention, &json!("unlimited")).unwrap(), json!(-1));
-        assert_eq!(
-            normalize(retention, &json!("forever")).unwrap_err().msg,
-            "Bad value for 'message_retention_days': forever"
-        );
-        assert_eq!(normalize(setting("jitsi_server_url"), &json!("default")).unwrap(), Value::Null);
-    }
-
-    #[test]
-    fn parsing_checks() {
-        let msg = |name: &str, value: Value| check_parsed(setting(name), &value).unwrap_err().msg;
-        assert_eq!(msg("org_type", json!(7)), "Invalid org_type");
-        assert_eq!(
-            msg("message_edit_history_visibility_policy", json!("some")),
-            "Invalid message_edit_history_visibility_policy"
-        );
-        assert_eq!(msg("name", json!("x".repeat(41))), "name is too long (limit: 40 characters)");
-        assert_eq!(msg("jitsi_server_url", json!("ftp://x")), "jitsi_server_url is not an allowed_type");
-        assert!(check_parsed(setting("jitsi_server_url"), &json!("https://meet.example.org")).is_ok());
+    /// One `realm_user_settings_defaults` event per changed setting, to every active user.
+    fn apply(self, state: &mut RealmState) -> Applied<()> {
+        if self.changed.is_empty() {
+            return Applied::events(Vec::new());
+        }
+        state.set_user_defaults(self.defaults);
+        tracing::info!(realm.id = %self.realm_id, user.id = %self.acting, "changed defaults for new users");
+        let users = state.active_user_ids();
+        let events = self
+            .changed
+            .into_iter()
+            .map(|(setting, value)| {
+                let body = json!({"op": "update", "property": setting.name, "value": value});
+                Outgoing::to(users.clone(), Event::new("realm_user_settings_defaults", body))
+            })
+            .collect();
+        Applied::events(events)
     }
 }

@@ -9,6 +9,7 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{GroupId, UserId};
 use crate::realm::format::{api_email_in, can_access_delivery_email, UserDictOptions};
 use crate::realm::model::{EmailVisibility, Realm, Role, User};
+use crate::realm::permissions::authorize_user_creation;
 use crate::realm::state::RealmState;
 use crate::realm::{commit, Applied, Change};
 use crate::secrets::new_api_key;
@@ -134,6 +135,26 @@ pub fn plan_account(state: &RealmState, config: &ServerConfig, new: &NewUser, no
 pub fn plan_create_user(state: &RealmState, config: &ServerConfig, new: &NewUser, now: i64) -> ApiResult<NewAccount> {
     check_new_user(state, new)?;
     Ok(plan_account(state, config, new, now))
+}
+
+/// Plans `POST /users` by `acting`, in Zulip's order: the right to create accounts
+/// (administrators holding `can_create_users`), the new account's checks, then the
+/// password's strength (measured, unhashed, by the HTTP layer; a weak password is never
+/// hashed).
+pub fn plan_create_user_as(
+    state: &RealmState,
+    config: &ServerConfig,
+    acting: &User,
+    new: &NewUser,
+    password_too_weak: bool,
+    now: i64,
+) -> ApiResult<NewAccount> {
+    authorize_user_creation(acting.role, acting.can_create_users)?;
+    check_new_user(state, new)?;
+    if password_too_weak {
+        return Err(ApiError::bad_request("The password is too weak."));
+    }
+    plan_create_user(state, config, new, now)
 }
 
 impl NewAccount {

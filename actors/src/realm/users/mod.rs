@@ -1,31 +1,23 @@
 //! Users (spec 4.13-4.16): accounts, their creation, keys, listing, updates, deactivation
-//! and reactivation. The messages and their handlers; the operations are in `ops` and
-//! `create`.
+//! and reactivation. The messages and their handlers; the changes are planned in `create`
+//! and `ops`, the queries answered in `reads`.
 
 pub mod create;
 pub mod ops;
+pub mod reads;
 
 use actix::prelude::*;
 use serde_json::{Map, Value};
 
 pub use create::{create_user, regenerate_api_key, regenerate_own_api_key};
 pub use create::{CreatedUser, NewUser};
-pub use ops::{set_active, StatusChange, UserUpdate};
+pub use ops::{set_active, UserRef, UserUpdate};
 
 use super::actor::RealmActor;
 use super::format::UserDictOptions;
 use crate::clock;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::ids::UserId;
-use ops::*;
-
-/// A user as named in a request path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UserRef {
-    Id(UserId),
-    /// An API email, or a real email the viewer may see.
-    Email(String),
-}
 
 /// Creates an account (its password already hashed by the caller).
 #[derive(Message, Debug)]
@@ -79,12 +71,8 @@ impl Handler<CreateUserAs> for RealmActor {
 
     fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
         let acting = self.viewer(msg.acting)?;
-        crate::realm::permissions::authorize_user_creation(acting.role, acting.can_create_users)?;
-        create::check_new_user(&self.state, &msg.new)?;
-        if msg.password_too_weak {
-            return Err(ApiError::bad_request("The password is too weak."));
-        }
-        let change = create::plan_create_user(&self.state, &self.config, &msg.new, clock::now())?;
+        let (new, weak) = (&msg.new, msg.password_too_weak);
+        let change = create::plan_create_user_as(&self.state, &self.config, acting, new, weak, clock::now())?;
         self.commit(change)
     }
 }
@@ -111,22 +99,8 @@ impl Handler<SetUserActive> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: SetUserActive, _: &mut Self::Context) -> Self::Result {
-        let change = set_active(&mut self.state, &self.store, msg.user_id, msg.active)?;
-        self.status_changed(change);
-        Ok(())
-    }
-}
-
-impl RealmActor {
-    /// Publishes a committed status change: the new snapshot, the events, and no more
-    /// queues for the accounts it deactivated.
-    fn status_changed(&mut self, change: StatusChange) {
-        self.committed_auth(change.events);
-        if !change.active {
-            for user in change.users {
-                self.close_queues_of(user);
-            }
-        }
+        let change = ops::plan_set_active(&self.state, msg.user_id, msg.active)?;
+        self.commit(change)
     }
 }
 
@@ -204,9 +178,7 @@ impl Handler<GetUser> for RealmActor {
 
     fn handle(&mut self, msg: GetUser, _: &mut Self::Context) -> Self::Result {
         let viewer = self.viewer(msg.viewer)?;
-        let access = Access { allow_deactivated: true, allow_bots: true, for_admin: false };
-        let target = access_user(&self.state, viewer, &msg.target, access)?;
-        Ok(self.state.user_dict(viewer, target, msg.options))
+        reads::user_dict(&self.state, viewer, &msg.target, msg.options)
     }
 }
 
@@ -215,7 +187,7 @@ impl Handler<ListUsers> for RealmActor {
 
     fn handle(&mut self, msg: ListUsers, _: &mut Self::Context) -> Self::Result {
         let viewer = self.viewer(msg.viewer)?;
-        list_users(&self.state, viewer, msg.options, msg.user_ids.as_deref())
+        reads::list_users(&self.state, viewer, msg.options, msg.user_ids.as_deref())
     }
 }
 
@@ -223,10 +195,8 @@ impl Handler<UpdateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateUser, _: &mut Self::Context) -> Self::Result {
-        let (state, config) = (&mut self.state, &self.config);
-        let events = update_user(state, &self.store, msg.acting, &msg.target, msg.update, config, clock::now())?;
-        self.committed_auth(events);
-        Ok(())
+        let change = ops::plan_update(&self.state, &self.config, msg.acting, &msg.target, msg.update, clock::now())?;
+        self.commit(change)
     }
 }
 
@@ -234,9 +204,8 @@ impl Handler<DeactivateOwnUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateOwnUser, _: &mut Self::Context) -> Self::Result {
-        let change = deactivate_own_user(&mut self.state, &self.store, msg.user_id)?;
-        self.status_changed(change);
-        Ok(())
+        let change = ops::plan_deactivate_own(&self.state, msg.user_id)?;
+        self.commit(change)
     }
 }
 
@@ -244,10 +213,8 @@ impl Handler<DeactivateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeactivateUser, _: &mut Self::Context) -> Self::Result {
-        check_deactivation_comment(msg.comment.as_deref())?;
-        let change = deactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
-        self.status_changed(change);
-        Ok(())
+        let change = ops::plan_deactivate(&self.state, msg.acting, &msg.target, msg.comment.as_deref())?;
+        self.commit(change)
     }
 }
 
@@ -255,9 +222,8 @@ impl Handler<ReactivateUser> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: ReactivateUser, _: &mut Self::Context) -> Self::Result {
-        let change = reactivate_user(&mut self.state, &self.store, msg.acting, &msg.target)?;
-        self.status_changed(change);
-        Ok(())
+        let change = ops::plan_reactivate(&self.state, msg.acting, &msg.target)?;
+        self.commit(change)
     }
 }
 

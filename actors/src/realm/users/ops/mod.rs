@@ -1,0 +1,13 @@
+//! User administration (spec 4.13-4.16): updating, deactivating and reactivating
+//! accounts, planned from the state (no I/O), written, then applied with their events.
+//!
+//! Every plan checks its target as Zulip's `access_user_by_id` does (`access`) and
+//! validates the whole request before anything is written.
+
+pub mod access;
+pub mod status;
+pub mod update;
+
+pub use access::{access_user, Access, UserRef};
+pub use status::{plan_deactivate, plan_deactivate_own, plan_reactivate, plan_set_active, set_active, AccountStatus};
+pub use update::{checked_full_name, plan_update, UserEdit, UserUpdate};
