@@ -1,11 +1,46 @@
-//! Folder operations against a real (temporary) database.
+//! Folder changes: against a real (temporary) database, then planned and applied on
+//! organizations built in memory.
 
 use serde_json::{json, Map};
 
+use super::ops::{plan_create_folder, plan_reorder_folders, plan_update_folder};
 use super::*;
+use crate::error::ApiError;
+use crate::events::{Event, Outgoing};
 use crate::ids::ChannelId;
+use crate::realm::commit;
 use crate::realm::model::{Channel, Role};
+use crate::realm::state::RealmState;
 use crate::realm::tests::{add, setup};
+use crate::store::Store;
+
+/// Creates a folder outside any actor: plans, then commits.
+fn create_folder(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    new: NewFolder,
+    now: i64,
+) -> ApiResult<(FolderId, Vec<Outgoing>)> {
+    let applied = commit(state, store, plan_create_folder(state, acting, Ok(new), now)?)?;
+    Ok((applied.output, applied.events))
+}
+
+/// Changes a folder outside any actor: plans, then commits.
+fn update_folder(
+    state: &mut RealmState,
+    store: &Store,
+    acting: UserId,
+    id: i64,
+    changes: FolderChanges,
+) -> ApiResult<Vec<Outgoing>> {
+    Ok(commit(state, store, plan_update_folder(state, acting, Ok(id), Ok(changes))?)?.events)
+}
+
+/// Reorders the folders outside any actor: plans, then commits.
+fn reorder_folders(state: &mut RealmState, store: &Store, acting: UserId, order: Vec<i64>) -> ApiResult<Vec<Outgoing>> {
+    Ok(commit(state, store, plan_reorder_folders(state, acting, Ok(order))?)?.events)
+}
 
 const T1: i64 = 1_800_000_000;
 
