@@ -121,6 +121,6 @@ pub async fn get_topics(auth: Authed, path: web::Path<String>, params: Params) -
     let stream_id = path_id(&path);
     let allow_empty_topic_name = params.bool_or("allow_empty_topic_name", false)?;
     let msg = GetChannelTopics { user_id: auth.user.user_id, stream_id, allow_empty_topic_name };
-    let topics = auth.realm.addr.send(msg).await??;
+    let topics = auth.realm.read(msg).await??;
     Ok(params.success(json_object(json!({ "topics": topics }))))
 }

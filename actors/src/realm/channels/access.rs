@@ -9,6 +9,7 @@
 //! - Organization administrators act as members of `can_administer_channel_group` and
 //!   `can_remove_subscribers_group` without being listed.
 
+use crate::error::{ApiError, ApiResult};
 use crate::ids::ChannelId;
 use crate::realm::catalog::{self, GroupPermission};
 use crate::realm::group_setting::GroupSettingValue;
@@ -73,6 +74,24 @@ impl RealmState {
         let Some(channel) = self.channel(channel) else { return Vec::new() };
         self.users().filter(|u| u.is_active && self.has_metadata_access(u, channel)).map(|u| u.id).collect()
     }
+}
+
+/// A channel the user may know of, or Zulip's "Invalid channel ID".
+pub fn visible_channel<'s>(state: &'s RealmState, user: &User, id: ChannelId) -> ApiResult<&'s Channel> {
+    state
+        .channel(id)
+        .filter(|c| state.has_metadata_access(user, c))
+        .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))
+}
+
+/// A channel the user may administer (Zulip's
+/// `access_stream_for_delete_or_update_requiring_metadata_access`).
+pub fn administered_channel<'s>(state: &'s RealmState, user: &User, id: ChannelId) -> ApiResult<&'s Channel> {
+    let channel = visible_channel(state, user, id)?;
+    if !state.can_administer_channel(user, channel) {
+        return Err(ApiError::bad_request("You do not have permission to administer this channel."));
+    }
+    Ok(channel)
 }
 
 /// The channel permission setting called `name`.

@@ -2,13 +2,58 @@
 
 use serde_json::{json, Map, Value};
 
+use super::access::visible_channel;
 use super::format;
-use super::ops::visible_channel;
-use super::IncludeSubscribers;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};
 use crate::realm::model::{Channel, Role, User};
 use crate::realm::state::RealmState;
+
+/// `include_subscribers` of `POST /register` and `GET /users/me/subscriptions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IncludeSubscribers {
+    #[default]
+    No,
+    Yes,
+    Partial,
+}
+
+/// The channel reads, answered from the state.
+#[derive(Debug, Clone)]
+pub enum ChannelQuery {
+    /// `GET /streams`: `{"streams": [...]}`.
+    Streams(StreamFilter),
+    /// `GET /streams/{id}`: `{"stream": {...}}`.
+    Stream(ChannelId),
+    /// `GET /get_stream_id`: `{"stream_id": N}`.
+    StreamId(String),
+    /// `GET /streams/{id}/members`: `{"subscribers": [...]}`.
+    Members(ChannelId),
+    /// `GET /users/me/subscriptions`: `{"subscriptions": [...]}`.
+    Subscriptions(IncludeSubscribers),
+    /// `GET /users/{user_id}/subscriptions/{stream_id}`: `{"is_subscribed": bool}`.
+    IsSubscribed(UserId, ChannelId),
+    /// `GET /default_streams`: `{"default_streams": [...]}`.
+    DefaultStreams,
+}
+
+/// Answers a channel read for `viewer`: the response fields.
+pub fn answer(state: &RealmState, viewer: &User, query: ChannelQuery) -> ApiResult<Map<String, Value>> {
+    let (key, value) = match query {
+        ChannelQuery::Streams(filter) => ("streams", Value::from(list_streams(state, viewer, filter)?)),
+        ChannelQuery::Stream(id) => ("stream", get_stream(state, viewer, id)?),
+        ChannelQuery::StreamId(name) => ("stream_id", Value::from(stream_id_by_name(state, viewer, &name)?.0)),
+        ChannelQuery::Members(id) => ("subscribers", Value::from(members(state, viewer, id)?)),
+        ChannelQuery::Subscriptions(include) => {
+            ("subscriptions", Value::from(my_subscriptions(state, viewer, include)))
+        }
+        ChannelQuery::IsSubscribed(user, id) => ("is_subscribed", Value::from(is_subscribed(state, viewer, user, id)?)),
+        ChannelQuery::DefaultStreams => ("default_streams", Value::from(default_streams(state, viewer))),
+    };
+    let mut out = Map::new();
+    out.insert(key.to_owned(), value);
+    Ok(out)
+}
 
 /// The filters of `GET /streams`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

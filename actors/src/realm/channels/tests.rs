@@ -6,6 +6,9 @@ use super::ops::{self, check_channel_name, parse_retention, ChannelOptions, Prin
 use crate::realm::model::{Role, SystemGroup};
 use crate::realm::tests::{add, setup};
 
+pub(crate) mod memory;
+mod plans;
+
 const T0: i64 = 1_795_238_460;
 
 fn request(name: &str, invite_only: bool) -> SubscribeRequest {
@@ -143,4 +146,30 @@ fn folders_must_exist_and_be_active() {
     let refused = ops::update_channel(&mut state, &store, alice, id, update).unwrap_err();
     assert_eq!(refused.msg, "Invalid channel folder ID");
     assert_eq!(state.channel(id).unwrap().folder_id, None);
+}
+
+#[test]
+fn the_messages_check_of_empty_topic_only_keeps_its_place_in_zulips_order() {
+    let (_dir, store, config, mut state) = setup();
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let realm = state.realm().id;
+    let names: Vec<(String, Option<String>)> = vec![("chat".into(), None), ("quiet".into(), None)];
+    ops::subscribe(&mut state, &store, alice, SubscribeRequest { channels: names, ..request("x", false) }, T0).unwrap();
+    let (chat, quiet) = (state.channel_by_name("chat").unwrap().id, state.channel_by_name("quiet").unwrap().id);
+    store.write(|tx| crate::store::channels::insert_message(tx, realm, alice, chat, "lunch", "hi", T0)).unwrap();
+    store.write(|tx| crate::store::channels::insert_message(tx, realm, alice, quiet, "", "hi", T0)).unwrap();
+    // The policy comes before the folder: with a named topic, its refusal is the one reported.
+    let update = ops::ChannelUpdate {
+        topics_policy: Some("empty_topic_only".into()),
+        folder_id: Some(Some(7)),
+        ..Default::default()
+    };
+    let refused = ops::update_channel(&mut state, &store, alice, chat, update.clone()).unwrap_err();
+    assert!(refused.msg.starts_with("To enable this configuration"), "{}", refused.msg);
+    // Only the empty topic: the folder's refusal, and nothing changes.
+    let refused = ops::update_channel(&mut state, &store, alice, quiet, update).unwrap_err();
+    assert_eq!(refused.msg, "Invalid channel folder ID");
+    let loaded = crate::realm::state::RealmState::load(&store.conn().unwrap(), realm).unwrap().unwrap();
+    assert_eq!(loaded.channel(quiet).unwrap().topics_policy, "inherit");
+    assert_eq!(state.channel(quiet).unwrap().topics_policy, "inherit");
 }

@@ -6,17 +6,17 @@
 //! and sends nothing. A change sends the legacy `muted_topics` event (the full list of
 //! muted topics) and then `user_topic`, both to the user alone.
 
-use actix::prelude::*;
+use rusqlite::Transaction;
 use serde_json::{json, Value};
 
 use super::accessible_channel;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
-use crate::realm::actor::RealmActor;
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
+use crate::realm::{commit, Applied, Change};
 use crate::store::{self, Store};
 
 /// Visibility policy 0: none (inherit).
@@ -97,9 +97,74 @@ fn channel_to_set<'a>(state: &'a RealmState, user: &User, channel: &TopicChannel
     }
 }
 
-/// Sets `user`'s policy for a topic of `channel` (0 clears it), persists it and returns
-/// the events; nothing when the policy does not change. An existing row keeps the topic's
-/// spelling as first written; the event carries the request's.
+/// A user's new policy for one topic (none: the topic already has it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicPolicy {
+    /// The row to write; `None` when nothing changes.
+    row: Option<UserTopic>,
+    /// The topic as the request spelled it (the event carries it).
+    topic: String,
+}
+
+impl TopicPolicy {
+    /// Whether the policy changes nothing (then nothing is written or sent).
+    pub fn changes_nothing(&self) -> bool {
+        self.row.is_none()
+    }
+}
+
+/// Plans `user`'s policy for a topic of `channel` (0 clears it), with no access check (the
+/// callers make theirs). An existing row keeps the topic's spelling as first written; the
+/// event carries the request's.
+pub fn plan_policy(
+    state: &RealmState,
+    user: UserId,
+    channel: ChannelId,
+    topic: &str,
+    policy: i64,
+    now: i64,
+) -> TopicPolicy {
+    let existing = state.user_topic(user, channel, topic);
+    let unchanged = match existing {
+        Some(row) => row.visibility_policy == policy,
+        None => policy == INHERIT,
+    };
+    let row = (!unchanged).then(|| UserTopic {
+        user_id: user,
+        channel_id: channel,
+        topic: existing.map_or_else(|| topic.to_owned(), |r| r.topic.clone()),
+        visibility_policy: policy,
+        last_updated: now,
+    });
+    TopicPolicy { row, topic: topic.to_owned() }
+}
+
+impl Change for TopicPolicy {
+    type Output = ();
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        if let Some(row) = &self.row {
+            store::channels::put_user_topic(tx, row)?;
+        }
+        Ok(())
+    }
+
+    /// `muted_topics` (the legacy full list) then `user_topic`, to the user alone.
+    fn apply(self, state: &mut RealmState) -> Applied<()> {
+        let Some(row) = self.row else { return Applied::events(Vec::new()) };
+        let (user, channel, policy, now) = (row.user_id, row.channel_id, row.visibility_policy, row.last_updated);
+        state.put_user_topic(row);
+        let muted = Event::new("muted_topics", json!({ "muted_topics": muted_topics_list(state, user) }));
+        let user_topic = Event::new(
+            "user_topic",
+            json!({"stream_id": channel, "topic_name": self.topic, "last_updated": now, "visibility_policy": policy}),
+        );
+        Applied::events(vec![Outgoing::to(vec![user], muted), Outgoing::to(vec![user], user_topic)])
+    }
+}
+
+/// Sets a topic policy outside any actor (sending a message follows its topic after the
+/// message is committed): plans, commits, returns the events.
 pub(crate) fn set_policy(
     state: &mut RealmState,
     store: &Store,
@@ -109,42 +174,20 @@ pub(crate) fn set_policy(
     policy: i64,
     now: i64,
 ) -> ApiResult<Vec<Outgoing>> {
-    let existing = state.user_topic(user, channel, topic);
-    let unchanged = match existing {
-        Some(row) => row.visibility_policy == policy,
-        None => policy == INHERIT,
-    };
-    if unchanged {
-        return Ok(Vec::new());
-    }
-    let row = UserTopic {
-        user_id: user,
-        channel_id: channel,
-        topic: existing.map_or_else(|| topic.to_owned(), |r| r.topic.clone()),
-        visibility_policy: policy,
-        last_updated: now,
-    };
-    store.write(|tx| store::channels::put_user_topic(tx, &row))?;
-    state.put_user_topic(row);
-    let muted = Event::new("muted_topics", json!({ "muted_topics": muted_topics_list(state, user) }));
-    let user_topic = Event::new(
-        "user_topic",
-        json!({"stream_id": channel, "topic_name": topic, "last_updated": now, "visibility_policy": policy}),
-    );
-    Ok(vec![Outgoing::to(vec![user], muted), Outgoing::to(vec![user], user_topic)])
+    let change = plan_policy(state, user, channel, topic, policy, now);
+    Ok(commit(state, store, change)?.events)
 }
 
-/// `POST /user_topics`: `policy` is 0 to 3 (the route checks it); the empty topic's display
-/// name means the empty topic.
-pub fn set_user_topic(
-    state: &mut RealmState,
-    store: &Store,
+/// Plans `POST /user_topics`: `policy` is 0 to 3 (the route checks it); the empty topic's
+/// display name means the empty topic.
+pub fn plan_set_user_topic(
+    state: &RealmState,
     acting: UserId,
     channel: i64,
     topic: &str,
     policy: i64,
     now: i64,
-) -> ApiResult<Vec<Outgoing>> {
+) -> ApiResult<TopicPolicy> {
     let user = state.user_or_err(acting)?;
     let target = TopicChannel::Id(channel);
     let channel = if policy == INHERIT {
@@ -153,80 +196,25 @@ pub fn set_user_topic(
         channel_to_set(state, user, &target)?
     };
     let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { "" } else { topic };
-    set_policy(state, store, acting, channel.id, topic, policy, now)
+    Ok(plan_policy(state, acting, channel.id, topic, policy, now))
 }
 
-/// `PATCH /users/me/subscriptions/muted_topics`: `mute` true mutes the topic, false clears
-/// its policy (whatever it was). Since feature level 169 neither is an error when there is
-/// nothing to do; an unknown channel when unmuting is "Topic is not muted".
-pub fn mute_topic(
-    state: &mut RealmState,
-    store: &Store,
+/// Plans `PATCH /users/me/subscriptions/muted_topics`: `mute` true mutes the topic, false
+/// clears its policy (whatever it was). Since feature level 169 neither is an error when
+/// there is nothing to do; an unknown channel when unmuting is "Topic is not muted".
+pub fn plan_mute_topic(
+    state: &RealmState,
     acting: UserId,
     channel: &TopicChannel,
     topic: &str,
     mute: bool,
     now: i64,
-) -> ApiResult<Vec<Outgoing>> {
+) -> ApiResult<TopicPolicy> {
     let user = state.user_or_err(acting)?;
     let (channel, policy) = if mute {
         (channel_to_set(state, user, channel)?, MUTED)
     } else {
         (channel_to_clear(state, user, channel, "Topic is not muted")?, INHERIT)
     };
-    let channel = channel.id;
-    set_policy(state, store, acting, channel, topic, policy, now)
-}
-
-/// `POST /user_topics`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct SetUserTopic {
-    pub user_id: UserId,
-    pub stream_id: i64,
-    pub topic: String,
-    pub visibility_policy: i64,
-}
-
-/// `PATCH /users/me/subscriptions/muted_topics`.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct MuteTopic {
-    pub user_id: UserId,
-    pub channel: TopicChannel,
-    pub topic: String,
-    /// `op=add` (true) or `op=remove` (false).
-    pub mute: bool,
-}
-
-impl Handler<SetUserTopic> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: SetUserTopic, _: &mut Self::Context) -> Self::Result {
-        self.viewer(msg.user_id)?;
-        let now = crate::clock::now();
-        let events = set_user_topic(
-            &mut self.state,
-            &self.store,
-            msg.user_id,
-            msg.stream_id,
-            &msg.topic,
-            msg.visibility_policy,
-            now,
-        )?;
-        self.committed(events);
-        Ok(())
-    }
-}
-
-impl Handler<MuteTopic> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: MuteTopic, _: &mut Self::Context) -> Self::Result {
-        self.viewer(msg.user_id)?;
-        let now = crate::clock::now();
-        let events = mute_topic(&mut self.state, &self.store, msg.user_id, &msg.channel, &msg.topic, msg.mute, now)?;
-        self.committed(events);
-        Ok(())
-    }
+    Ok(plan_policy(state, acting, channel.id, topic, policy, now))
 }

@@ -2,17 +2,17 @@
 //! /users/me/subscriptions/{stream_id}`; Zulip's `update_subscription_properties_backend`
 //! and `do_change_subscription_property`).
 
-use actix::prelude::*;
+use rusqlite::Transaction;
 use serde_json::{json, Value};
 
 use super::accessible_channel;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
-use crate::realm::actor::RealmActor;
 use crate::realm::model::Subscription;
 use crate::realm::state::RealmState;
-use crate::store::{self, Store};
+use crate::realm::{Applied, Change};
+use crate::store;
 
 /// The properties a user may change on their own subscription.
 pub const PROPERTIES: [&str; 9] = [
@@ -154,13 +154,17 @@ fn update_events(user: UserId, channel: ChannelId, property: &str, value: &Prope
     }
 }
 
-/// Applies one change: the channel must be accessible and the user subscribed to it.
-fn change_one(
-    state: &mut RealmState,
-    store: &Store,
-    acting: UserId,
-    change: &PropertyChange,
-) -> ApiResult<Vec<Outgoing>> {
+/// One change of a subscription's property, planned: the subscription as it becomes, and
+/// the property as stored with its stored value.
+#[derive(Debug, Clone)]
+pub struct PropertyUpdate {
+    sub: Subscription,
+    property: &'static str,
+    value: PropertyValue,
+}
+
+/// Plans one change: the channel must be accessible and `acting` subscribed to it.
+pub fn plan_property(state: &RealmState, acting: UserId, change: &PropertyChange) -> ApiResult<PropertyUpdate> {
     let user = state.user_or_err(acting)?;
     let channel = accessible_channel(state, user, ChannelId(change.stream_id))?.id;
     let mut sub = state
@@ -169,48 +173,20 @@ fn change_one(
         .cloned()
         .ok_or_else(|| ApiError::bad_request(format!("Not subscribed to channel ID {}", change.stream_id)))?;
     let (property, value) = apply(&mut sub, &change.property, change.value.clone());
-    store.write(|tx| store::channels::put_subscription(tx, &sub))?;
-    state.put_subscription(sub);
-    Ok(update_events(acting, channel, property, &value))
+    Ok(PropertyUpdate { sub, property, value })
 }
 
-/// Changes properties of `acting`'s own subscriptions, one after the other as Zulip does:
-/// each change is stored on its own, so a refused change (no access, not subscribed) stops
-/// the request after the earlier ones took effect. Returns the events of the applied
-/// changes and the outcome.
-pub fn update_properties(
-    state: &mut RealmState,
-    store: &Store,
-    acting: UserId,
-    changes: &[PropertyChange],
-) -> (Vec<Outgoing>, ApiResult<()>) {
-    let mut events = Vec::new();
-    for change in changes {
-        match change_one(state, store, acting, change) {
-            Ok(more) => events.extend(more),
-            Err(e) => return (events, Err(e)),
-        }
+impl Change for PropertyUpdate {
+    type Output = ();
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        Ok(store::channels::put_subscription(tx, &self.sub)?)
     }
-    (events, Ok(()))
-}
 
-/// `POST /users/me/subscriptions/properties` (and the single-property `PATCH`): changes
-/// the requester's own subscription settings.
-#[derive(Message, Debug)]
-#[rtype(result = "ApiResult<()>")]
-pub struct UpdateSubscriptionProperties {
-    pub user_id: UserId,
-    pub changes: Vec<PropertyChange>,
-}
-
-impl Handler<UpdateSubscriptionProperties> for RealmActor {
-    type Result = ApiResult<()>;
-
-    fn handle(&mut self, msg: UpdateSubscriptionProperties, _: &mut Self::Context) -> Self::Result {
-        self.viewer(msg.user_id)?;
-        let (events, result) = update_properties(&mut self.state, &self.store, msg.user_id, &msg.changes);
-        self.committed(events);
-        result
+    fn apply(self, state: &mut RealmState) -> Applied<()> {
+        let (user, channel) = (self.sub.user_id, self.sub.channel_id);
+        state.put_subscription(self.sub);
+        Applied::events(update_events(user, channel, self.property, &self.value))
     }
 }
 
