@@ -20,9 +20,19 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-use crate::ids::ChannelId;
+use crate::error::{ApiError, ApiResult};
+use crate::ids::{ChannelId, UserId};
 use crate::realm::model::{Role, User};
 use crate::realm::state::RealmState;
+
+/// The user a request (or a read) acts for. They are authenticated, so a user the state
+/// does not have is the server's fault: logged, and the generic 500.
+pub fn viewer(state: &RealmState, id: UserId) -> ApiResult<&User> {
+    state.user(id).ok_or_else(|| {
+        tracing::warn!(realm.id = %state.realm().id, user.id = %id, "request for a user this realm does not have");
+        ApiError::internal()
+    })
+}
 
 /// Zulip's `has_message_access`: whether `user` may read a message of `channel` (`None`
 /// for a direct message), `has_row` telling whether they received it. Direct messages

@@ -6,6 +6,7 @@
 use actix::prelude::*;
 
 use crate::error::{ApiError, ApiResult};
+use crate::ids::MessageId;
 use crate::realm::actor::RealmActor;
 use crate::store;
 
@@ -26,7 +27,12 @@ impl Handler<BackdateMessage> for RealmActor {
 
     fn handle(&mut self, msg: BackdateMessage, _: &mut Self::Context) -> Self::Result {
         self.store.write(|tx| {
-            store::reactions::set_test_message_past(tx, msg.message_id, msg.date_sent, msg.edit_history.as_deref())?;
+            store::reactions::set_test_message_past(
+                tx,
+                MessageId(msg.message_id),
+                msg.date_sent,
+                msg.edit_history.as_deref(),
+            )?;
             Ok::<_, ApiError>(())
         })
     }

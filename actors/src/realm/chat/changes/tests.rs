@@ -1,15 +1,18 @@
 //! Message changes against a real (temporary) database: who may delete, and that deleting
 //! leaves no row behind.
 
-use crate::ids::{ChannelId, UserId};
+use crate::events::Outgoing;
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::channels::ops::{self, ChannelOptions, SubscribeRequest};
 use crate::realm::model::Role;
 use crate::realm::state::RealmState;
 use crate::realm::tests::{add, setup};
+use crate::realm::{commit, Change};
 use crate::store::reactions::{self as store, Reaction};
 use crate::store::{self as stores, Store};
 
-use super::delete::{check_can_delete, delete_message};
+use super::delete::{check_can_delete, plan_delete};
+use super::typing::{plan_typing, SetTyping, TypingTo};
 use super::{access_message, event_recipients};
 
 const T0: i64 = 1_795_238_460;
@@ -29,16 +32,23 @@ fn channel(state: &mut RealmState, store: &Store, owner: UserId, members: &[User
 }
 
 /// A message of `sender` in `channel`, received by its subscribers and indexed.
-fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> i64 {
+fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> MessageId {
     let recipients: Vec<UserId> = state.subscribers(channel).collect();
     store
         .write(|tx| {
             let id = stores::channels::insert_message(tx, state.realm().id, sender, channel, "t", "hello", date_sent)?;
             stores::channels::insert_user_messages(tx, id, &recipients)?;
+            let id = MessageId(id);
             store::index_message(tx, id, "hello", "t")?;
             Ok::<_, stores::StoreError>(id)
         })
         .unwrap()
+}
+
+/// The events of a typing notification, planned and applied without a database.
+fn set_typing(state: &RealmState, user_id: UserId, op: &str, to: TypingTo) -> crate::error::ApiResult<Vec<Outgoing>> {
+    let notice = plan_typing(state, SetTyping { user_id, op: op.to_owned(), to })?;
+    Ok(notice.apply(&mut state.clone()).events)
 }
 
 #[test]
@@ -81,8 +91,8 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
     let row = store::message(&conn, id).unwrap().unwrap();
     assert_eq!(event_recipients(&state, &conn, &row).unwrap(), vec![alice, bob]);
 
-    let alice_user = state.user(alice).unwrap().clone();
-    let events = delete_message(&state, &store, &alice_user, id, T0 + 1).unwrap();
+    let change = plan_delete(&state, alice, id, T0 + 1).unwrap();
+    let events = commit(&mut state, &store, change).unwrap().events;
     assert_eq!(events[0].users, vec![alice, bob]);
     let count = |sql: &str| conn.query_row(sql, [id], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(count("SELECT COUNT(*) FROM messages WHERE id = ?1"), 0);
@@ -96,34 +106,33 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
 
 #[test]
 fn channels_past_the_typing_size_limit_get_no_typing_events() {
-    use super::typing::{set_typing, TypingTo, MAX_CHANNEL_SIZE_FOR_TYPING};
+    use super::typing::MAX_CHANNEL_SIZE_FOR_TYPING;
     let (_dir, store, config, mut state) = setup();
     let owner = state.users().next().unwrap().id;
     let users: Vec<UserId> = (0..=MAX_CHANNEL_SIZE_FOR_TYPING)
         .map(|i| add(&mut state, &store, &config, &format!("u{i}@acme.test"), Role::Member))
         .collect();
     let c = channel(&mut state, &store, owner, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
-    let sender = state.user(users[0]).unwrap().clone();
+    let sender = users[0];
     let to = || TypingTo::Channel { stream_id: Some(c.0), topic: Some("t".into()) };
-    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    let events = set_typing(&state, sender, "start", to()).unwrap();
     assert_eq!(events[0].users.len(), MAX_CHANNEL_SIZE_FOR_TYPING);
     let last = users[MAX_CHANNEL_SIZE_FOR_TYPING];
     channel(&mut state, &store, owner, &[last]);
-    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    let events = set_typing(&state, sender, "start", to()).unwrap();
     assert!(events[0].users.is_empty());
 }
 
 #[test]
 fn direct_typing_names_each_person_once_in_the_order_given() {
-    use super::typing::{set_typing, TypingTo};
     let (_dir, store, config, mut state) = setup();
     let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
     let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
     let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
-    let sender = state.user(alice).unwrap().clone();
+    let sender = alice;
     let mut to: Vec<i64> = [carol, bob, alice].iter().cycle().take(30_000).map(|u| u.0).collect();
     to.push(carol.0);
-    let events = set_typing(&state, &sender, "start", TypingTo::Direct(Some(to))).unwrap();
+    let events = set_typing(&state, sender, "start", TypingTo::Direct(Some(to))).unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].users, vec![carol, bob, alice]);
     let person = |id: UserId| serde_json::json!({"user_id": id, "email": state.user(id).unwrap().email});

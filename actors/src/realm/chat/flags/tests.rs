@@ -1,6 +1,8 @@
 //! Checking flag changes (Zulip's order of errors) and which rows they change.
 
-use super::*;
+use super::ops::*;
+use crate::error::ApiResult;
+use crate::realm::chat::flag;
 
 fn msg(result: ApiResult<FlagChange>) -> String {
     result.err().map(|e| e.msg).unwrap_or_default()
