@@ -1,12 +1,24 @@
-//! Messages: sending and rendering (`send`), fetching with narrows (`fetch`), per-user
-//! flags and unread counts (`flags`), edits, deletion, reactions and typing (`changes`).
-//! Messages live in SQLite (table `messages`, per-user rows in `user_messages`), not in
-//! the realm state: the realm actor validates against the state, writes in one
-//! transaction and fans out after the commit.
+//! Messages: sending (`send`), editing and moving (`edit`), deletion, reactions, typing and
+//! the edit history (`changes`), per-user flags and unread counts (`flags`), fetching with
+//! narrows (`fetch`, `narrow`), rendering (`render`, `highlight`) and the message object
+//! (`format`).
+//!
+//! Messages live in SQLite (table `messages`, per-user rows in `user_messages`), not in the
+//! realm state. Every change follows the realm's plan, write, apply
+//! ([`crate::realm::Change`]): the plan checks what the state can tell; where Zulip checks
+//! the stored message first (edits, deletion, reactions, flags), the plan keeps the state it
+//! was planned with and [`crate::realm::Change::write`] runs the checks in Zulip's order
+//! inside the transaction, then writes; `apply` updates memory (a channel's first message,
+//! topic policies) and returns the events. Reads (`fetch`, the edit history, the range of
+//! `flags/narrow`) run on the reader threads against the published state: the narrow
+//! parser resolves a narrow into a typed filter, and `crate::store::narrow` turns it into
+//! SQL with bound parameters only.
 
 pub mod changes;
 pub mod edit;
 pub mod fetch;
+#[cfg(test)]
+pub(crate) mod fixture_tests;
 pub mod flags;
 pub mod format;
 pub mod highlight;

@@ -1,10 +1,11 @@
-//! Message changes against a real (temporary) database: who may delete, and that deleting
-//! leaves no row behind.
+//! Message changes: who may delete, and that deleting leaves no row behind (against a
+//! real, temporary database); typing notifications (planned from a state in memory).
 
 use crate::events::Outgoing;
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::channels::ops::{self, ChannelOptions, SubscribeRequest};
-use crate::realm::model::Role;
+use crate::realm::chat::fixture_tests as fixture;
+use crate::realm::model::{Role, Subscription};
 use crate::realm::state::RealmState;
 use crate::realm::tests::{add, setup};
 use crate::realm::{commit, Change};
@@ -107,28 +108,26 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
 #[test]
 fn channels_past_the_typing_size_limit_get_no_typing_events() {
     use super::typing::MAX_CHANNEL_SIZE_FOR_TYPING;
-    let (_dir, store, config, mut state) = setup();
-    let owner = state.users().next().unwrap().id;
-    let users: Vec<UserId> = (0..=MAX_CHANNEL_SIZE_FOR_TYPING)
-        .map(|i| add(&mut state, &store, &config, &format!("u{i}@acme.test"), Role::Member))
-        .collect();
-    let c = channel(&mut state, &store, owner, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
+    let mut state = fixture::realm();
+    let users: Vec<UserId> =
+        (0..=MAX_CHANNEL_SIZE_FOR_TYPING).map(|i| fixture::user(&mut state, &format!("u{i}"), Role::Member)).collect();
+    let c = fixture::channel(&mut state, "c", false, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
     let sender = users[0];
     let to = || TypingTo::Channel { stream_id: Some(c.0), topic: Some("t".into()) };
     let events = set_typing(&state, sender, "start", to()).unwrap();
     assert_eq!(events[0].users.len(), MAX_CHANNEL_SIZE_FOR_TYPING);
     let last = users[MAX_CHANNEL_SIZE_FOR_TYPING];
-    channel(&mut state, &store, owner, &[last]);
+    state.put_subscription(Subscription::new(last, c, "#c2c2c2".into()));
     let events = set_typing(&state, sender, "start", to()).unwrap();
     assert!(events[0].users.is_empty());
 }
 
 #[test]
 fn direct_typing_names_each_person_once_in_the_order_given() {
-    let (_dir, store, config, mut state) = setup();
-    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
-    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
-    let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
+    let mut state = fixture::realm();
+    let alice = fixture::user(&mut state, "alice", Role::Member);
+    let bob = fixture::user(&mut state, "bob", Role::Member);
+    let carol = fixture::user(&mut state, "carol", Role::Member);
     let sender = alice;
     let mut to: Vec<i64> = [carol, bob, alice].iter().cycle().take(30_000).map(|u| u.0).collect();
     to.push(carol.0);
@@ -140,4 +139,30 @@ fn direct_typing_names_each_person_once_in_the_order_given() {
         events[0].event.get("recipients"),
         Some(&serde_json::json!([person(carol), person(bob), person(alice)]))
     );
+}
+
+/// Zulip checks access to the message before the emoji: an unknown emoji is found when
+/// planned, and refused only once the message is known to be readable.
+#[test]
+fn reactions_check_the_message_before_the_emoji() {
+    use super::reactions::{plan_add_reaction, AddReaction};
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let c = channel(&mut state, &store, owner, &[alice]);
+    let id = message(&state, &store, alice, c, T0);
+    let react = |message_id: MessageId, emoji_name: &str| AddReaction {
+        user_id: alice,
+        message_id,
+        emoji_name: emoji_name.into(),
+        emoji_code: None,
+        reaction_type: None,
+    };
+    let planned = plan_add_reaction(&state, react(MessageId(999), "nope")).unwrap();
+    assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Invalid message(s)");
+    let planned = plan_add_reaction(&state, react(id, "nope")).unwrap();
+    assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Emoji 'nope' does not exist");
+    let planned = plan_add_reaction(&state, react(id, "smile")).unwrap();
+    let events = commit(&mut state, &store, planned).unwrap().events;
+    assert_eq!(events[0].users, vec![alice]);
 }

@@ -18,11 +18,8 @@ use actix::prelude::*;
 pub use ops::{plan_edit, MessageEdit};
 
 use crate::error::{ApiError, ApiResult};
-use crate::events::Outgoing;
 use crate::ids::{MessageId, UserId};
 use crate::realm::actor::RealmActor;
-use crate::realm::state::RealmState;
-use crate::store::Store;
 
 /// Which messages of the topic an edit of the topic or channel applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,16 +70,4 @@ impl Handler<UpdateMessage> for RealmActor {
         let change = plan_edit(&self.state, msg, crate::clock::now())?;
         self.commit(change)
     }
-}
-
-/// Edits a message outside the realm actor (tests, tools): plans and commits the edit,
-/// returns its events.
-pub fn update_message(
-    state: &mut RealmState,
-    store: &Store,
-    msg: &UpdateMessage,
-    now: i64,
-) -> ApiResult<Vec<Outgoing>> {
-    let change = plan_edit(state, msg.clone(), now)?;
-    Ok(crate::realm::commit(state, store, change)?.events)
 }
