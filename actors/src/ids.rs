@@ -26,6 +26,12 @@ macro_rules! id_type {
                 i64::column_result(value).map($name)
             }
         }
+
+        impl From<$name> for serde_json::Value {
+            fn from(id: $name) -> Self {
+                serde_json::Value::from(id.0)
+            }
+        }
     };
 }
 
@@ -52,6 +58,10 @@ id_type!(
 id_type!(
     /// A channel folder.
     FolderId
+);
+id_type!(
+    /// A message (channel or direct), unique across all realms.
+    MessageId
 );
 
 /// `ids` without repeats, in first-occurrence order (a list a client sent may name the same

@@ -50,6 +50,12 @@ pub trait Change {
 
     /// Applies the committed change to the state: the reply and the events.
     fn apply(self, state: &mut RealmState) -> Applied<Self::Output>;
+
+    /// Whether the change stores anything. One that does not (a typing notification)
+    /// opens no transaction: [`commit`] goes straight to [`Change::apply`].
+    fn writes(&self) -> bool {
+        true
+    }
 }
 
 /// A change once applied.
@@ -92,7 +98,9 @@ impl Applied<()> {
 /// actor does this for every change (then publishes and fans out); the command-line tools
 /// and tests call it directly.
 pub fn commit<C: Change>(state: &mut RealmState, store: &Store, mut change: C) -> ApiResult<Applied<C::Output>> {
-    store.write::<_, ApiError>(|tx| change.write(tx))?;
+    if change.writes() {
+        store.write::<_, ApiError>(|tx| change.write(tx))?;
+    }
     Ok(change.apply(state))
 }
 

@@ -19,7 +19,7 @@ use super::model::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, FolderId, GroupId, RealmId, UserId};
+use crate::ids::{ChannelId, FolderId, GroupId, MessageId, RealmId, UserId};
 use crate::store::{self, StoreResult};
 
 /// An organization: its row, users and user groups, with lookup indexes.
@@ -60,7 +60,7 @@ pub struct Channels {
     /// (user, channel, lower-cased topic) -> policy.
     user_topics: OrdMap<(UserId, ChannelId, String), Arc<UserTopic>>,
     /// The id of each channel's first message, for channels that have messages.
-    first_messages: HashMap<ChannelId, i64>,
+    first_messages: HashMap<ChannelId, MessageId>,
 }
 
 impl RealmState {
@@ -113,7 +113,8 @@ impl RealmState {
         for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
             state.put_user_topic(topic);
         }
-        state.channels.first_messages = store::channels::first_message_ids(conn, realm_id)?.into_iter().collect();
+        state.channels.first_messages =
+            store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
         Ok(Some(state))
     }
 
@@ -231,7 +232,7 @@ impl RealmState {
     }
 
     /// The id of a channel's first message, if it has any.
-    pub fn first_message_id(&self, channel: ChannelId) -> Option<i64> {
+    pub fn first_message_id(&self, channel: ChannelId) -> Option<MessageId> {
         self.channels.first_messages.get(&channel).copied()
     }
 
@@ -379,7 +380,7 @@ impl RealmState {
     }
 
     /// After messages of `channel` were deleted: its first message is now `first`.
-    pub(crate) fn set_first_channel_message(&mut self, channel: ChannelId, first: Option<i64>) {
+    pub(crate) fn set_first_channel_message(&mut self, channel: ChannelId, first: Option<MessageId>) {
         match first {
             Some(id) => self.channels.first_messages.insert(channel, id),
             None => self.channels.first_messages.remove(&channel),
@@ -387,7 +388,7 @@ impl RealmState {
     }
 
     /// Records a message sent to a channel (its first one becomes `first_message_id`).
-    pub(crate) fn note_channel_message(&mut self, channel: ChannelId, message_id: i64) {
+    pub(crate) fn note_channel_message(&mut self, channel: ChannelId, message_id: MessageId) {
         self.channels.first_messages.entry(channel).or_insert(message_id);
     }
 

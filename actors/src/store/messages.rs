@@ -3,12 +3,13 @@
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row};
 
 use super::StoreResult;
-use crate::ids::{ChannelId, RealmId, UserId};
+use crate::ids::{ChannelId, MessageId, RealmId, UserId};
+use crate::realm::model::UserTopic;
 
 /// A message as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MessageRow {
-    pub id: i64,
+    pub id: MessageId,
     pub sender_id: UserId,
     pub channel_id: Option<ChannelId>,
     pub topic: String,
@@ -64,7 +65,7 @@ pub fn read_row(row: &Row<'_>, at: usize) -> rusqlite::Result<MessageRow> {
 
 /// Stores a message, its full-text row and its recipients' rows (`(user, flags)`);
 /// returns its id.
-pub fn insert(conn: &Connection, msg: &NewMessage<'_>, recipients: &[(UserId, i64)]) -> StoreResult<i64> {
+pub fn insert(conn: &Connection, msg: &NewMessage<'_>, recipients: &[(UserId, i64)]) -> StoreResult<MessageId> {
     conn.execute(
         "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent,
                                dm_key, sending_client, has_link, has_image, has_attachment)
@@ -84,7 +85,7 @@ pub fn insert(conn: &Connection, msg: &NewMessage<'_>, recipients: &[(UserId, i6
             msg.has_attachment
         ],
     )?;
-    let id = conn.last_insert_rowid();
+    let id = MessageId(conn.last_insert_rowid());
     conn.execute(
         "INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)",
         params![id, msg.content, msg.topic],
@@ -106,28 +107,26 @@ pub fn max_message_id(conn: &Connection, user: UserId) -> StoreResult<i64> {
 /// A message with the viewer's flags (`None`: the viewer has no row, i.e. historical).
 pub type FetchedRow = (MessageRow, Option<i64>);
 
-/// Runs a message query whose first column is the viewer's flags (or NULL) followed by
-/// [`MESSAGE_COLUMNS`].
-pub fn query_rows(conn: &Connection, sql: &str, args: &[rusqlite::types::Value]) -> StoreResult<Vec<FetchedRow>> {
-    let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map(params_from_iter(args.iter()), |row| Ok((read_row(row, 1)?, row.get(0)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// Runs a query returning one optional integer.
-pub fn query_id(conn: &Connection, sql: &str, args: &[rusqlite::types::Value]) -> StoreResult<Option<i64>> {
-    let mut stmt = conn.prepare(sql)?;
-    let mut rows = stmt.query(params_from_iter(args.iter()))?;
-    match rows.next()? {
-        Some(row) => Ok(row.get(0)?),
-        None => Ok(None),
-    }
+/// Message `id` of `realm` with `viewer`'s flags (`None` where they have no row), if it
+/// exists.
+pub fn viewed_message(
+    conn: &Connection,
+    realm: RealmId,
+    viewer: UserId,
+    id: MessageId,
+) -> StoreResult<Option<FetchedRow>> {
+    let sql = format!(
+        "SELECT um.flags, {MESSAGE_COLUMNS} FROM messages m
+         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?1 WHERE m.id = ?2 AND m.realm_id = ?3"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    Ok(stmt.query_row(params![viewer, id, realm], |row| Ok((read_row(row, 1)?, row.get(0)?))).optional()?)
 }
 
 /// One reaction on a message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReactionRow {
-    pub message_id: i64,
+    pub message_id: MessageId,
     pub user_id: UserId,
     pub emoji_name: String,
     pub emoji_code: String,
@@ -135,7 +134,7 @@ pub struct ReactionRow {
 }
 
 /// The reactions on `messages`, in the order they were added.
-pub fn reactions_of(conn: &Connection, messages: &[i64]) -> StoreResult<Vec<ReactionRow>> {
+pub fn reactions_of(conn: &Connection, messages: &[MessageId]) -> StoreResult<Vec<ReactionRow>> {
     if messages.is_empty() {
         return Ok(Vec::new());
     }
@@ -193,20 +192,21 @@ pub fn topic_message_ids(
     conn: &Connection,
     channel: ChannelId,
     topic: &str,
-    from_id: Option<i64>,
-) -> StoreResult<Vec<(i64, i64)>> {
+    from_id: Option<MessageId>,
+) -> StoreResult<Vec<(MessageId, i64)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, date_sent FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE AND id >= ?3
          ORDER BY id",
     )?;
-    let rows = stmt.query_map(params![channel, topic, from_id.unwrap_or(0)], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows =
+        stmt.query_map(params![channel, topic, from_id.unwrap_or(MessageId(0))], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// A stored message's new state after an edit or a move.
 #[derive(Debug, Clone)]
 pub struct EditedMessage<'a> {
-    pub id: i64,
+    pub id: MessageId,
     /// The indexed text before the edit, to remove from the full-text index.
     pub old_content: &'a str,
     pub old_topic: &'a str,
@@ -251,7 +251,7 @@ pub fn update_edited(conn: &Connection, msg: &EditedMessage<'_>) -> StoreResult<
 }
 
 /// The `user_messages` rows of a message: `(user, flags)`, ascending by user.
-pub fn message_flags(conn: &Connection, message: i64) -> StoreResult<Vec<(UserId, i64)>> {
+pub fn message_flags(conn: &Connection, message: MessageId) -> StoreResult<Vec<(UserId, i64)>> {
     let mut stmt =
         conn.prepare_cached("SELECT user_id, flags FROM user_messages WHERE message_id = ?1 ORDER BY user_id")?;
     let rows = stmt.query_map([message], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -259,15 +259,32 @@ pub fn message_flags(conn: &Connection, message: i64) -> StoreResult<Vec<(UserId
 }
 
 /// Sets one user's flags on a message.
-pub fn set_flags(conn: &Connection, user: UserId, message: i64, flags: i64) -> StoreResult<()> {
+pub fn set_flags(conn: &Connection, user: UserId, message: MessageId, flags: i64) -> StoreResult<()> {
     conn.prepare_cached("UPDATE user_messages SET flags = ?3 WHERE user_id = ?1 AND message_id = ?2")?
         .execute(params![user, message, flags])?;
     Ok(())
 }
 
 /// Removes one user's row for a message (they lost access to it in a move).
-pub fn remove_user_message(conn: &Connection, user: UserId, message: i64) -> StoreResult<()> {
+pub fn remove_user_message(conn: &Connection, user: UserId, message: MessageId) -> StoreResult<()> {
     conn.prepare_cached("DELETE FROM user_messages WHERE user_id = ?1 AND message_id = ?2")?
         .execute(params![user, message])?;
     Ok(())
+}
+
+/// Sets the topic policy a message's sender gets automatically (Zulip's
+/// `automatically_follow_topics_policy`) inside a savepoint of the sending transaction: if
+/// it fails, the policy is left as it was and the error returned, but the message stays.
+pub fn put_automatic_user_topic(conn: &Connection, topic: &UserTopic) -> StoreResult<()> {
+    conn.execute_batch("SAVEPOINT automatic_user_topic")?;
+    match super::channels::put_user_topic(conn, topic) {
+        Ok(()) => {
+            conn.execute_batch("RELEASE automatic_user_topic")?;
+            Ok(())
+        }
+        Err(e) => {
+            conn.execute_batch("ROLLBACK TO automatic_user_topic; RELEASE automatic_user_topic")?;
+            Err(e)
+        }
+    }
 }

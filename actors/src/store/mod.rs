@@ -9,6 +9,7 @@ mod fixes;
 pub mod groups;
 pub mod messages;
 mod migrate;
+pub mod narrow;
 pub mod profile_fields;
 pub mod queues;
 pub mod reactions;

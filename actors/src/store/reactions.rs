@@ -4,12 +4,12 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::StoreResult;
-use crate::ids::{ChannelId, RealmId, UserId};
+use crate::ids::{ChannelId, MessageId, RealmId, UserId};
 
 /// What access checks and change events need of a stored message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MessageRow {
-    pub id: i64,
+    pub id: MessageId,
     pub realm_id: RealmId,
     pub sender_id: UserId,
     /// `None` for direct messages.
@@ -26,7 +26,7 @@ pub struct MessageRow {
 }
 
 /// The message with this id, if any.
-pub fn message(conn: &Connection, id: i64) -> StoreResult<Option<MessageRow>> {
+pub fn message(conn: &Connection, id: MessageId) -> StoreResult<Option<MessageRow>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, realm_id, sender_id, channel_id, dm_key, topic, content, rendered_content, date_sent, edit_history
          FROM messages WHERE id = ?1",
@@ -51,13 +51,13 @@ pub fn message(conn: &Connection, id: i64) -> StoreResult<Option<MessageRow>> {
 }
 
 /// Whether `user` has a `user_messages` row for `message`.
-pub fn has_user_message(conn: &Connection, user: UserId, message: i64) -> StoreResult<bool> {
+pub fn has_user_message(conn: &Connection, user: UserId, message: MessageId) -> StoreResult<bool> {
     let mut stmt = conn.prepare_cached("SELECT 1 FROM user_messages WHERE user_id = ?1 AND message_id = ?2")?;
     Ok(stmt.exists(params![user, message])?)
 }
 
 /// The users with a `user_messages` row for `message`, ascending.
-pub fn message_recipients(conn: &Connection, message: i64) -> StoreResult<Vec<UserId>> {
+pub fn message_recipients(conn: &Connection, message: MessageId) -> StoreResult<Vec<UserId>> {
     let mut stmt = conn.prepare_cached("SELECT user_id FROM user_messages WHERE message_id = ?1 ORDER BY user_id")?;
     let rows = stmt.query_map([message], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<Vec<UserId>>>()?)
@@ -65,7 +65,7 @@ pub fn message_recipients(conn: &Connection, message: i64) -> StoreResult<Vec<Us
 
 /// Gives `user` a row for `message` with `flags` unless they have one (Zulip's historical
 /// rows for channel messages one reacts to without having received them).
-pub fn ensure_user_message(conn: &Connection, user: UserId, message: i64, flags: i64) -> StoreResult<()> {
+pub fn ensure_user_message(conn: &Connection, user: UserId, message: MessageId, flags: i64) -> StoreResult<()> {
     conn.prepare_cached("INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)")?
         .execute(params![user, message, flags])?;
     Ok(())
@@ -82,7 +82,7 @@ pub struct Reaction {
 /// `user`'s reaction to `message` with this code and type, if any.
 pub fn user_reaction(
     conn: &Connection,
-    message: i64,
+    message: MessageId,
     user: UserId,
     emoji_code: &str,
     reaction_type: &str,
@@ -103,7 +103,7 @@ pub fn user_reaction(
 /// The name an earlier reaction of anyone to `message` with this code and type uses.
 pub fn reaction_name(
     conn: &Connection,
-    message: i64,
+    message: MessageId,
     emoji_code: &str,
     reaction_type: &str,
 ) -> StoreResult<Option<String>> {
@@ -114,7 +114,7 @@ pub fn reaction_name(
 }
 
 /// Stores `user`'s reaction to `message`.
-pub fn insert_reaction(conn: &Connection, message: i64, user: UserId, reaction: &Reaction) -> StoreResult<()> {
+pub fn insert_reaction(conn: &Connection, message: MessageId, user: UserId, reaction: &Reaction) -> StoreResult<()> {
     conn.prepare_cached(
         "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -124,7 +124,7 @@ pub fn insert_reaction(conn: &Connection, message: i64, user: UserId, reaction: 
 }
 
 /// Removes `user`'s reaction to `message`.
-pub fn delete_reaction(conn: &Connection, message: i64, user: UserId, reaction: &Reaction) -> StoreResult<()> {
+pub fn delete_reaction(conn: &Connection, message: MessageId, user: UserId, reaction: &Reaction) -> StoreResult<()> {
     conn.prepare_cached(
         "DELETE FROM reactions WHERE message_id = ?1 AND user_id = ?2 AND emoji_code = ?3 AND reaction_type = ?4",
     )?
@@ -145,7 +145,7 @@ pub fn delete_message(conn: &Connection, message: &MessageRow) -> StoreResult<()
 }
 
 /// Indexes a message for full-text search (what sending does; used by unit tests).
-pub fn index_message(conn: &Connection, id: i64, content: &str, topic: &str) -> StoreResult<()> {
+pub fn index_message(conn: &Connection, id: MessageId, content: &str, topic: &str) -> StoreResult<()> {
     conn.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?
         .execute(params![id, content, topic])?;
     Ok(())
@@ -156,7 +156,7 @@ pub fn index_message(conn: &Connection, id: i64, content: &str, topic: &str) -> 
 #[cfg(feature = "test-support")]
 pub fn set_test_message_past(
     conn: &Connection,
-    message: i64,
+    message: MessageId,
     date_sent: i64,
     edit_history: Option<&str>,
 ) -> StoreResult<()> {

@@ -2,15 +2,16 @@
 //! and direct-message conversations. The queries that look for a flag use the partial
 //! indexes of `sql/0005_messages.sql`.
 
+use rusqlite::types::Value;
 use rusqlite::{params, params_from_iter, Connection};
 
 use super::StoreResult;
-use crate::ids::{ChannelId, RealmId, UserId};
+use crate::ids::{ChannelId, MessageId, RealmId, UserId};
 
 /// Where a message was sent, as the flag operations need it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageRef {
-    pub id: i64,
+    pub id: MessageId,
     pub sender_id: UserId,
     /// Set for channel messages.
     pub channel_id: Option<ChannelId>,
@@ -45,7 +46,7 @@ fn message_ref(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MessageRef>
 }
 
 /// The messages of `realm` among `ids` (unknown ids are left out), ascending.
-pub fn messages_by_ids(conn: &Connection, realm: RealmId, ids: &[i64]) -> StoreResult<Vec<MessageRef>> {
+pub fn messages_by_ids(conn: &Connection, realm: RealmId, ids: &[MessageId]) -> StoreResult<Vec<MessageRef>> {
     let mut out = Vec::new();
     for chunk in ids.chunks(CHUNK) {
         let sql = format!(
@@ -53,7 +54,7 @@ pub fn messages_by_ids(conn: &Connection, realm: RealmId, ids: &[i64]) -> StoreR
             placeholders(chunk.len())
         );
         let mut stmt = conn.prepare(&sql)?;
-        let values = std::iter::once(realm.0).chain(chunk.iter().copied());
+        let values = std::iter::once(realm.0).chain(chunk.iter().map(|id| id.0));
         let rows = stmt.query_map(params_from_iter(values), |r| message_ref(r, 0))?;
         for row in rows {
             out.push(row?);
@@ -65,7 +66,7 @@ pub fn messages_by_ids(conn: &Connection, realm: RealmId, ids: &[i64]) -> StoreR
 }
 
 /// `user`'s flags of those of `ids` they have a row for.
-pub fn flags_of(conn: &Connection, user: UserId, ids: &[i64]) -> StoreResult<Vec<(i64, i64)>> {
+pub fn flags_of(conn: &Connection, user: UserId, ids: &[MessageId]) -> StoreResult<Vec<(MessageId, i64)>> {
     let mut out = Vec::new();
     for chunk in ids.chunks(CHUNK) {
         let sql = format!(
@@ -73,7 +74,7 @@ pub fn flags_of(conn: &Connection, user: UserId, ids: &[i64]) -> StoreResult<Vec
             placeholders(chunk.len())
         );
         let mut stmt = conn.prepare(&sql)?;
-        let values = std::iter::once(user.0).chain(chunk.iter().copied());
+        let values = std::iter::once(user.0).chain(chunk.iter().map(|id| id.0));
         let rows = stmt.query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?;
         for row in rows {
             out.push(row?);
@@ -83,7 +84,7 @@ pub fn flags_of(conn: &Connection, user: UserId, ids: &[i64]) -> StoreResult<Vec
 }
 
 /// Sets (`on`) or clears the flag `bit` on `user`'s rows of `ids`.
-pub fn set_flag(conn: &Connection, user: UserId, ids: &[i64], bit: i64, on: bool) -> StoreResult<()> {
+pub fn set_flag(conn: &Connection, user: UserId, ids: &[MessageId], bit: i64, on: bool) -> StoreResult<()> {
     let sql = if on {
         "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 AND message_id = ?2"
     } else {
@@ -98,7 +99,7 @@ pub fn set_flag(conn: &Connection, user: UserId, ids: &[i64], bit: i64, on: bool
 
 /// Gives `user` rows with `flags` for `ids` (Zulip's historical rows: messages the user
 /// can see without having received them).
-pub fn insert_rows(conn: &Connection, user: UserId, ids: &[i64], flags: i64) -> StoreResult<()> {
+pub fn insert_rows(conn: &Connection, user: UserId, ids: &[MessageId], flags: i64) -> StoreResult<()> {
     let mut stmt =
         conn.prepare_cached("INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)")?;
     for id in ids {
@@ -123,7 +124,7 @@ pub fn unread_in_channel(
     user: UserId,
     channel: ChannelId,
     topic: Option<&str>,
-) -> StoreResult<Vec<i64>> {
+) -> StoreResult<Vec<MessageId>> {
     let mut stmt = conn.prepare_cached(
         "SELECT um.message_id FROM user_messages um INDEXED BY user_messages_unread
          JOIN messages m ON m.id = um.message_id
@@ -132,7 +133,7 @@ pub fn unread_in_channel(
          ORDER BY um.message_id",
     )?;
     let rows = stmt.query_map(params![user, channel, topic], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<Vec<i64>>>()?)
+    Ok(rows.collect::<rusqlite::Result<Vec<MessageId>>>()?)
 }
 
 /// Whether `user` received a message in `topic` (case-insensitive) of `channel`.
@@ -149,19 +150,19 @@ pub fn has_topic(conn: &Connection, user: UserId, channel: ChannelId, topic: &st
 pub fn unread(
     conn: &Connection,
     user: UserId,
-    ids: Option<&[i64]>,
+    ids: Option<&[MessageId]>,
     excluded: &[ChannelId],
     limit: usize,
 ) -> StoreResult<Vec<FlaggedMessage>> {
-    let excluded: Vec<String> = excluded.iter().map(|c| c.0.to_string()).collect();
+    let excluded = super::narrow::json_ids(excluded.iter().map(|c| c.0));
     // Without statistics SQLite would walk the primary key over every row of the user;
     // the partial index holds the unread ones only. A list of ids goes by the primary key.
     let select = |index: &str| {
         format!(
             "SELECT um.flags, m.id, m.sender_id, m.channel_id, m.topic, m.dm_key
              FROM user_messages um {index} JOIN messages m ON m.id = um.message_id
-             WHERE um.user_id = ? AND (um.flags & 1) = 0 AND (m.channel_id IS NULL OR m.channel_id NOT IN ({}))",
-            excluded.join(",")
+             WHERE um.user_id = ? AND (um.flags & 1) = 0
+               AND (m.channel_id IS NULL OR m.channel_id NOT IN (SELECT value FROM json_each(?)))"
         )
     };
     let row = |r: &rusqlite::Row<'_>| Ok(FlaggedMessage { flags: r.get(0)?, message: message_ref(r, 1)? });
@@ -171,7 +172,7 @@ pub fn unread(
             let sql = format!("{} ORDER BY um.message_id DESC LIMIT ?", select("INDEXED BY user_messages_unread"));
             let mut stmt = conn.prepare(&sql)?;
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            for r in stmt.query_map(params![user, limit], row)? {
+            for r in stmt.query_map(params![user, excluded, limit], row)? {
                 out.push(r?);
             }
         }
@@ -179,7 +180,9 @@ pub fn unread(
             for chunk in ids.chunks(CHUNK) {
                 let sql = format!("{} AND um.message_id IN ({})", select(""), placeholders(chunk.len()));
                 let mut stmt = conn.prepare(&sql)?;
-                let values = std::iter::once(user.0).chain(chunk.iter().copied());
+                let values = [Value::Integer(user.0), Value::Text(excluded.clone())]
+                    .into_iter()
+                    .chain(chunk.iter().map(|id| Value::Integer(id.0)));
                 for r in stmt.query_map(params_from_iter(values), row)? {
                     out.push(r?);
                 }
@@ -191,18 +194,18 @@ pub fn unread(
 }
 
 /// The ids of `user`'s starred messages, ascending.
-pub fn starred(conn: &Connection, user: UserId) -> StoreResult<Vec<i64>> {
+pub fn starred(conn: &Connection, user: UserId) -> StoreResult<Vec<MessageId>> {
     let mut stmt = conn.prepare_cached(
         "SELECT message_id FROM user_messages INDEXED BY user_messages_starred
          WHERE user_id = ?1 AND (flags & 2) != 0 ORDER BY message_id",
     )?;
     let rows = stmt.query_map([user], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<Vec<i64>>>()?)
+    Ok(rows.collect::<rusqlite::Result<Vec<MessageId>>>()?)
 }
 
 /// `user`'s direct-message conversations among their newest `limit` direct messages: each
 /// conversation's key (`dm_key`) with its newest message id, in no particular order.
-pub fn recent_conversations(conn: &Connection, user: UserId, limit: usize) -> StoreResult<Vec<(String, i64)>> {
+pub fn recent_conversations(conn: &Connection, user: UserId, limit: usize) -> StoreResult<Vec<(String, MessageId)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.dm_key, MAX(m.id) FROM
            (SELECT message_id FROM user_messages INDEXED BY user_messages_private
@@ -213,7 +216,7 @@ pub fn recent_conversations(conn: &Connection, user: UserId, limit: usize) -> St
     )?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = stmt.query_map(params![user, limit], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<Vec<(String, i64)>>>()?)
+    Ok(rows.collect::<rusqlite::Result<Vec<(String, MessageId)>>>()?)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpRequest, Scope};
-use agora_actors::ids::ChannelId;
+use agora_actors::ids::{ChannelId, MessageId};
 use agora_actors::realm::chat::changes::delete::DeleteMessage;
 use agora_actors::realm::chat::changes::history::GetMessageHistory;
 use agora_actors::realm::chat::changes::reactions::{AddReaction, RemoveReaction};
@@ -12,7 +12,7 @@ use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesN
 use agora_actors::realm::chat::flags::narrow::UpdateFlagsForNarrow;
 use agora_actors::realm::chat::flags::{MarkAllAsRead, MarkChannelAsRead, UpdateMessageFlags};
 use agora_actors::realm::chat::narrow::{parse_narrow, NarrowTerm};
-use agora_actors::realm::chat::send::{Recipient, SendMessage};
+use agora_actors::realm::chat::send::{SendMessage, SendTo};
 use agora_actors::{server_info, ApiError};
 use serde_json::{json, Map, Value};
 
@@ -52,12 +52,21 @@ pub(super) fn routes(scope: Scope) -> Scope {
 /// `POST /messages/flags`.
 pub async fn update_message_flags(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let flag = params.required_str("flag")?;
-    let messages =
-        params.decode("messages", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("messages"))?;
+    let messages = message_ids(&params, "messages")?.ok_or_else(|| ApiError::missing_argument("messages"))?;
     let op = params.required_str("op")?;
     let msg = UpdateMessageFlags { user_id: auth.user.user_id, messages, op, flag };
     let data = auth.realm.addr.send(msg).await??;
     Ok(params.success(data))
+}
+
+/// A JSON list of message ids.
+fn message_ids(params: &Params, name: &str) -> Result<Option<Vec<MessageId>>, ApiError> {
+    Ok(params.decode(name, decode::integer_list)?.map(|ids| ids.into_iter().map(MessageId).collect()))
+}
+
+/// A message id in the path.
+fn message_id(path: &str) -> MessageId {
+    MessageId(path_id(path))
 }
 
 /// `POST /mark_all_as_read`.
@@ -90,7 +99,7 @@ pub async fn mark_topic_as_read(auth: Authed, params: Params) -> Result<Success,
 async fn add_reaction(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let msg = AddReaction {
         user_id: auth.user.user_id,
-        message_id: path_id(&path),
+        message_id: message_id(&path),
         emoji_name: params.required_str("emoji_name")?,
         emoji_code: params.str("emoji_code"),
         reaction_type: params.str("reaction_type"),
@@ -103,7 +112,7 @@ async fn add_reaction(auth: Authed, path: web::Path<String>, params: Params) -> 
 async fn remove_reaction(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let msg = RemoveReaction {
         user_id: auth.user.user_id,
-        message_id: path_id(&path),
+        message_id: message_id(&path),
         emoji_name: params.str("emoji_name"),
         emoji_code: params.str("emoji_code"),
         reaction_type: params.str("reaction_type"),
@@ -114,7 +123,7 @@ async fn remove_reaction(auth: Authed, path: web::Path<String>, params: Params) 
 
 /// `DELETE /messages/{message_id}`.
 async fn delete_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    auth.realm.addr.send(DeleteMessage { user_id: auth.user.user_id, message_id: path_id(&path) }).await??;
+    auth.realm.addr.send(DeleteMessage { user_id: auth.user.user_id, message_id: message_id(&path) }).await??;
     Ok(params.ok())
 }
 
@@ -126,7 +135,7 @@ async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -
     params.bool("send_notification_to_new_thread")?;
     let msg = UpdateMessage {
         user_id: auth.user.user_id,
-        message_id: path_id(&path),
+        message_id: message_id(&path),
         content: params.str("content"),
         topic: params.str("topic").or_else(|| params.str("subject")),
         stream_id: params.int("stream_id")?,
@@ -142,7 +151,7 @@ async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -
 async fn message_history(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let msg = GetMessageHistory {
         user_id: auth.user.user_id,
-        message_id: path_id(&path),
+        message_id: message_id(&path),
         allow_empty_topic_name: params.bool_or("allow_empty_topic_name", false)?,
     };
     let history = auth.realm.read(msg).await??;
@@ -178,7 +187,7 @@ async fn set_typing(auth: Authed, params: Params) -> Result<Success, HttpError> 
 pub async fn send_message(auth: Authed, req: HttpRequest, params: Params) -> Result<Success, HttpError> {
     let kind = params.required_str("type")?;
     let to = params.required_str("to")?;
-    let recipient = Recipient::parse(&kind, &to)?;
+    let to = SendTo::parse(&kind, &to)?;
     let topic = params.str("topic").or_else(|| params.str("subject"));
     let content = params.required_str("content")?;
     let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -188,7 +197,7 @@ pub async fn send_message(auth: Authed, req: HttpRequest, params: Params) -> Res
     };
     let msg = SendMessage {
         sender: auth.user.user_id,
-        recipient,
+        to,
         topic,
         content,
         client,
@@ -238,7 +247,7 @@ pub async fn get_messages(auth: Authed, params: Params) -> Result<Success, HttpE
     let include_anchor = params.bool("include_anchor")?;
     let use_first_unread = params.bool("use_first_unread_anchor")?;
     let narrow = narrow_param(&params)?;
-    let message_ids = params.decode("message_ids", decode::integer_list)?;
+    let message_ids = message_ids(&params, "message_ids")?;
     let rendering = rendering(&params)?;
     if message_ids.is_some() {
         let combined = anchor_raw.is_some()
@@ -274,15 +283,14 @@ pub async fn get_messages(auth: Authed, params: Params) -> Result<Success, HttpE
 
 /// `GET /messages/{message_id}`.
 pub async fn get_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    let msg = GetMessage { user_id: auth.user.user_id, message_id: path_id(&path), rendering: rendering(&params)? };
+    let msg = GetMessage { user_id: auth.user.user_id, message_id: message_id(&path), rendering: rendering(&params)? };
     let out = auth.realm.read(msg).await??;
     Ok(params.success(out))
 }
 
 /// `GET /messages/matches_narrow`: `msg_ids` and `narrow`.
 pub async fn matches_narrow(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    let message_ids =
-        params.decode("msg_ids", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("msg_ids"))?;
+    let message_ids = message_ids(&params, "msg_ids")?.ok_or_else(|| ApiError::missing_argument("msg_ids"))?;
     let narrow = narrow_param(&params)?;
     if params.str("narrow").is_none() {
         return Err(ApiError::missing_argument("narrow").into());

@@ -1,12 +1,24 @@
-//! Messages: sending and rendering (`send`), fetching with narrows (`fetch`), per-user
-//! flags and unread counts (`flags`), edits, deletion, reactions and typing (`changes`).
-//! Messages live in SQLite (table `messages`, per-user rows in `user_messages`), not in
-//! the realm state: the realm actor validates against the state, writes in one
-//! transaction and fans out after the commit.
+//! Messages: sending (`send`), editing and moving (`edit`), deletion, reactions, typing and
+//! the edit history (`changes`), per-user flags and unread counts (`flags`), fetching with
+//! narrows (`fetch`, `narrow`), rendering (`render`, `highlight`) and the message object
+//! (`format`).
+//!
+//! Messages live in SQLite (table `messages`, per-user rows in `user_messages`), not in the
+//! realm state. Every change follows the realm's plan, write, apply
+//! ([`crate::realm::Change`]): the plan checks what the state can tell; where Zulip checks
+//! the stored message first (edits, deletion, reactions, flags), the plan keeps the state it
+//! was planned with and [`crate::realm::Change::write`] runs the checks in Zulip's order
+//! inside the transaction, then writes; `apply` updates memory (a channel's first message,
+//! topic policies) and returns the events. Reads (`fetch`, the edit history, the range of
+//! `flags/narrow`) run on the reader threads against the published state: the narrow
+//! parser resolves a narrow into a typed filter, and `crate::store::narrow` turns it into
+//! SQL with bound parameters only.
 
 pub mod changes;
 pub mod edit;
 pub mod fetch;
+#[cfg(test)]
+pub(crate) mod fixture_tests;
 pub mod flags;
 pub mod format;
 pub mod highlight;
@@ -20,9 +32,19 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-use crate::ids::ChannelId;
+use crate::error::{ApiError, ApiResult};
+use crate::ids::{ChannelId, UserId};
 use crate::realm::model::{Role, User};
 use crate::realm::state::RealmState;
+
+/// The user a request (or a read) acts for. They are authenticated, so a user the state
+/// does not have is the server's fault: logged, and the generic 500.
+pub fn viewer(state: &RealmState, id: UserId) -> ApiResult<&User> {
+    state.user(id).ok_or_else(|| {
+        tracing::warn!(realm.id = %state.realm().id, user.id = %id, "request for a user this realm does not have");
+        ApiError::internal()
+    })
+}
 
 /// Zulip's `has_message_access`: whether `user` may read a message of `channel` (`None`
 /// for a direct message), `has_row` telling whether they received it. Direct messages

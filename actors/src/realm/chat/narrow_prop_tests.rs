@@ -10,11 +10,12 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 
 use super::fetch::{fetch_window, Anchor, Range};
-use super::narrow::{build, fts_query, parse_narrow, search_words};
-use super::send::{send_message, DirectRef, Recipient, SendMessage};
-use crate::ids::ChannelId;
+use super::narrow::{build, parse_narrow, search_words};
+use super::send::{send_message, DirectRef, SendMessage, SendTo};
+use crate::ids::{ChannelId, MessageId};
 use crate::realm::model::{Channel, Role};
 use crate::realm::tests::{add, setup};
+use crate::store::narrow::fts_query;
 
 /// Strings rich in what breaks parsers: NUL and other controls, quotes, FTS5 syntax,
 /// separators, non-characters, astral characters, plus any character at all.
@@ -166,7 +167,7 @@ fn every_narrow_is_answered_or_refused_with_a_400() {
     for content in ["the ghost walks", "say \"ghost\" OR NEAR(x)"] {
         let msg = SendMessage {
             sender: boss,
-            recipient: Recipient::Direct(DirectRef::Ids(vec![ann.0])),
+            to: SendTo::Direct(DirectRef::Ids(vec![ann.0])),
             topic: None,
             content: content.into(),
             client: "website".into(),
@@ -182,10 +183,15 @@ fn every_narrow_is_answered_or_refused_with_a_400() {
     runner
         .run(&strategy, |(narrow, viewer, anchor)| {
             let user = state.user(viewers[viewer]).unwrap();
-            let range = Range { anchor: Anchor::Id(anchor.max(0)), num_before: 3, num_after: 3, include_anchor: true };
+            let range = Range {
+                anchor: Anchor::Id(MessageId(anchor.max(0))),
+                num_before: 3,
+                num_after: 3,
+                include_anchor: true,
+            };
             let outcome = parse_narrow(&Value::Array(narrow.clone()))
                 .and_then(|terms| build(&state, user, &terms))
-                .and_then(|query| fetch_window(&store.conn().unwrap(), &query, range).map(|_| ()));
+                .and_then(|narrow| fetch_window(&store.conn().unwrap(), &narrow.filter, range).map(|_| ()));
             if let Err(e) = outcome {
                 prop_assert_eq!(e.status, 400, "{}: {}", Value::Array(narrow), e.msg);
             }

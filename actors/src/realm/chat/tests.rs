@@ -6,8 +6,8 @@ use serde_json::json;
 use super::flag;
 use super::format::{dm_key, flag_names, recipient_id, DM_RECIPIENT_BASE};
 use super::render::render;
-use super::send::{send_message, DirectRef, Recipient, SendMessage};
-use crate::ids::UserId;
+use super::send::{send_message, DirectRef, SendMessage, SendTo};
+use crate::ids::{MessageId, UserId};
 use crate::realm::model::Role;
 use crate::realm::tests::{add, setup};
 use crate::store::messages::MessageRow;
@@ -15,7 +15,7 @@ use crate::store::messages::MessageRow;
 fn dm(sender: UserId, to: Vec<i64>, content: &str) -> SendMessage {
     SendMessage {
         sender,
-        recipient: Recipient::Direct(DirectRef::Ids(to)),
+        to: SendTo::Direct(DirectRef::Ids(to)),
         topic: None,
         content: content.into(),
         client: "website".into(),
@@ -39,7 +39,7 @@ fn flags_are_named_in_zulips_order_without_internal_ones() {
 fn direct_message_keys_and_recipient_ids_are_stable() {
     assert_eq!(dm_key(&[UserId(9), UserId(3), UserId(9)]), "3,9");
     let row = |sender: i64, key: &str| MessageRow {
-        id: 1,
+        id: MessageId(1),
         sender_id: UserId(sender),
         channel_id: None,
         topic: String::new(),

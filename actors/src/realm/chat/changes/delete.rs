@@ -2,26 +2,28 @@
 //! (Zulip's `delete_message_backend`, `validate_can_delete_message`, `do_delete_messages`).
 
 use actix::prelude::*;
+use rusqlite::Transaction;
 use serde_json::{json, Value};
 
 use super::{access_message_to_change, event_recipients};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::UserId;
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog;
+use crate::realm::chat::viewer;
 use crate::realm::model::User;
 use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
+use crate::realm::{Applied, Change};
 use crate::store::reactions::{self as store, MessageRow};
-use crate::store::Store;
 
 /// `DELETE /messages/{message_id}`.
-#[derive(Message, Debug)]
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "ApiResult<()>")]
 pub struct DeleteMessage {
     pub user_id: UserId,
-    pub message_id: i64,
+    pub message_id: MessageId,
 }
 
 fn no_permission() -> ApiError {
@@ -65,47 +67,80 @@ pub fn check_can_delete(state: &RealmState, user: &User, message: &MessageRow, n
     }
 }
 
-/// Deletes a message with its rows, reactions and search entry, and returns the
-/// `delete_message` event for everyone who could see it.
-pub fn delete_message(
-    state: &RealmState,
-    store: &Store,
-    user: &User,
-    message_id: i64,
+/// A deletion, planned: the access and permission checks need the stored message and run
+/// when it is written, against the state it was planned with.
+#[derive(Debug, Clone)]
+pub struct MessageDeletion {
+    state: RealmState,
+    user: UserId,
+    message_id: MessageId,
     now: i64,
-) -> ApiResult<Vec<Outgoing>> {
-    let conn = store.conn()?;
-    let message = access_message_to_change(state, &conn, user, message_id)?.message;
-    check_can_delete(state, user, &message, now)?;
-    let recipients = event_recipients(state, &conn, &message)?;
-    drop(conn);
-    store.write(|tx| store::delete_message(tx, &message))?;
-    let mut fields = json!({"message_ids": [message.id]});
-    if let (Value::Object(map), Some(channel)) = (&mut fields, message.channel_id) {
-        map.insert("message_type".into(), json!("stream"));
-        map.insert("stream_id".into(), json!(channel));
-        map.insert("topic".into(), json!(message.topic));
-    } else if let Value::Object(map) = &mut fields {
-        map.insert("message_type".into(), json!("private"));
+    /// Set by the write.
+    done: Option<Deleted>,
+}
+
+/// A deleted message: its row, who could see it, and its channel's new first message when
+/// it was the first.
+#[derive(Debug, Clone)]
+struct Deleted {
+    message: MessageRow,
+    recipients: Vec<UserId>,
+    first: Option<(ChannelId, Option<MessageId>)>,
+}
+
+/// Plans the deletion of `message_id` by `user`.
+pub fn plan_delete(state: &RealmState, user: UserId, message_id: MessageId, now: i64) -> ApiResult<MessageDeletion> {
+    let user = viewer(state, user)?.id;
+    Ok(MessageDeletion { state: state.clone(), user, message_id, now, done: None })
+}
+
+impl Change for MessageDeletion {
+    type Output = ();
+
+    /// Deletes the message with its rows, reactions and search entry.
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        let state = &self.state;
+        let user = viewer(state, self.user)?;
+        let message = access_message_to_change(state, tx, user, self.message_id)?.message;
+        check_can_delete(state, user, &message, self.now)?;
+        let recipients = event_recipients(state, tx, &message)?;
+        store::delete_message(tx, &message)?;
+        // The channel's first message may have been the one deleted.
+        let first = match message.channel_id {
+            Some(channel) if state.first_message_id(channel) == Some(message.id) => {
+                Some((channel, crate::store::channels::first_message_id(tx, channel)?.map(MessageId)))
+            }
+            _ => None,
+        };
+        self.done = Some(Deleted { message, recipients, first });
+        Ok(())
     }
-    Ok(vec![Outgoing::to(recipients, Event::new("delete_message", fields))])
+
+    /// The `delete_message` event, for everyone who could see the message.
+    fn apply(self, state: &mut RealmState) -> Applied<()> {
+        let MessageDeletion { state: planned, done, .. } = self;
+        drop(planned);
+        let Some(Deleted { message, recipients, first }) = done else { return Applied::events(Vec::new()) };
+        if let Some((channel, first)) = first {
+            state.set_first_channel_message(channel, first);
+        }
+        let mut fields = json!({"message_ids": [message.id]});
+        if let (Value::Object(map), Some(channel)) = (&mut fields, message.channel_id) {
+            map.insert("message_type".into(), json!("stream"));
+            map.insert("stream_id".into(), json!(channel));
+            map.insert("topic".into(), json!(message.topic));
+        } else if let Value::Object(map) = &mut fields {
+            map.insert("message_type".into(), json!("private"));
+        }
+        Applied::events(vec![Outgoing::to(recipients, Event::new("delete_message", fields))])
+    }
 }
 
 impl Handler<DeleteMessage> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: DeleteMessage, _: &mut Self::Context) -> Self::Result {
-        let user = self.viewer(msg.user_id)?;
-        let events = delete_message(&self.state, &self.store, user, msg.message_id, crate::clock::now())?;
-        // The channel's first message may have been the one deleted.
-        if let Some(channel) = events.first().and_then(|o| o.event.get("stream_id")).and_then(Value::as_i64) {
-            let channel = crate::ids::ChannelId(channel);
-            if self.state.first_message_id(channel) == Some(msg.message_id) {
-                let first = crate::store::channels::first_message_id(&*self.store.conn()?, channel)?;
-                self.state.set_first_channel_message(channel, first);
-            }
-        }
-        self.committed(events);
-        Ok(())
+        let change = plan_delete(&self.state, msg.user_id, msg.message_id, crate::clock::now())?;
+        self.commit(change)
     }
 }

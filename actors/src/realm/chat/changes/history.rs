@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::access_message;
 use crate::error::{ApiError, ApiResult};
-use crate::ids::UserId;
+use crate::ids::{MessageId, UserId};
 use crate::reader::HistoryRead;
 use crate::realm::catalog;
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
@@ -18,7 +18,7 @@ use crate::store::reactions::MessageRow;
 #[derive(Debug)]
 pub struct GetMessageHistory {
     pub user_id: UserId,
-    pub message_id: i64,
+    pub message_id: MessageId,
     pub allow_empty_topic_name: bool,
 }
 
@@ -104,7 +104,7 @@ mod tests {
 
     fn message(edit_history: Option<&str>) -> MessageRow {
         MessageRow {
-            id: 9,
+            id: MessageId(9),
             realm_id: RealmId(1),
             sender_id: UserId(3),
             channel_id: Some(ChannelId(4)),

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use rusqlite::Connection;
 
 use crate::error::{ApiError, ApiResult};
-use crate::ids::UserId;
+use crate::ids::{MessageId, UserId};
 use crate::realm::model::{Role, User};
 use crate::realm::state::RealmState;
 use crate::store::reactions::{self as store, MessageRow};
@@ -37,7 +37,12 @@ pub fn invalid_message() -> ApiError {
 /// message they received; a channel message of a public channel (for non-guests) or of a
 /// channel they have content access to, which with protected history they must also have
 /// received. Anything else is "Invalid message(s)".
-pub fn access_message(state: &RealmState, conn: &Connection, user: &User, message_id: i64) -> ApiResult<MessageAccess> {
+pub fn access_message(
+    state: &RealmState,
+    conn: &Connection,
+    user: &User,
+    message_id: MessageId,
+) -> ApiResult<MessageAccess> {
     access(state, conn, user, message_id, false)
 }
 
@@ -47,12 +52,18 @@ pub fn access_message_to_change(
     state: &RealmState,
     conn: &Connection,
     user: &User,
-    message_id: i64,
+    message_id: MessageId,
 ) -> ApiResult<MessageAccess> {
     access(state, conn, user, message_id, true)
 }
 
-fn access(state: &RealmState, conn: &Connection, user: &User, id: i64, modifying: bool) -> ApiResult<MessageAccess> {
+fn access(
+    state: &RealmState,
+    conn: &Connection,
+    user: &User,
+    id: MessageId,
+    modifying: bool,
+) -> ApiResult<MessageAccess> {
     let message = store::message(conn, id)?.filter(|m| m.realm_id == user.realm_id).ok_or_else(invalid_message)?;
     let has_user_message = store::has_user_message(conn, user.id, id)?;
     let archived = message.channel_id.and_then(|c| state.channel(c)).is_some_and(|c| c.is_archived);

@@ -1,15 +1,19 @@
-//! Message changes against a real (temporary) database: who may delete, and that deleting
-//! leaves no row behind.
+//! Message changes: who may delete, and that deleting leaves no row behind (against a
+//! real, temporary database); typing notifications (planned from a state in memory).
 
-use crate::ids::{ChannelId, UserId};
+use crate::events::Outgoing;
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::channels::ops::{self, ChannelOptions, SubscribeRequest};
-use crate::realm::model::Role;
+use crate::realm::chat::fixture_tests as fixture;
+use crate::realm::model::{Role, Subscription};
 use crate::realm::state::RealmState;
 use crate::realm::tests::{add, setup};
+use crate::realm::{commit, Change};
 use crate::store::reactions::{self as store, Reaction};
 use crate::store::{self as stores, Store};
 
-use super::delete::{check_can_delete, delete_message};
+use super::delete::{check_can_delete, plan_delete};
+use super::typing::{plan_typing, SetTyping, TypingTo};
 use super::{access_message, event_recipients};
 
 const T0: i64 = 1_795_238_460;
@@ -29,16 +33,23 @@ fn channel(state: &mut RealmState, store: &Store, owner: UserId, members: &[User
 }
 
 /// A message of `sender` in `channel`, received by its subscribers and indexed.
-fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> i64 {
+fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> MessageId {
     let recipients: Vec<UserId> = state.subscribers(channel).collect();
     store
         .write(|tx| {
             let id = stores::channels::insert_message(tx, state.realm().id, sender, channel, "t", "hello", date_sent)?;
             stores::channels::insert_user_messages(tx, id, &recipients)?;
+            let id = MessageId(id);
             store::index_message(tx, id, "hello", "t")?;
             Ok::<_, stores::StoreError>(id)
         })
         .unwrap()
+}
+
+/// The events of a typing notification, planned and applied without a database.
+fn set_typing(state: &RealmState, user_id: UserId, op: &str, to: TypingTo) -> crate::error::ApiResult<Vec<Outgoing>> {
+    let notice = plan_typing(state, SetTyping { user_id, op: op.to_owned(), to })?;
+    Ok(notice.apply(&mut state.clone()).events)
 }
 
 #[test]
@@ -81,8 +92,8 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
     let row = store::message(&conn, id).unwrap().unwrap();
     assert_eq!(event_recipients(&state, &conn, &row).unwrap(), vec![alice, bob]);
 
-    let alice_user = state.user(alice).unwrap().clone();
-    let events = delete_message(&state, &store, &alice_user, id, T0 + 1).unwrap();
+    let change = plan_delete(&state, alice, id, T0 + 1).unwrap();
+    let events = commit(&mut state, &store, change).unwrap().events;
     assert_eq!(events[0].users, vec![alice, bob]);
     let count = |sql: &str| conn.query_row(sql, [id], |r| r.get::<_, i64>(0)).unwrap();
     assert_eq!(count("SELECT COUNT(*) FROM messages WHERE id = ?1"), 0);
@@ -96,34 +107,31 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
 
 #[test]
 fn channels_past_the_typing_size_limit_get_no_typing_events() {
-    use super::typing::{set_typing, TypingTo, MAX_CHANNEL_SIZE_FOR_TYPING};
-    let (_dir, store, config, mut state) = setup();
-    let owner = state.users().next().unwrap().id;
-    let users: Vec<UserId> = (0..=MAX_CHANNEL_SIZE_FOR_TYPING)
-        .map(|i| add(&mut state, &store, &config, &format!("u{i}@acme.test"), Role::Member))
-        .collect();
-    let c = channel(&mut state, &store, owner, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
-    let sender = state.user(users[0]).unwrap().clone();
+    use super::typing::MAX_CHANNEL_SIZE_FOR_TYPING;
+    let mut state = fixture::realm();
+    let users: Vec<UserId> =
+        (0..=MAX_CHANNEL_SIZE_FOR_TYPING).map(|i| fixture::user(&mut state, &format!("u{i}"), Role::Member)).collect();
+    let c = fixture::channel(&mut state, "c", false, &users[..MAX_CHANNEL_SIZE_FOR_TYPING]);
+    let sender = users[0];
     let to = || TypingTo::Channel { stream_id: Some(c.0), topic: Some("t".into()) };
-    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    let events = set_typing(&state, sender, "start", to()).unwrap();
     assert_eq!(events[0].users.len(), MAX_CHANNEL_SIZE_FOR_TYPING);
     let last = users[MAX_CHANNEL_SIZE_FOR_TYPING];
-    channel(&mut state, &store, owner, &[last]);
-    let events = set_typing(&state, &sender, "start", to()).unwrap();
+    state.put_subscription(Subscription::new(last, c, "#c2c2c2".into()));
+    let events = set_typing(&state, sender, "start", to()).unwrap();
     assert!(events[0].users.is_empty());
 }
 
 #[test]
 fn direct_typing_names_each_person_once_in_the_order_given() {
-    use super::typing::{set_typing, TypingTo};
-    let (_dir, store, config, mut state) = setup();
-    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
-    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
-    let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
-    let sender = state.user(alice).unwrap().clone();
+    let mut state = fixture::realm();
+    let alice = fixture::user(&mut state, "alice", Role::Member);
+    let bob = fixture::user(&mut state, "bob", Role::Member);
+    let carol = fixture::user(&mut state, "carol", Role::Member);
+    let sender = alice;
     let mut to: Vec<i64> = [carol, bob, alice].iter().cycle().take(30_000).map(|u| u.0).collect();
     to.push(carol.0);
-    let events = set_typing(&state, &sender, "start", TypingTo::Direct(Some(to))).unwrap();
+    let events = set_typing(&state, sender, "start", TypingTo::Direct(Some(to))).unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].users, vec![carol, bob, alice]);
     let person = |id: UserId| serde_json::json!({"user_id": id, "email": state.user(id).unwrap().email});
@@ -131,4 +139,30 @@ fn direct_typing_names_each_person_once_in_the_order_given() {
         events[0].event.get("recipients"),
         Some(&serde_json::json!([person(carol), person(bob), person(alice)]))
     );
+}
+
+/// Zulip checks access to the message before the emoji: an unknown emoji is found when
+/// planned, and refused only once the message is known to be readable.
+#[test]
+fn reactions_check_the_message_before_the_emoji() {
+    use super::reactions::{plan_add_reaction, AddReaction};
+    let (_dir, store, config, mut state) = setup();
+    let owner = state.users().next().unwrap().id;
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let c = channel(&mut state, &store, owner, &[alice]);
+    let id = message(&state, &store, alice, c, T0);
+    let react = |message_id: MessageId, emoji_name: &str| AddReaction {
+        user_id: alice,
+        message_id,
+        emoji_name: emoji_name.into(),
+        emoji_code: None,
+        reaction_type: None,
+    };
+    let planned = plan_add_reaction(&state, react(MessageId(999), "nope")).unwrap();
+    assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Invalid message(s)");
+    let planned = plan_add_reaction(&state, react(id, "nope")).unwrap();
+    assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Emoji 'nope' does not exist");
+    let planned = plan_add_reaction(&state, react(id, "smile")).unwrap();
+    let events = commit(&mut state, &store, planned).unwrap().events;
+    assert_eq!(events[0].users, vec![alice]);
 }

@@ -1,7 +1,9 @@
 //! Typing notifications: `POST /typing` and the `typing` event (Zulip's
-//! `zerver/views/typing.py`, `zerver/actions/typing.py`). Nothing is stored.
+//! `zerver/views/typing.py`, `zerver/actions/typing.py`). Nothing is stored: the change
+//! is planned and applied, with no transaction.
 
 use actix::prelude::*;
+use rusqlite::Transaction;
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult};
@@ -10,8 +12,10 @@ use crate::ids::{distinct, ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::catalog::{self, EMPTY_TOPIC_DISPLAY_NAME};
 use crate::realm::chat::send::check_can_send_to_channel;
+use crate::realm::chat::viewer;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
+use crate::realm::{Applied, Change};
 
 /// Where the typed message goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +27,7 @@ pub enum TypingTo {
 }
 
 /// `POST /typing`.
-#[derive(Message, Debug)]
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "ApiResult<()>")]
 pub struct SetTyping {
     pub user_id: UserId,
@@ -46,10 +50,34 @@ fn person(user: &User) -> Value {
     json!({"user_id": user.id, "email": user.email})
 }
 
-/// Checks a typing notification and returns its `typing` event, for the recipients who
-/// receive typing notifications (the sender's other clients included, as in Zulip).
-pub fn set_typing(state: &RealmState, sender: &User, op: &str, to: TypingTo) -> ApiResult<Vec<Outgoing>> {
-    let (fields, audience) = match to {
+/// A typing notification, checked: its `typing` event's body and recipients.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypingNotice {
+    pub body: Value,
+    pub recipients: Vec<UserId>,
+}
+
+impl Change for TypingNotice {
+    type Output = ();
+
+    fn write(&mut self, _: &Transaction<'_>) -> ApiResult<()> {
+        Ok(())
+    }
+
+    fn apply(self, _: &mut RealmState) -> Applied<()> {
+        Applied::events(vec![Outgoing::to(self.recipients, Event::new("typing", self.body))])
+    }
+
+    fn writes(&self) -> bool {
+        false
+    }
+}
+
+/// Checks a typing notification: its `typing` event goes to the recipients who receive
+/// typing notifications (the sender's other clients included, as in Zulip).
+pub fn plan_typing(state: &RealmState, msg: SetTyping) -> ApiResult<TypingNotice> {
+    let sender = viewer(state, msg.user_id)?;
+    let (fields, audience) = match msg.to {
         TypingTo::Channel { stream_id, topic } => channel_typing(state, sender, stream_id, topic)?,
         TypingTo::Direct(user_ids) => direct_typing(state, sender, user_ids)?,
     };
@@ -57,11 +85,11 @@ pub fn set_typing(state: &RealmState, sender: &User, op: &str, to: TypingTo) -> 
         .into_iter()
         .filter(|id| state.user(*id).is_some_and(|u| u.is_active && user_flag(u, "receives_typing_notifications")))
         .collect();
-    let mut body = json!({"message_type": fields.0, "op": op, "sender": person(sender)});
+    let mut body = json!({"message_type": fields.0, "op": msg.op, "sender": person(sender)});
     if let (Value::Object(body), Value::Object(rest)) = (&mut body, fields.1) {
         body.extend(rest);
     }
-    Ok(vec![Outgoing::to(recipients, Event::new("typing", body))])
+    Ok(TypingNotice { body, recipients })
 }
 
 type Typing = ((&'static str, Value), Vec<UserId>);
@@ -122,9 +150,7 @@ impl Handler<SetTyping> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: SetTyping, _: &mut Self::Context) -> Self::Result {
-        let sender = self.viewer(msg.user_id)?;
-        let events = set_typing(&self.state, sender, &msg.op, msg.to)?;
-        self.committed(events);
-        Ok(())
+        let change = plan_typing(&self.state, msg)?;
+        self.commit(change)
     }
 }

@@ -6,14 +6,16 @@ use actix::prelude::*;
 use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 
-use super::{update_flags, FlagChange};
+use super::{plan_flags, FlagChange};
 use crate::error::{ApiError, ApiResult};
-use crate::ids::UserId;
+use crate::ids::{MessageId, UserId};
 use crate::reader::HistoryRead;
 use crate::realm::actor::RealmActor;
 use crate::realm::chat::fetch::{fetch_window, Range, Window, MAX_MESSAGES_PER_FETCH};
-use crate::realm::chat::narrow::{self, NarrowQuery, NarrowTerm};
+use crate::realm::chat::narrow::{self, NarrowTerm};
+use crate::realm::chat::viewer;
 use crate::realm::state::RealmState;
+use crate::store::narrow::Filter;
 
 /// `POST /messages/flags/narrow`.
 #[derive(Message, Debug)]
@@ -40,7 +42,7 @@ pub fn clamp_range(range: Range) -> ApiResult<Range> {
 
 /// The messages of a range of a narrow already built (a history read).
 struct NarrowWindow {
-    query: NarrowQuery,
+    filter: Filter,
     range: Range,
 }
 
@@ -48,7 +50,7 @@ impl HistoryRead for NarrowWindow {
     type Output = Window;
 
     fn run(self, _: &RealmState, conn: &Connection) -> ApiResult<Window> {
-        fetch_window(conn, &self.query, self.range)
+        fetch_window(conn, &self.filter, self.range)
     }
 }
 
@@ -60,8 +62,8 @@ impl Handler<UpdateFlagsForNarrow> for RealmActor {
 
     fn handle(&mut self, msg: UpdateFlagsForNarrow, _: &mut Self::Context) -> Self::Result {
         let planned = clamp_range(msg.range).and_then(|range| {
-            let user = self.viewer(msg.user_id)?;
-            Ok(NarrowWindow { query: narrow::build(&self.state, user, &msg.narrow)?, range })
+            let user = viewer(&self.state, msg.user_id)?;
+            Ok(NarrowWindow { filter: narrow::build(&self.state, user, &msg.narrow)?.filter, range })
         });
         let read = match planned {
             Ok(query) => self.read(query),
@@ -70,11 +72,9 @@ impl Handler<UpdateFlagsForNarrow> for RealmActor {
         let (user_id, flag, op) = (msg.user_id, msg.flag, msg.op);
         Box::pin(read.into_actor(self).map(move |window, actor, _| {
             let window = window?;
-            let ids: Vec<i64> = window.rows.iter().map(|(row, _)| row.id).collect();
+            let ids: Vec<MessageId> = window.rows.iter().map(|(row, _)| row.id).collect();
             let change = FlagChange::parse(&flag, &op)?;
-            let user = actor.viewer(user_id)?;
-            let (outcome, events) = update_flags(&actor.state, &actor.store, user, change, &ids)?;
-            actor.committed(events);
+            let outcome = actor.commit(plan_flags(&actor.state, user_id, change, ids.clone())?)?;
             let mut data = Map::new();
             data.insert("processed_count".into(), json!(ids.len()));
             data.insert("updated_count".into(), json!(outcome.changed.len()));

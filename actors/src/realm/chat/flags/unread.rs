@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-use crate::ids::{ChannelId, UserId};
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::chat::flag;
 use crate::realm::state::RealmState;
@@ -39,8 +39,8 @@ enum Place {
 /// The unread messages of a user, each with its place, ascending; and the mentions.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawUnread {
-    messages: Vec<(i64, Place)>,
-    mentions: BTreeSet<i64>,
+    messages: Vec<(MessageId, Place)>,
+    mentions: BTreeSet<MessageId>,
     old_unreads_missing: bool,
 }
 
@@ -89,9 +89,9 @@ impl RawUnread {
     /// entry, named as their oldest unread message; with `empty_topic_name` false the empty
     /// topic is shown by its display name.
     pub fn to_json(&self, empty_topic_name: bool) -> Value {
-        let mut pms: BTreeMap<UserId, Vec<i64>> = BTreeMap::new();
-        let mut groups: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
-        let mut streams: BTreeMap<(ChannelId, String), (&str, Vec<i64>)> = BTreeMap::new();
+        let mut pms: BTreeMap<UserId, Vec<MessageId>> = BTreeMap::new();
+        let mut groups: BTreeMap<&str, Vec<MessageId>> = BTreeMap::new();
+        let mut streams: BTreeMap<(ChannelId, String), (&str, Vec<MessageId>)> = BTreeMap::new();
         let mut count = 0;
         for (id, place) in &self.messages {
             match place {
@@ -142,7 +142,7 @@ impl RawUnread {
             Place::Channel { .. } => 1,
             Place::Group(_) => 2,
         };
-        let mut ordered: Vec<&(i64, Place)> = self.messages.iter().collect();
+        let mut ordered: Vec<&(MessageId, Place)> = self.messages.iter().collect();
         ordered.sort_by_key(|(id, place)| (rank(place), *id));
         for (id, place) in ordered {
             let mut details = match place {
@@ -194,7 +194,7 @@ pub fn recent_private_conversations(store: &Store, user: UserId) -> StoreResult<
 }
 
 /// The `starred_messages` register list, ascending.
-pub fn starred_messages(store: &Store, user: UserId) -> StoreResult<Vec<i64>> {
+pub fn starred_messages(store: &Store, user: UserId) -> StoreResult<Vec<MessageId>> {
     user_messages::starred(&*store.conn()?, user)
 }
 

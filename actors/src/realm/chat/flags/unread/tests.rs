@@ -11,8 +11,13 @@ use crate::realm::tests::{add, setup};
 use crate::store::user_messages::MessageRef;
 
 fn row(id: i64, dm_key: &str, flags: i64) -> FlaggedMessage {
-    let message =
-        MessageRef { id, sender_id: UserId(1), channel_id: None, topic: String::new(), dm_key: Some(dm_key.into()) };
+    let message = MessageRef {
+        id: MessageId(id),
+        sender_id: UserId(1),
+        channel_id: None,
+        topic: String::new(),
+        dm_key: Some(dm_key.into()),
+    };
     FlaggedMessage { message, flags }
 }
 

@@ -3,30 +3,31 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::types::Value as Sql;
 use rusqlite::Connection;
 use serde_json::{json, Map, Value};
 
 use super::format::{message_dict, viewer_flags, Shape};
 use super::highlight::{match_content, match_subject};
-use super::narrow::{self, NarrowQuery, NarrowTerm};
+use super::narrow::{self, NarrowTerm};
+use super::viewer;
 use crate::error::{ApiError, ApiResult};
-use crate::ids::UserId;
+use crate::ids::{MessageId, UserId};
 use crate::reader::HistoryRead;
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
-use crate::store::messages::{self as db, FetchedRow, ReactionRow, MESSAGE_COLUMNS};
+use crate::store::messages::{self as db, FetchedRow, ReactionRow};
+use crate::store::narrow::{self as rows, Filter};
 
 /// The anchor Zulip reports for `newest` (and for `first_unread` with nothing unread).
-pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
+pub const LARGER_THAN_MAX_MESSAGE_ID: MessageId = MessageId(10_000_000_000_000_000);
 /// Most messages one request may ask for.
 pub const MAX_MESSAGES_PER_FETCH: i64 = 5000;
 
 /// `anchor` of `GET /messages`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
-    Id(i64),
+    Id(MessageId),
     Newest,
     Oldest,
     FirstUnread,
@@ -39,9 +40,10 @@ impl Anchor {
             "newest" => Ok(Anchor::Newest),
             "oldest" => Ok(Anchor::Oldest),
             "first_unread" => Ok(Anchor::FirstUnread),
-            _ => {
-                raw.parse::<i64>().map(|id| Anchor::Id(id.max(0))).map_err(|_| ApiError::bad_request("Invalid anchor"))
-            }
+            _ => raw
+                .parse::<i64>()
+                .map(|id| Anchor::Id(MessageId(id.max(0))))
+                .map_err(|_| ApiError::bad_request("Invalid anchor")),
         }
     }
 }
@@ -65,14 +67,14 @@ pub struct GetMessages {
     pub narrow: Vec<NarrowTerm>,
     pub rendering: Rendering,
     /// `message_ids` instead of an anchor range.
-    pub message_ids: Option<Vec<i64>>,
+    pub message_ids: Option<Vec<MessageId>>,
 }
 
 /// `GET /messages/{id}` (a history read).
 #[derive(Debug, Clone)]
 pub struct GetMessage {
     pub user_id: UserId,
-    pub message_id: i64,
+    pub message_id: MessageId,
     pub rendering: Rendering,
 }
 
@@ -80,34 +82,8 @@ pub struct GetMessage {
 #[derive(Debug, Clone)]
 pub struct MatchesNarrow {
     pub user_id: UserId,
-    pub message_ids: Vec<i64>,
+    pub message_ids: Vec<MessageId>,
     pub narrow: Vec<NarrowTerm>,
-}
-
-/// Runs the narrow's query with an extra condition, ordering and limit.
-fn run(
-    conn: &Connection,
-    q: &NarrowQuery,
-    extra: &str,
-    extra_args: &[Sql],
-    order: &str,
-    limit: i64,
-) -> ApiResult<Vec<FetchedRow>> {
-    let extra = extra.replace("m.id", q.id_col);
-    let sql = format!(
-        "SELECT um.flags, {MESSAGE_COLUMNS} {} AND {extra} ORDER BY {} {order} LIMIT {limit}",
-        q.from_where(),
-        q.id_col
-    );
-    let mut args = q.args.clone();
-    args.extend_from_slice(extra_args);
-    Ok(db::query_rows(conn, &sql, &args)?)
-}
-
-/// The first unread message of the narrow, if any.
-fn first_unread(conn: &Connection, q: &NarrowQuery) -> ApiResult<Option<i64>> {
-    let sql = format!("SELECT MIN({}) {} AND ({} & 1) = 0", q.id_col, q.from_where(), q.flags);
-    Ok(db::query_id(conn, &sql, &q.args)?)
 }
 
 /// The message objects of `rows`, with their reactions.
@@ -118,9 +94,9 @@ fn render_rows(
     rendering: Rendering,
     search: Option<&[String]>,
 ) -> ApiResult<Vec<Value>> {
-    let ids: Vec<i64> = rows.iter().map(|(row, _)| row.id).collect();
+    let ids: Vec<MessageId> = rows.iter().map(|(row, _)| row.id).collect();
     let reactions = db::reactions_of(conn, &ids)?;
-    let mut by_message: BTreeMap<i64, Vec<&ReactionRow>> = BTreeMap::new();
+    let mut by_message: BTreeMap<MessageId, Vec<&ReactionRow>> = BTreeMap::new();
     for reaction in &reactions {
         by_message.entry(reaction.message_id).or_default().push(reaction);
     }
@@ -159,38 +135,27 @@ pub struct Range {
 pub struct Window {
     pub rows: Vec<FetchedRow>,
     /// The anchor as a message id (`newest` is [`LARGER_THAN_MAX_MESSAGE_ID`]).
-    pub anchor: i64,
+    pub anchor: MessageId,
     pub found_anchor: bool,
     pub found_oldest: bool,
     pub found_newest: bool,
 }
 
 /// Zulip's anchored fetch: up to `num_before` messages before the anchor, the anchor
-/// itself when wanted and up to `num_after` after it, all matching the narrow `q`.
-pub fn fetch_window(conn: &Connection, q: &NarrowQuery, range: Range) -> ApiResult<Window> {
+/// itself when wanted and up to `num_after` after it, all matching `filter`.
+pub fn fetch_window(conn: &Connection, filter: &Filter, range: Range) -> ApiResult<Window> {
     let (anchor, to_left, to_right) = match range.anchor {
         Anchor::Id(id) => (id, false, false),
         Anchor::Newest => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
-        Anchor::Oldest => (0, true, false),
-        Anchor::FirstUnread => match first_unread(conn, q)? {
+        Anchor::Oldest => (MessageId(0), true, false),
+        Anchor::FirstUnread => match rows::first_unread(conn, filter)? {
             Some(id) => (id, false, false),
             None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
         },
     };
-    let mut before = if range.num_before > 0 {
-        run(conn, q, "m.id < ?", &[Sql::Integer(anchor)], "DESC", range.num_before)?
-    } else {
-        Vec::new()
-    };
-    before.reverse();
-    let at_anchor =
-        if range.include_anchor { run(conn, q, "m.id = ?", &[Sql::Integer(anchor)], "ASC", 1)? } else { Vec::new() };
-    let after = if range.num_after > 0 {
-        run(conn, q, "m.id > ?", &[Sql::Integer(anchor)], "ASC", range.num_after)?
-    } else {
-        Vec::new()
-    };
-    let found_anchor = !at_anchor.is_empty();
+    let rows::Around { before, at: at_anchor, after } =
+        rows::around(conn, filter, anchor, range.num_before, range.include_anchor, range.num_after)?;
+    let found_anchor = at_anchor.is_some();
     let found_oldest = to_left || (before.len() as i64) < range.num_before;
     let found_newest = to_right || (after.len() as i64) < range.num_after;
     let rows = before.into_iter().chain(at_anchor).chain(after).collect();
@@ -204,14 +169,13 @@ pub fn get_messages(
     user: &User,
     msg: &GetMessages,
 ) -> ApiResult<Map<String, Value>> {
-    let q = narrow::build(state, user, &msg.narrow)?;
+    let narrow = narrow::build(state, user, &msg.narrow)?;
     let mut out = Map::new();
     if let Some(ids) = &msg.message_ids {
-        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
-        let rows = run(conn, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", ids.len() as i64)?;
+        let rows = rows::among(conn, &narrow.filter, ids)?;
         out.insert(
             "messages".into(),
-            Value::Array(render_rows(state, conn, &rows, msg.rendering, q.search.as_deref())?),
+            Value::Array(render_rows(state, conn, &rows, msg.rendering, narrow.search.as_deref())?),
         );
         out.insert("history_limited".into(), json!(false));
         return Ok(out);
@@ -225,8 +189,9 @@ pub fn get_messages(
         num_after: msg.num_after,
         include_anchor: msg.include_anchor,
     };
-    let Window { rows, anchor, found_anchor, found_oldest, found_newest } = fetch_window(conn, &q, range)?;
-    out.insert("messages".into(), Value::Array(render_rows(state, conn, &rows, msg.rendering, q.search.as_deref())?));
+    let Window { rows, anchor, found_anchor, found_oldest, found_newest } = fetch_window(conn, &narrow.filter, range)?;
+    let messages = render_rows(state, conn, &rows, msg.rendering, narrow.search.as_deref())?;
+    out.insert("messages".into(), Value::Array(messages));
     out.insert("found_anchor".into(), json!(found_anchor));
     out.insert("found_oldest".into(), json!(found_oldest));
     out.insert("found_newest".into(), json!(found_newest));
@@ -236,14 +201,9 @@ pub fn get_messages(
 }
 
 /// A message the user may read, with their flags, or "Invalid message(s)".
-fn accessible_message(state: &RealmState, conn: &Connection, user: &User, id: i64) -> ApiResult<FetchedRow> {
-    let sql = format!(
-        "SELECT um.flags, {MESSAGE_COLUMNS} FROM messages m
-         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?1 WHERE m.id = ?2 AND m.realm_id = ?3"
-    );
-    let args = [Sql::Integer(user.id.0), Sql::Integer(id), Sql::Integer(state.realm().id.0)];
+fn accessible_message(state: &RealmState, conn: &Connection, user: &User, id: MessageId) -> ApiResult<FetchedRow> {
     let invalid = || ApiError::bad_request("Invalid message(s)");
-    let (row, flags) = db::query_rows(conn, &sql, &args)?.into_iter().next().ok_or_else(invalid)?;
+    let (row, flags) = db::viewed_message(conn, state.realm().id, user.id, id)?.ok_or_else(invalid)?;
     if super::has_message_access(state, user, row.channel_id, flags.is_some()) {
         Ok((row, flags))
     } else {
@@ -274,10 +234,9 @@ pub fn matches_narrow(
     user: &User,
     msg: &MatchesNarrow,
 ) -> ApiResult<Map<String, Value>> {
-    let q = narrow::build(state, user, &msg.narrow)?;
-    let list: Vec<String> = msg.message_ids.iter().map(i64::to_string).collect();
-    let rows = run(conn, &q, &format!("m.id IN ({})", list.join(",")), &[], "ASC", msg.message_ids.len() as i64)?;
-    let words = q.search.unwrap_or_default();
+    let narrow = narrow::build(state, user, &msg.narrow)?;
+    let rows = rows::among(conn, &narrow.filter, &msg.message_ids)?;
+    let words = narrow.search.unwrap_or_default();
     let mut matches = Map::new();
     for (row, _) in rows {
         let content = match_content(&row.rendered_content, &words);
@@ -289,19 +248,11 @@ pub fn matches_narrow(
     Ok(out)
 }
 
-/// The viewer of a read, from the snapshot it runs against.
-fn reader_of(state: &RealmState, id: UserId) -> ApiResult<&User> {
-    state.user(id).ok_or_else(|| {
-        tracing::warn!(realm.id = %state.realm().id, user.id = %id, "read for a user this realm does not have");
-        ApiError::internal()
-    })
-}
-
 impl HistoryRead for GetMessages {
     type Output = Map<String, Value>;
 
     fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
-        get_messages(state, conn, reader_of(state, self.user_id)?, &self)
+        get_messages(state, conn, viewer(state, self.user_id)?, &self)
     }
 }
 
@@ -309,7 +260,7 @@ impl HistoryRead for GetMessage {
     type Output = Map<String, Value>;
 
     fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
-        get_message(state, conn, reader_of(state, self.user_id)?, &self)
+        get_message(state, conn, viewer(state, self.user_id)?, &self)
     }
 }
 
@@ -317,18 +268,9 @@ impl HistoryRead for MatchesNarrow {
     type Output = Map<String, Value>;
 
     fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
-        matches_narrow(state, conn, reader_of(state, self.user_id)?, &self)
+        matches_narrow(state, conn, viewer(state, self.user_id)?, &self)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn anchors_parse() {
-        assert_eq!(Anchor::parse("newest").unwrap(), Anchor::Newest);
-        assert_eq!(Anchor::parse("42").unwrap(), Anchor::Id(42));
-        assert_eq!(Anchor::parse("x").unwrap_err().msg, "Invalid anchor");
-    }
-}
+mod tests;

@@ -1,0 +1,73 @@
+//! Editing and moving messages: `PATCH /messages/{message_id}` and the `update_message`
+//! event (Zulip's `update_message_backend`, `check_update_message`, `do_update_message`):
+//! who may edit and when (`checks`), the planned edit and its write (`ops`), and its
+//! events (`events`).
+//!
+//! `send_notification_to_old_thread` / `send_notification_to_new_thread` are accepted but
+//! no Notification Bot messages are sent yet.
+
+pub mod checks;
+pub mod events;
+pub mod ops;
+
+#[cfg(test)]
+mod tests;
+
+use actix::prelude::*;
+
+pub use ops::{plan_edit, MessageEdit};
+
+use crate::error::{ApiError, ApiResult};
+use crate::ids::{MessageId, UserId};
+use crate::realm::actor::RealmActor;
+
+/// Which messages of the topic an edit of the topic or channel applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PropagateMode {
+    ChangeOne,
+    ChangeLater,
+    ChangeAll,
+}
+
+impl PropagateMode {
+    /// Parses Zulip's `propagate_mode` values.
+    pub fn parse(value: &str) -> ApiResult<PropagateMode> {
+        match value {
+            "change_one" => Ok(PropagateMode::ChangeOne),
+            "change_later" => Ok(PropagateMode::ChangeLater),
+            "change_all" => Ok(PropagateMode::ChangeAll),
+            _ => Err(ApiError::bad_request("Invalid propagate_mode")),
+        }
+    }
+
+    /// Zulip's name of the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PropagateMode::ChangeOne => "change_one",
+            PropagateMode::ChangeLater => "change_later",
+            PropagateMode::ChangeAll => "change_all",
+        }
+    }
+}
+
+/// `PATCH /messages/{message_id}`.
+#[derive(Message, Debug, Clone)]
+#[rtype(result = "ApiResult<()>")]
+pub struct UpdateMessage {
+    pub user_id: UserId,
+    pub message_id: MessageId,
+    pub content: Option<String>,
+    /// `topic` or its legacy alias `subject`.
+    pub topic: Option<String>,
+    pub stream_id: Option<i64>,
+    pub propagate_mode: PropagateMode,
+}
+
+impl Handler<UpdateMessage> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: UpdateMessage, _: &mut Self::Context) -> Self::Result {
+        let change = plan_edit(&self.state, msg, crate::clock::now())?;
+        self.commit(change)
+    }
+}
