@@ -16,8 +16,8 @@ use crate::ids::{ChannelId, UserId};
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
-use crate::realm::{commit, Applied, Change};
-use crate::store::{self, Store};
+use crate::realm::{Applied, Change};
+use crate::store;
 
 /// Visibility policy 0: none (inherit).
 pub const INHERIT: i64 = 0;
@@ -149,33 +149,25 @@ impl Change for TopicPolicy {
         Ok(())
     }
 
-    /// `muted_topics` (the legacy full list) then `user_topic`, to the user alone.
     fn apply(self, state: &mut RealmState) -> Applied<()> {
         let Some(row) = self.row else { return Applied::events(Vec::new()) };
-        let (user, channel, policy, now) = (row.user_id, row.channel_id, row.visibility_policy, row.last_updated);
-        state.put_user_topic(row);
-        let muted = Event::new("muted_topics", json!({ "muted_topics": muted_topics_list(state, user) }));
-        let user_topic = Event::new(
-            "user_topic",
-            json!({"stream_id": channel, "topic_name": self.topic, "last_updated": now, "visibility_policy": policy}),
-        );
-        Applied::events(vec![Outgoing::to(vec![user], muted), Outgoing::to(vec![user], user_topic)])
+        state.put_user_topic(row.clone());
+        Applied::events(policy_events(state, &row, &self.topic))
     }
 }
 
-/// Sets a topic policy outside any actor (sending a message follows its topic after the
-/// message is committed): plans, commits, returns the events.
-pub(crate) fn set_policy(
-    state: &mut RealmState,
-    store: &Store,
-    user: UserId,
-    channel: ChannelId,
-    topic: &str,
-    policy: i64,
-    now: i64,
-) -> ApiResult<Vec<Outgoing>> {
-    let change = plan_policy(state, user, channel, topic, policy, now);
-    Ok(commit(state, store, change)?.events)
+/// The events of a topic policy just set (Zulip's `do_set_user_topic_visibility_policy`):
+/// the legacy `muted_topics` list, then `user_topic` with the topic as the request named
+/// it, both to the user alone.
+pub fn policy_events(state: &RealmState, row: &UserTopic, topic: &str) -> Vec<Outgoing> {
+    let user = row.user_id;
+    let muted = Event::new("muted_topics", json!({ "muted_topics": muted_topics_list(state, user) }));
+    let user_topic = Event::new(
+        "user_topic",
+        json!({"stream_id": row.channel_id, "topic_name": topic, "last_updated": row.last_updated,
+               "visibility_policy": row.visibility_policy}),
+    );
+    vec![Outgoing::to(vec![user], muted), Outgoing::to(vec![user], user_topic)]
 }
 
 /// Plans `POST /user_topics`: `policy` is 0 to 3 (the route checks it); the empty topic's

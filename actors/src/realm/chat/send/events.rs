@@ -8,9 +8,8 @@ use serde_json::{json, Value};
 use crate::events::{Event, Outgoing};
 use crate::ids::UserId;
 use crate::realm::chat::format::flag_names;
-use crate::realm::model::{Channel, Role, UserTopic};
+use crate::realm::model::{Channel, Role};
 use crate::realm::state::RealmState;
-use crate::realm::topics::policies::muted_topics_list;
 
 /// The `message` events: the shared message object, one event per distinct flag set, each
 /// to the recipients with those flags. The sender's event carries `sender_queue_id` and
@@ -70,18 +69,4 @@ pub fn all_public_streams_event(message: &Value, audience: Vec<UserId>) -> Optio
     }
     let body = json!({"message": message, "flags": [], "for_all_public_streams": true});
     Some(Outgoing::to(audience, Event::new("message", body)))
-}
-
-/// The events of a topic policy the sender got by sending (Zulip's
-/// `do_set_user_topic_visibility_policy`): the legacy `muted_topics` list, then
-/// `user_topic` with the topic as the message names it, both to the sender alone.
-pub fn followed_topic_events(state: &RealmState, row: &UserTopic, topic: &str) -> Vec<Outgoing> {
-    let user = row.user_id;
-    let muted = Event::new("muted_topics", json!({ "muted_topics": muted_topics_list(state, user) }));
-    let user_topic = Event::new(
-        "user_topic",
-        json!({"stream_id": row.channel_id, "topic_name": topic, "last_updated": row.last_updated,
-               "visibility_policy": row.visibility_policy}),
-    );
-    vec![Outgoing::to(vec![user], muted), Outgoing::to(vec![user], user_topic)]
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::addressee::{ChannelRef, SendTo};
 use super::content::{addressed_topic, check_topics_policy, default_read_by_sender, normalize_content};
-use super::events::{all_public_streams_audience, all_public_streams_event, followed_topic_events, message_events};
+use super::events::{all_public_streams_audience, all_public_streams_event, message_events};
 use super::mentions::{
     check_mentions, may_mention, may_mention_anyone, mentioned_group_members, recipient_flags, topic_wildcard_refused,
 };
@@ -21,7 +21,7 @@ use crate::realm::chat::format::{dm_key, message_dict, Shape};
 use crate::realm::chat::render::{render, Rendered};
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
-use crate::realm::topics::policies::FOLLOWED;
+use crate::realm::topics::policies::{policy_events, FOLLOWED};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
 
@@ -327,7 +327,7 @@ impl Change for PlannedMessage {
         let automatic = self.automatic.map(|row| {
             let policy = row.visibility_policy;
             state.put_user_topic(row.clone());
-            events.extend(followed_topic_events(state, &row, &self.topic));
+            events.extend(policy_events(state, &row, &self.topic));
             policy
         });
         Applied::new(SentMessage { id: self.id, automatic_new_visibility_policy: automatic }, events)
