@@ -105,4 +105,6 @@ pub fn commit<C: Change>(state: &mut RealmState, store: &Store, mut change: C) -
 }
 
 #[cfg(test)]
+pub(crate) mod fixture_tests;
+#[cfg(test)]
 mod tests;

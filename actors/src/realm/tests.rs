@@ -239,12 +239,9 @@ fn incoming_webhook_bots_may_not_use_the_api_and_bots_keep_their_keys() {
 /// Organizations built in memory, with no database: for the tests of plans and of their
 /// application to the state.
 pub(super) mod memory {
-    use std::collections::BTreeMap;
-
-    use serde_json::Map;
-
-    use crate::ids::{GroupId, RealmId, UserId};
-    use crate::realm::model::{EmailVisibility, Realm, Role, SystemGroup, User, UserGroup};
+    use crate::ids::UserId;
+    use crate::realm::fixture_tests;
+    use crate::realm::model::Role;
     use crate::realm::state::RealmState;
 
     pub(crate) const T0: i64 = super::T0;
@@ -252,35 +249,7 @@ pub(super) mod memory {
     /// "acme": the eight system groups (ids 1 to 8, chained as `create_realm` chains them)
     /// and its owner `boss@acme.test`, "The Boss" (id 1).
     pub(crate) fn state() -> RealmState {
-        let realm = Realm {
-            id: RealmId(1),
-            subdomain: "acme".into(),
-            name: "Acme".into(),
-            description: String::new(),
-            settings: Map::new(),
-            user_defaults: Map::new(),
-            deactivated: false,
-            date_created: T0,
-        };
-        let mut groups: BTreeMap<GroupId, UserGroup> = BTreeMap::new();
-        for (i, (name, description, subgroup)) in SystemGroup::DEFINITIONS.iter().enumerate() {
-            let subgroups = subgroup.and_then(|s| groups.values().find(|g| g.name == s)).map(|g| g.id);
-            let id = GroupId(i as i64 + 1);
-            let group = UserGroup {
-                id,
-                name: (*name).to_owned(),
-                description: (*description).to_owned(),
-                is_system_group: true,
-                creator_id: None,
-                date_created: Some(T0),
-                deactivated: false,
-                settings: Map::new(),
-                members: Default::default(),
-                subgroups: subgroups.into_iter().collect(),
-            };
-            groups.insert(id, group);
-        }
-        let mut state = RealmState::new(realm, Vec::new(), groups);
+        let mut state = fixture_tests::organization();
         let owner = user(&mut state, "boss@acme.test", Role::Owner);
         state.user_mut(owner).unwrap().full_name = "The Boss".into();
         state
@@ -290,33 +259,7 @@ pub(super) mod memory {
     /// for `m@acme.test`), in its role's system groups.
     pub(crate) fn user(state: &mut RealmState, email: &str, role: Role) -> UserId {
         let id = UserId(state.users().map(|u| u.id.0).max().unwrap_or(0) + 1);
-        let user = User {
-            id,
-            realm_id: state.realm().id,
-            delivery_email: email.to_owned(),
-            email: email.to_owned(),
-            full_name: format!("User {}", email.split('@').next().unwrap_or("")),
-            role,
-            is_active: true,
-            is_bot: false,
-            bot_type: None,
-            bot_owner_id: None,
-            timezone: String::new(),
-            date_joined: T0,
-            avatar_source: "G".into(),
-            avatar_version: 1,
-            api_key: format!("{:0>32}", id.0),
-            password_hash: None,
-            can_create_users: false,
-            can_change_user_emails: false,
-            email_address_visibility: EmailVisibility::Everyone,
-            settings: Map::new(),
-            profile_data: Default::default(),
-        };
-        state.put_user(user);
-        for group in state.role_groups(role, T0, T0) {
-            state.add_group_members(group, &[id]);
-        }
-        id
+        let name = format!("User {}", email.split('@').next().unwrap_or(""));
+        fixture_tests::human(state, id, email, &name, &format!("{:0>32}", id.0), role)
     }
 }
