@@ -149,6 +149,11 @@ impl Change for TopicPolicy {
         Ok(())
     }
 
+    /// Setting the policy a topic already has stores nothing.
+    fn writes(&self) -> bool {
+        self.row.is_some()
+    }
+
     fn apply(self, state: &mut RealmState) -> Applied<()> {
         let Some(row) = self.row else { return Applied::events(Vec::new()) };
         state.put_user_topic(row.clone());
