@@ -2,14 +2,18 @@
 //! history), so that no read of the database ever runs on a realm or queue actor's thread.
 //!
 //! Readers are sync actors on an actix [`SyncArbiter`], each with a read-only connection of
-//! its own, shared by every organization. A read carries the snapshot of its organization's
-//! state that the realm actor published after its last commit ([`RealmState`] clones
-//! cheaply), so it decides access and formats its answer without a round trip through the
-//! realm actor. A read may miss a message committed a moment after it began, as with Zulip.
+//! its own, shared by every organization. A read takes, when it starts, the snapshot of its
+//! organization's state that the realm actor published after its last commit
+//! ([`RealmState`] clones cheaply), so it decides access and formats its answer without a
+//! round trip through the realm actor. It sees no message newer than that snapshot (whose
+//! channel's rules the snapshot may not know), so it may miss a message committed a moment
+//! after it began, as with Zulip, but never shows one it should not.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use actix::prelude::*;
+use arc_swap::ArcSwap;
 use rusqlite::Connection;
 
 use crate::error::{ApiError, ApiResult};
@@ -25,9 +29,11 @@ pub trait HistoryRead: Send + 'static {
     fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output>;
 }
 
-/// A [`HistoryRead`] with the organization's snapshot, on its way to a reader.
+/// A [`HistoryRead`] on its way to a reader, with where its organization publishes its
+/// state: the reader takes the latest snapshot when the read starts (not when it was sent,
+/// which may be long before behind slow searches).
 pub struct Read<Q> {
-    pub state: Arc<RealmState>,
+    pub state: Arc<ArcSwap<RealmState>>,
     pub query: Q,
 }
 
@@ -35,7 +41,8 @@ impl<Q: HistoryRead> Message for Read<Q> {
     type Result = ApiResult<Q::Output>;
 }
 
-/// One reader thread and its connection (opened on first use, reopened after a failure).
+/// One reader thread and its connection (opened on first use, dropped after a failure so
+/// that the next read opens a fresh one).
 pub struct Reader {
     store: Store,
     conn: Option<Connection>,
@@ -48,14 +55,33 @@ impl Actor for Reader {
 impl<Q: HistoryRead> Handler<Read<Q>> for Reader {
     type Result = ApiResult<Q::Output>;
 
+    /// Runs the read. A panic in it is caught and answered with the generic 500 (and the
+    /// connection dropped): a reader thread is shared by every organization, and nothing
+    /// would start another one.
     fn handle(&mut self, msg: Read<Q>, _: &mut Self::Context) -> Self::Result {
         let conn = match self.conn.take() {
             Some(conn) => conn,
             None => self.store.read_connection().map_err(ApiError::from)?,
         };
-        let out = msg.query.run(&msg.state, &conn);
-        self.conn = Some(conn);
-        out
+        let (state, query) = (msg.state.load_full(), msg.query);
+        let out = catch_unwind(AssertUnwindSafe(|| query.run(&state, &conn)));
+        match out {
+            Ok(Ok(answer)) => {
+                self.conn = Some(conn);
+                Ok(answer)
+            }
+            Ok(Err(e)) => {
+                // A storage failure may have left the connection unusable; refusals did not.
+                if e.status < 500 {
+                    self.conn = Some(conn);
+                }
+                Err(e)
+            }
+            Err(_) => {
+                tracing::error!(realm.id = %state.realm().id, "a history read panicked");
+                Err(ApiError::internal())
+            }
+        }
     }
 }
 

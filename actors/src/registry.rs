@@ -52,7 +52,7 @@ impl RealmHandle {
 
     /// Sends a history read to the reader threads with the latest state snapshot.
     pub fn read<Q: HistoryRead>(&self, query: Q) -> actix::dev::Request<Reader, Read<Q>> {
-        self.readers.send(Read { state: self.state(), query })
+        self.readers.send(Read { state: Arc::clone(&self.state), query })
     }
 
     /// Whether the actor is still running.

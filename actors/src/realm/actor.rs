@@ -112,7 +112,7 @@ impl RealmActor {
     /// Sends a history read to the reader threads, with the state as of the last commit.
     /// Await it without blocking the mailbox (a `ResponseActFuture` that is not atomic).
     pub(super) fn read<Q: HistoryRead>(&self, query: Q) -> impl std::future::Future<Output = ApiResult<Q::Output>> {
-        let request = self.readers.send(Read { state: self.published.load_full(), query });
+        let request = self.readers.send(Read { state: Arc::clone(&self.published), query });
         async move {
             request.await.map_err(|e| {
                 tracing::error!(error = %e, "history readers unavailable");

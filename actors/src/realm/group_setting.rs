@@ -134,6 +134,53 @@ fn refused(setting: &str, group_name: &str) -> ApiError {
 }
 
 impl RealmState {
+    /// The system groups a user of `role` is a direct member of: the role's own group, and
+    /// `role:fullmembers` for members past the organization's waiting period.
+    pub fn role_groups(&self, role: Role, date_joined: i64, now: i64) -> Vec<GroupId> {
+        let mut names = vec![role.system_group()];
+        let waited_days = (now - date_joined).div_euclid(86_400);
+        if role == Role::Member && waited_days >= self.realm().waiting_period_threshold() {
+            names.push(SystemGroup::FULL_MEMBERS);
+        }
+        names.into_iter().filter_map(|n| self.system_group_id(n)).collect()
+    }
+
+    /// Whether `user` belongs to `group`, directly or through subgroups.
+    pub fn is_member_recursive(&self, group: GroupId, user: UserId) -> bool {
+        let mut stack = vec![group];
+        let mut seen = Vec::new();
+        while let Some(g) = stack.pop() {
+            if seen.contains(&g) {
+                continue;
+            }
+            seen.push(g);
+            if let Some(grp) = self.group(g) {
+                if grp.members.contains(&user) {
+                    return true;
+                }
+                stack.extend(grp.subgroups.iter().copied());
+            }
+        }
+        false
+    }
+
+    /// Whether `user` is in a group-setting value (spec 2.1): a group id, or an anonymous
+    /// group `{"direct_members": [...], "direct_subgroups": [...]}`.
+    pub fn group_setting_contains(&self, value: &serde_json::Value, user: UserId) -> bool {
+        if let Some(id) = value.as_i64() {
+            return self.is_member_recursive(GroupId(id), user);
+        }
+        let ids = |key: &str| -> Vec<i64> {
+            value
+                .get(key)
+                .and_then(|v| v.as_array())
+                .map(|a| a.iter().filter_map(|v| v.as_i64()).collect())
+                .unwrap_or_default()
+        };
+        ids("direct_members").contains(&user.0)
+            || ids("direct_subgroups").into_iter().any(|g| self.is_member_recursive(GroupId(g), user))
+    }
+
     /// The id of `role:nobody` (every realm has one; `GroupId(0)` names no group).
     pub fn nobody_group_id(&self) -> GroupId {
         self.system_group_id(SystemGroup::NOBODY).unwrap_or(GroupId(0))

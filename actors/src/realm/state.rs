@@ -14,9 +14,7 @@ use std::sync::Arc;
 use imbl::{HashMap, OrdMap, OrdSet};
 use rusqlite::Connection;
 
-use super::model::{
-    Channel, ChannelFolder, CustomProfileField, Realm, Role, Subscription, SystemGroup, User, UserGroup, UserTopic,
-};
+use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, RealmId, UserId};
@@ -38,6 +36,9 @@ pub struct RealmState {
     profile_fields: Arc<Vec<CustomProfileField>>,
     /// The channels layer (channels, subscriptions, folders, topic policies).
     channels: Channels,
+    /// No committed message of the organization is newer: history reads against a snapshot
+    /// of this state see no message sent after it (whose channel's rules it may not know).
+    last_message_id: MessageId,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -75,6 +76,7 @@ impl RealmState {
             groups: groups.into_iter().map(|(id, g)| (id, Arc::new(g))).collect(),
             profile_fields: Arc::default(),
             channels: Channels::default(),
+            last_message_id: MessageId(0),
         };
         for user in users {
             state.put_user(user);
@@ -115,6 +117,7 @@ impl RealmState {
         }
         state.channels.first_messages =
             store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
+        state.last_message_id = store::messages::newest_message_id(conn)?;
         Ok(Some(state))
     }
 
@@ -231,6 +234,12 @@ impl RealmState {
         self.channels.rows_of.get(&user).into_iter().flatten().filter_map(move |c| self.subscription(user, *c))
     }
 
+    /// The newest message committed when this state was (no message of the organization is
+    /// newer).
+    pub fn last_message_id(&self) -> MessageId {
+        self.last_message_id
+    }
+
     /// The id of a channel's first message, if it has any.
     pub fn first_message_id(&self, channel: ChannelId) -> Option<MessageId> {
         self.channels.first_messages.get(&channel).copied()
@@ -270,53 +279,6 @@ impl RealmState {
     /// The id of a system group (`role:members`, ...).
     pub fn system_group_id(&self, name: &str) -> Option<GroupId> {
         self.system_groups.get(name).copied()
-    }
-
-    /// The system groups a user of `role` is a direct member of: the role's own group, and
-    /// `role:fullmembers` for members past the organization's waiting period.
-    pub fn role_groups(&self, role: Role, date_joined: i64, now: i64) -> Vec<GroupId> {
-        let mut names = vec![role.system_group()];
-        let waited_days = (now - date_joined).div_euclid(86_400);
-        if role == Role::Member && waited_days >= self.realm.waiting_period_threshold() {
-            names.push(SystemGroup::FULL_MEMBERS);
-        }
-        names.into_iter().filter_map(|n| self.system_group_id(n)).collect()
-    }
-
-    /// Whether `user` belongs to `group`, directly or through subgroups.
-    pub fn is_member_recursive(&self, group: GroupId, user: UserId) -> bool {
-        let mut stack = vec![group];
-        let mut seen = Vec::new();
-        while let Some(g) = stack.pop() {
-            if seen.contains(&g) {
-                continue;
-            }
-            seen.push(g);
-            if let Some(grp) = self.groups.get(&g) {
-                if grp.members.contains(&user) {
-                    return true;
-                }
-                stack.extend(grp.subgroups.iter().copied());
-            }
-        }
-        false
-    }
-
-    /// Whether `user` is in a group-setting value (spec 2.1): a group id, or an anonymous
-    /// group `{"direct_members": [...], "direct_subgroups": [...]}`.
-    pub fn group_setting_contains(&self, value: &serde_json::Value, user: UserId) -> bool {
-        if let Some(id) = value.as_i64() {
-            return self.is_member_recursive(GroupId(id), user);
-        }
-        let ids = |key: &str| -> Vec<i64> {
-            value
-                .get(key)
-                .and_then(|v| v.as_array())
-                .map(|a| a.iter().filter_map(|v| v.as_i64()).collect())
-                .unwrap_or_default()
-        };
-        ids("direct_members").contains(&user.0)
-            || ids("direct_subgroups").into_iter().any(|g| self.is_member_recursive(GroupId(g), user))
     }
 
     // --- Changes. Only `ops` calls these, after the database has committed. ---
@@ -385,6 +347,11 @@ impl RealmState {
             Some(id) => self.channels.first_messages.insert(channel, id),
             None => self.channels.first_messages.remove(&channel),
         };
+    }
+
+    /// Records a committed message of the organization (the newest one so far).
+    pub(crate) fn note_message(&mut self, id: MessageId) {
+        self.last_message_id = self.last_message_id.max(id);
     }
 
     /// Records a message sent to a channel (its first one becomes `first_message_id`).

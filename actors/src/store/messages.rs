@@ -1,6 +1,6 @@
 //! Messages, their per-user rows and their full-text index.
 
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::StoreResult;
 use crate::ids::{ChannelId, MessageId, RealmId, UserId};
@@ -123,6 +123,12 @@ pub fn viewed_message(
     Ok(stmt.query_row(params![viewer, id, realm], |row| Ok((read_row(row, 1)?, row.get(0)?))).optional()?)
 }
 
+/// The newest message id of the whole database (0 without messages): an upper bound of
+/// every organization's committed messages, since ids only grow.
+pub fn newest_message_id(conn: &Connection) -> StoreResult<MessageId> {
+    Ok(conn.query_row("SELECT COALESCE(MAX(id), 0) FROM messages", [], |r| r.get(0))?)
+}
+
 /// One reaction on a message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReactionRow {
@@ -138,13 +144,13 @@ pub fn reactions_of(conn: &Connection, messages: &[MessageId]) -> StoreResult<Ve
     if messages.is_empty() {
         return Ok(Vec::new());
     }
-    let marks = vec!["?"; messages.len()].join(",");
-    let sql = format!(
+    // One bound JSON list, however many messages (a `?` each would meet SQLite's limit).
+    let ids = super::narrow::json_ids(messages.iter().map(|m| m.0));
+    let mut stmt = conn.prepare_cached(
         "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-         WHERE message_id IN ({marks}) ORDER BY message_id"
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(params_from_iter(messages.iter()), |r| {
+         WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY message_id",
+    )?;
+    let rows = stmt.query_map([ids], |r| {
         Ok(ReactionRow {
             message_id: r.get(0)?,
             user_id: r.get(1)?,

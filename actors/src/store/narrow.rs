@@ -85,6 +85,9 @@ pub struct Filter {
     pub viewer: UserId,
     pub scope: Scope,
     pub terms: Vec<Term>,
+    /// The newest message the viewer's access was decided for (the state snapshot's):
+    /// messages committed later are left out, since their channel's rules may have changed.
+    pub upto: MessageId,
 }
 
 /// The viewer's flags on a row of a whole-history scope: `read` + `historical` where they
@@ -195,6 +198,10 @@ impl Filter {
                 q.bind(" FROM user_messages um JOIN messages m ON m.id = um.message_id WHERE um.user_id = ?", viewer);
             }
         }
+        for part in [" AND ", self.id_col(), " <= ?"] {
+            q.push(part);
+        }
+        q.args.push(Sql::Integer(self.upto.0));
         for term in &self.terms {
             q.push(if term.negated { " AND NOT (" } else { " AND (" });
             self.condition(&mut q, &term.condition);

@@ -309,3 +309,39 @@ fn render_benchmark() {
     let (sanitizer, _) = time(&|| crate::markdown::sanitize::clean(&html));
     println!("render without sanitizer: {unsanitized:.1} µs, with: {full:.1} µs, sanitizer alone: {sanitizer:.1} µs");
 }
+
+/// A history read decides access against the state snapshot it runs with: it shows no
+/// message committed after that snapshot (whose channel's rules the snapshot may not know),
+/// by narrow or by id.
+#[test]
+fn a_read_sees_no_message_newer_than_its_snapshot() {
+    use crate::reader::HistoryRead;
+    use crate::realm::chat::fetch::{Anchor, GetMessage, GetMessages, Rendering};
+
+    let (_dir, store, config, mut state) = setup();
+    let boss = state.users().next().unwrap().id;
+    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
+    let (first, _) = send_message(&mut state, &store, &dm(boss, vec![bob.0], "one"), &Default::default(), 0).unwrap();
+    let stale = state.clone();
+    let (second, _) = send_message(&mut state, &store, &dm(boss, vec![bob.0], "two"), &Default::default(), 0).unwrap();
+    let rendering = Rendering { apply_markdown: false, client_gravatar: false, allow_empty_topic_name: true };
+    let fetch = GetMessages {
+        user_id: bob,
+        anchor: Anchor::Newest,
+        num_before: 10,
+        num_after: 0,
+        include_anchor: true,
+        narrow: Vec::new(),
+        rendering,
+        message_ids: None,
+    };
+    let conn = store.read_connection().unwrap();
+    let ids = |out: serde_json::Map<String, serde_json::Value>| -> Vec<i64> {
+        out["messages"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect()
+    };
+    assert_eq!(ids(fetch.clone().run(&stale, &conn).unwrap()), vec![first.id.0]);
+    assert_eq!(ids(fetch.run(&state, &conn).unwrap()), vec![first.id.0, second.id.0]);
+    let by_id = GetMessage { user_id: bob, message_id: second.id, rendering };
+    assert_eq!(by_id.clone().run(&stale, &conn).unwrap_err().msg, "Invalid message(s)");
+    assert!(by_id.run(&state, &conn).is_ok());
+}

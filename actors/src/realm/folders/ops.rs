@@ -204,6 +204,11 @@ pub fn plan_update_folder(
 impl Change for FolderUpdate {
     type Output = ();
 
+    /// Values equal to the current ones store nothing.
+    fn writes(&self) -> bool {
+        !self.data.is_empty()
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if !self.data.is_empty() {
             store::channels::update_folder(tx, &self.folder)?;

@@ -235,6 +235,11 @@ impl Change for RealmSettings {
     /// The changed settings, strings as `"updated"` (Zulip's reply).
     type Output = Map<String, Value>;
 
+    /// Values equal to the current ones store nothing.
+    fn writes(&self) -> bool {
+        !self.changes_nothing()
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if self.changes_nothing() {
             return Ok(());
@@ -358,6 +363,11 @@ pub fn plan_user_defaults(state: &RealmState, user_id: UserId, settings: Vec<Set
 
 impl Change for UserDefaults {
     type Output = ();
+
+    /// Values equal to the current ones store nothing.
+    fn writes(&self) -> bool {
+        !self.changed.is_empty()
+    }
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if !self.changed.is_empty() {

@@ -209,6 +209,11 @@ pub fn plan_own_settings(
 impl Change for OwnSettings {
     type Output = ();
 
+    /// Values equal to the current ones store nothing.
+    fn writes(&self) -> bool {
+        self.after != self.before
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if self.after != self.before {
             store::users::save_own_settings(tx, &self.after)?;

@@ -10,7 +10,7 @@ const VIEWER: UserId = UserId(7);
 
 fn filter(scope: Scope, conditions: Vec<Condition>) -> Filter {
     let terms = conditions.into_iter().map(|condition| Term { condition, negated: false }).collect();
-    Filter { viewer: VIEWER, scope, terms }
+    Filter { viewer: VIEWER, scope, terms, upto: MessageId(i64::MAX) }
 }
 
 /// Every condition, each holding a value that would be recognisable in the SQL text.

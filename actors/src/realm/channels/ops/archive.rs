@@ -97,6 +97,11 @@ pub fn plan_default_channel(state: &RealmState, acting: UserId, id: ChannelId, a
 impl Change for DefaultChannel {
     type Output = ();
 
+    /// Adding a default channel again, or removing one that is not, stores nothing.
+    fn writes(&self) -> bool {
+        self.changes
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if self.changes {
             store::channels::set_default_channel(tx, self.realm_id, self.channel, self.add)?;

@@ -226,6 +226,11 @@ impl ChannelChange {
 impl Change for ChannelChange {
     type Output = ();
 
+    /// A request that changes nothing stores nothing (unless a check must read messages).
+    fn writes(&self) -> bool {
+        self.check_empty_topic_only || self.refusal.is_some() || !self.is_empty()
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if self.check_empty_topic_only {
             check_only_empty_topic(tx, self.channel.id)?;

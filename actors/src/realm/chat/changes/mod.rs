@@ -64,6 +64,11 @@ fn access(
     id: MessageId,
     modifying: bool,
 ) -> ApiResult<MessageAccess> {
+    // A message newer than the state (a snapshot, on the reader threads) was sent under
+    // rules the state may not know.
+    if id > state.last_message_id() {
+        return Err(invalid_message());
+    }
     let message = store::message(conn, id)?.filter(|m| m.realm_id == user.realm_id).ok_or_else(invalid_message)?;
     let has_user_message = store::has_user_message(conn, user.id, id)?;
     let archived = message.channel_id.and_then(|c| state.channel(c)).is_some_and(|c| c.is_archived);

@@ -33,7 +33,7 @@ fn channel(state: &mut RealmState, store: &Store, owner: UserId, members: &[User
 }
 
 /// A message of `sender` in `channel`, received by its subscribers and indexed.
-fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> MessageId {
+fn message(state: &mut RealmState, store: &Store, sender: UserId, channel: ChannelId, date_sent: i64) -> MessageId {
     let recipients: Vec<UserId> = state.subscribers(channel).collect();
     store
         .write(|tx| {
@@ -43,6 +43,8 @@ fn message(state: &RealmState, store: &Store, sender: UserId, channel: ChannelId
             store::index_message(tx, id, "hello", "t")?;
             Ok::<_, stores::StoreError>(id)
         })
+        // Written behind the state's back: it must know the message exists.
+        .inspect(|id| state.note_message(*id))
         .unwrap()
 }
 
@@ -60,7 +62,7 @@ fn deletion_follows_roles_and_the_time_limit() {
     let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
     let admin = add(&mut state, &store, &config, "admin@acme.test", Role::Administrator);
     let c = channel(&mut state, &store, owner, &[alice, bob]);
-    let id = message(&state, &store, alice, c, T0);
+    let id = message(&mut state, &store, alice, c, T0);
     let row = store::message(&store.conn().unwrap(), id).unwrap().unwrap();
     let user = |id: UserId| state.user(id).unwrap().clone();
 
@@ -80,7 +82,7 @@ fn deleting_removes_every_row_and_tells_the_subscribers() {
     let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
     let carol = add(&mut state, &store, &config, "carol@acme.test", Role::Member);
     let c = channel(&mut state, &store, owner, &[alice, bob]);
-    let id = message(&state, &store, alice, c, T0);
+    let id = message(&mut state, &store, alice, c, T0);
     let smile =
         Reaction { emoji_name: "smile".into(), emoji_code: "1f604".into(), reaction_type: "unicode_emoji".into() };
     store.write(|tx| store::insert_reaction(tx, id, bob, &smile)).unwrap();
@@ -150,7 +152,7 @@ fn reactions_check_the_message_before_the_emoji() {
     let owner = state.users().next().unwrap().id;
     let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
     let c = channel(&mut state, &store, owner, &[alice]);
-    let id = message(&state, &store, alice, c, T0);
+    let id = message(&mut state, &store, alice, c, T0);
     let react = |message_id: MessageId, emoji_name: &str| AddReaction {
         user_id: alice,
         message_id,

@@ -203,6 +203,10 @@ pub fn get_messages(
 /// A message the user may read, with their flags, or "Invalid message(s)".
 fn accessible_message(state: &RealmState, conn: &Connection, user: &User, id: MessageId) -> ApiResult<FetchedRow> {
     let invalid = || ApiError::bad_request("Invalid message(s)");
+    // A message newer than the snapshot was sent under rules the snapshot may not know.
+    if id > state.last_message_id() {
+        return Err(invalid());
+    }
     let (row, flags) = db::viewed_message(conn, state.realm().id, user.id, id)?.ok_or_else(invalid)?;
     if super::has_message_access(state, user, row.channel_id, flags.is_some()) {
         Ok((row, flags))

@@ -165,7 +165,7 @@ pub fn build(state: &RealmState, user: &User, narrow: &[NarrowTerm]) -> ApiResul
             terms.push(Term { condition, negated: term.negated });
         }
     }
-    Ok(Narrow { filter: Filter { viewer: user.id, scope, terms }, search })
+    Ok(Narrow { filter: Filter { viewer: user.id, scope, terms, upto: state.last_message_id() }, search })
 }
 
 /// The condition of one term (`None` for terms that do not filter, like `near`).

@@ -321,6 +321,7 @@ impl Change for PlannedMessage {
         let echo = self.echo.as_ref().map(|(queue, local)| (queue.as_str(), local.as_str()));
         let mut events = message_events(&message, self.sender, &self.flags, echo);
         events.extend(all_public_streams_event(&message, self.public_audience));
+        state.note_message(self.id);
         if let Some(channel) = self.channel_id {
             state.note_channel_message(channel, self.id);
         }

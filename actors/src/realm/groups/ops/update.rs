@@ -89,6 +89,11 @@ impl GroupEdit {
 impl Change for GroupEdit {
     type Output = ();
 
+    /// Values equal to the current ones store nothing.
+    fn writes(&self) -> bool {
+        self.changes_anything()
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if self.changes_anything() {
             store::groups::update(tx, &self.after)?;

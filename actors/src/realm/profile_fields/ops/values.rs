@@ -216,6 +216,11 @@ impl ProfileDataWrites {
 impl Change for ProfileDataWrites {
     type Output = ();
 
+    /// Values equal to the current ones store nothing.
+    fn writes(&self) -> bool {
+        !self.writes.is_empty()
+    }
+
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         Ok(self.write_values(tx)?)
     }
