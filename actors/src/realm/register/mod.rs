@@ -1,6 +1,7 @@
 //! `POST /register` and the queue-creating `GET /events`: a queue for the client and, for
 //! register, the initial state as of the same moment (`reads`).
 
+mod pending;
 pub mod reads;
 
 use std::collections::BTreeSet;
