@@ -11,6 +11,7 @@
 //! the command-line tools and tests run them through [`commit`].
 
 pub mod actor;
+pub mod alert_words;
 pub mod catalog;
 pub mod channels;
 pub mod chat;
@@ -20,6 +21,7 @@ pub mod format;
 pub mod group_setting;
 pub mod groups;
 pub mod model;
+pub mod muted_users;
 pub mod organization;
 pub mod permissions;
 pub mod profile_fields;
@@ -27,6 +29,8 @@ pub mod register;
 pub mod settings;
 pub mod state;
 pub mod topics;
+pub mod user_data;
+pub mod user_status;
 pub mod users;
 
 pub use actor::RealmActor;

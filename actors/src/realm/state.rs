@@ -15,6 +15,7 @@ use imbl::{HashMap, OrdMap, OrdSet};
 use rusqlite::Connection;
 
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, RealmId, UserId};
@@ -39,6 +40,8 @@ pub struct RealmState {
     /// No committed message of the organization is newer: history reads against a snapshot
     /// of this state see no message sent after it (whose channel's rules it may not know).
     last_message_id: MessageId,
+    /// Users' statuses, alert words and mutes.
+    user_data: UserData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -77,6 +80,7 @@ impl RealmState {
             profile_fields: Arc::default(),
             channels: Channels::default(),
             last_message_id: MessageId(0),
+            user_data: UserData::default(),
         };
         for user in users {
             state.put_user(user);
@@ -118,6 +122,7 @@ impl RealmState {
         state.channels.first_messages =
             store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
         state.last_message_id = store::messages::newest_message_id(conn)?;
+        state.user_data = UserData::load(conn, realm_id)?;
         Ok(Some(state))
     }
 
@@ -411,5 +416,15 @@ impl RealmState {
             self.system_groups.insert(group.name.clone(), group.id);
         }
         self.groups.insert(group.id, Arc::new(group));
+    }
+
+    /// Users' statuses, alert words and mutes.
+    pub fn user_data(&self) -> &UserData {
+        &self.user_data
+    }
+
+    /// Users' statuses, alert words and mutes, to change once committed.
+    pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
+        &mut self.user_data
     }
 }

@@ -14,6 +14,7 @@ pub mod profile_fields;
 pub mod queues;
 pub mod reactions;
 pub mod realms;
+pub mod user_data;
 pub mod user_messages;
 pub mod users;
 

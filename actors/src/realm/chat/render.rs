@@ -35,6 +35,8 @@ pub struct Rendered {
     pub has_link: bool,
     pub has_image: bool,
     pub has_attachment: bool,
+    /// Users whose alert words the message contains (Zulip's `user_ids_with_alert_words`).
+    pub alert_word_users: BTreeSet<UserId>,
 }
 
 /// One piece of Zulip syntax: its source text, its HTML, and what it means for the
@@ -51,6 +53,7 @@ struct Token {
 pub fn render(state: &RealmState, source: &str) -> Rendered {
     let mut out = render_unsanitized(state, source);
     out.html = sanitize::clean(&out.html);
+    out.alert_word_users = state.user_data().alerted_users(source);
     out
 }
 

@@ -58,6 +58,9 @@ const DATA_SETS: &[DataSet] = &[
     user_settings,
     user_topic,
     unread_msgs,
+    alert_words,
+    muted_users,
+    user_status,
     not_built_yet,
 ];
 
@@ -84,6 +87,30 @@ fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
             "unread_msgs".into(),
             message_sets::unread_msgs(ctx.state, ctx.store, ctx.user.id, empty_topic_name)?,
         );
+    }
+    Ok(())
+}
+
+/// `alert_words`: the user's alert words, in the order they were added.
+fn alert_words(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("alert_words") {
+        out.insert("alert_words".into(), json!(ctx.state.user_data().alert_words(ctx.user.id)));
+    }
+    Ok(())
+}
+
+/// `muted_users`: whom the user muted (`id`, `timestamp`), in the order they did.
+fn muted_users(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("muted_users") {
+        out.insert("muted_users".into(), crate::realm::muted_users::muted_users_list(ctx.state, ctx.user.id));
+    }
+    Ok(())
+}
+
+/// `user_status`: the statuses of active users who set one, keyed by user id.
+fn user_status(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("user_status") {
+        out.insert("user_status".into(), crate::realm::user_status::format::user_status_data(ctx.state));
     }
     Ok(())
 }

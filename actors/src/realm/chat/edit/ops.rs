@@ -31,9 +31,12 @@ use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, EditedMessage};
 use crate::store::reactions as rows;
 
-/// The mention bits recomputed when content changes.
-const MENTION_BITS: i64 =
-    flag::MENTIONED | flag::GROUP_MENTIONED | flag::STREAM_WILDCARD_MENTIONED | flag::TOPIC_WILDCARD_MENTIONED;
+/// The mention (and alert word) bits recomputed when content changes.
+const MENTION_BITS: i64 = flag::MENTIONED
+    | flag::GROUP_MENTIONED
+    | flag::STREAM_WILDCARD_MENTIONED
+    | flag::TOPIC_WILDCARD_MENTIONED
+    | flag::HAS_ALERT_WORD;
 
 /// An edit, planned.
 #[derive(Debug, Clone)]

@@ -85,7 +85,8 @@ pub fn recipient_flags(
         .collect()
 }
 
-/// The mention bits of one recipient for rendered content (sending and editing).
+/// The mention bits of one recipient for rendered content, and `has_alert_word` when it
+/// holds one of their alert words (sending and editing).
 pub fn mention_bits(
     user: UserId,
     rendered: &Rendered,
@@ -103,6 +104,9 @@ pub fn mention_bits(
     }
     if rendered.topic_wildcard && topic_participants.contains(&user) {
         bits |= flag::TOPIC_WILDCARD_MENTIONED;
+    }
+    if rendered.alert_word_users.contains(&user) {
+        bits |= flag::HAS_ALERT_WORD;
     }
     bits
 }

@@ -172,7 +172,14 @@ pub fn plan_send(
         Some(_) => BTreeSet::from([sender.id]),
         None => recipients.iter().copied().collect(),
     };
-    let flags = recipient_flags(sender.id, &recipients, &rendered, &group_members, &participants, base, read_by_sender);
+    let mut flags =
+        recipient_flags(sender.id, &recipients, &rendered, &group_members, &participants, base, read_by_sender);
+    // A muted sender's new messages arrive read for those who muted them, as in Zulip.
+    for (user, bits) in &mut flags {
+        if state.user_data().has_muted(*user, sender.id) {
+            *bits |= flag::READ;
+        }
+    }
     let public_audience =
         channel.map(|c| all_public_streams_audience(state, c, &recipients, public_listeners)).unwrap_or_default();
     Ok(PlannedMessage {
