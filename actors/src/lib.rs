@@ -15,6 +15,7 @@
 pub mod auth;
 pub mod clock;
 pub mod config;
+pub mod emoji;
 pub mod error;
 pub mod events;
 pub mod ids;

@@ -5,6 +5,7 @@ mod auth;
 mod bodies;
 mod channels;
 mod cli;
+mod emoji;
 mod errors;
 mod events;
 mod fetch_api_key;

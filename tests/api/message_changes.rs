@@ -142,7 +142,7 @@ async fn reaction_errors_have_zulips_messages() {
     expect(post(&[("emoji_name", "smile")]).await, 200, success()).await;
     let exists = json!({"result": "error", "msg": "Reaction already exists.", "code": "REACTION_ALREADY_EXISTS"});
     expect(post(&[("emoji_name", "smile")]).await, 400, exists).await;
-    expect(post(&[("emoji_name", "nope")]).await, 400, error("Emoji 'nope' does not exist")).await;
+    expect(post(&[("emoji_name", "not_an_emoji")]).await, 400, error("Emoji 'not_an_emoji' does not exist")).await;
     expect(post(&[("emoji_name", "smile"), ("emoji_code", "1f44d")]).await, 400, error("Invalid emoji name.")).await;
     expect(post(&[("emoji_name", "smile"), ("emoji_code", "zzzz")]).await, 400, error("Invalid emoji code.")).await;
     const BAD_TYPE: &[(&str, &str)] = &[("emoji_name", "smile"), ("emoji_code", "1f604"), ("reaction_type", "x")];

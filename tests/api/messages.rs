@@ -333,7 +333,7 @@ async fn zulip_markdown_renders_mentions_links_and_emoji_and_sets_mention_flags(
         ("@**topic**", "<p><span class=\"topic-mention\">@topic</span></p>".to_owned()),
         ("#**denmark**", format!("<p><a class=\"stream\" data-stream-id=\"{stream_id}\" href=\"/#narrow/channel/{stream_id}-denmark\">#denmark</a></p>")),
         ("#**denmark>castle**", format!("<p><a class=\"stream-topic\" data-stream-id=\"{stream_id}\" href=\"/#narrow/channel/{stream_id}-denmark/topic/castle\">#denmark &gt; castle</a></p>")),
-        (":smile: and :nope:", "<p><span aria-label=\"smile\" class=\"emoji emoji-1f604\" role=\"img\" title=\"smile\">:smile:</span> and :nope:</p>".to_owned()),
+        (":smile: and :not_an_emoji:", "<p><span aria-label=\"smile\" class=\"emoji emoji-1f604\" role=\"img\" title=\"smile\">:smile:</span> and :not_an_emoji:</p>".to_owned()),
         ("see https://example.com/a.", "<p>see <a href=\"https://example.com/a\">https://example.com/a</a>.</p>".to_owned()),
         ("[docs](https://zulip.com)", "<p><a href=\"https://zulip.com\">docs</a></p>".to_owned()),
         ("> quoted", "<blockquote>\n<p>quoted</p>\n</blockquote>".to_owned()),

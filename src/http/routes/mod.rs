@@ -5,6 +5,7 @@
 
 mod auth;
 mod channels;
+mod emoji;
 mod events;
 mod folders;
 mod groups;
@@ -47,7 +48,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = messages::routes(scope);
     let scope = users::routes(scope);
     let scope = personal::routes(scope);
+    let scope = emoji::routes(scope);
     cfg.service(scope);
+    emoji::static_files(cfg);
 }
 
 /// A numeric path id (the route's pattern allows digits only); an id too large for any

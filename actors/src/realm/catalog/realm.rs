@@ -319,7 +319,7 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "server_name_changes_disabled": false,
         "server_web_public_streams_enabled": false,
         "giphy_rating_options": giphy_rating_options(),
-        "server_emoji_data_url": format!("{url}/static/generated/emoji/emoji_api.json"),
+        "server_emoji_data_url": format!("{url}{}", crate::emoji::data_file().path),
         "server_needs_upgrade": false,
         "event_queue_longpoll_timeout_seconds": EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
         "realm_default_external_accounts": default_external_accounts(),

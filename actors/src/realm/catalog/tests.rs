@@ -373,10 +373,10 @@ fn realm_data_values_for_a_new_organization() {
     assert_eq!(data["realm_icon_url"], json!(server_info::realm_icon_url(&state)));
     assert_eq!(data["server_generation"], json!(1_795_238_523));
     assert_eq!(data["realm_authentication_methods"], json!({"Email": {"enabled": true, "available": true}}));
-    assert_eq!(
-        data["server_emoji_data_url"],
-        json!("http://acme.localhost:9991/static/generated/emoji/emoji_api.json")
-    );
+    // The emoji data file's hashed name (see `crate::emoji`), which Agora serves.
+    let emoji_url = data["server_emoji_data_url"].as_str().unwrap();
+    assert_eq!(emoji_url, format!("http://acme.localhost:9991{}", crate::emoji::data_file().path));
+    assert!(emoji_url.starts_with("http://acme.localhost:9991/static/generated/emoji/emoji_api."), "{emoji_url}");
     assert_eq!(data["realm_message_edit_history_visibility_policy"], json!("all"));
     assert_eq!(data["realm_topics_policy"], json!("allow_empty_topic"));
     assert_eq!(data["realm_mandatory_topics"], json!(false));

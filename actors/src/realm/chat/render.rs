@@ -304,15 +304,15 @@ fn hash_encode(text: &str) -> String {
     out
 }
 
-/// `:name:` for a known emoji.
+/// `:name:` for a known emoji (Zulip's `:[\w\-\+]+:`: names may have letters of any script).
 fn emoji(rest: &str) -> Option<(usize, String)> {
     let inner = &rest[1..];
     let end = inner.find(':')?;
     let name = &inner[..end];
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')) {
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '+' | '-')) {
         return None;
     }
-    let code = super::changes::emoji::unicode_code(name)?;
+    let code = crate::emoji::code_of(name)?;
     Some((
         end + 2,
         format!(

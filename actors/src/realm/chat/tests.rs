@@ -242,6 +242,39 @@ fn link_text_makes_no_other_link() {
     }
 }
 
+/// `:name:` renders every emoji of Zulip's table with Zulip's code: canonical names,
+/// aliases, sequences of several code points, names with dashes or accents. Unknown names,
+/// other cases and malformed syntax stay text.
+#[test]
+fn emoji_of_the_whole_table_render_with_zulips_codes() {
+    let (_dir, _store, state) = markdown_realm();
+    let cases = [
+        (":avocado:", "<p><span aria-label=\"avocado\" class=\"emoji emoji-1f951\" role=\"img\" title=\"avocado\">:avocado:</span></p>"),
+        (
+            ":hammer_and_wrench: :nope:",
+            "<p><span aria-label=\"hammer and wrench\" class=\"emoji emoji-1f6e0\" role=\"img\" title=\"hammer and wrench\">:hammer_and_wrench:</span> \
+             <span aria-label=\"nope\" class=\"emoji emoji-1f645\" role=\"img\" title=\"nope\">:nope:</span></p>",
+        ),
+        (
+            ":rainbow_flag:",
+            "<p><span aria-label=\"rainbow flag\" class=\"emoji emoji-1f3f3-200d-1f308\" role=\"img\" title=\"rainbow flag\">:rainbow_flag:</span></p>",
+        ),
+        (
+            "a:flag_united_states:b",
+            "<p>a<span aria-label=\"flag united states\" class=\"emoji emoji-1f1fa-1f1f8\" role=\"img\" title=\"flag united states\">:flag_united_states:</span>b</p>",
+        ),
+        (
+            ":jack-o-lantern: :piñata:",
+            "<p><span aria-label=\"jack-o-lantern\" class=\"emoji emoji-1f383\" role=\"img\" title=\"jack-o-lantern\">:jack-o-lantern:</span> \
+             <span aria-label=\"piñata\" class=\"emoji emoji-1fa85\" role=\"img\" title=\"piñata\">:piñata:</span></p>",
+        ),
+        (":Avocado: :avo cado: ::avocado :1f951:", "<p>:Avocado: :avo cado: ::avocado :1f951:</p>"),
+    ];
+    for (source, html) in cases {
+        assert_eq!(render(&state, source).html, html, "{source}");
+    }
+}
+
 /// What messages render is in the sanitizer's canonical form: quotes in text and code as
 /// they are, `&nbsp;`, `<br>` and `<hr>` without a slash.
 #[test]
@@ -291,6 +324,13 @@ fn messages_keep_to_the_rendering_properties() {
 #[test]
 #[ignore = "a benchmark, run by hand"]
 fn render_benchmark() {
+    // The emoji table is parsed on first use, the data file built on its first request.
+    let start = std::time::Instant::now();
+    let _ = crate::emoji::code_of("octopus");
+    let table = start.elapsed().as_secs_f64() * 1e6;
+    let start = std::time::Instant::now();
+    let size = crate::emoji::data_file().body.len();
+    println!("emoji table: {table:.0} µs, data file ({size} bytes): {:.0} µs", start.elapsed().as_secs_f64() * 1e6);
     let (_dir, _store, state) = markdown_realm();
     let source =
         "Hi @**User ann**, the notes are at https://example.com/notes and [the guide](https://zulip.com/help).\n\
@@ -308,6 +348,10 @@ fn render_benchmark() {
     let html = render(&state, source).html;
     let (sanitizer, _) = time(&|| crate::markdown::sanitize::clean(&html));
     println!("render without sanitizer: {unsanitized:.1} µs, with: {full:.1} µs, sanitizer alone: {sanitizer:.1} µs");
+    let emoji = "Shipped :tada: :+1: thanks :octopus: and :heart: :smile: - no :not_an_emoji: here";
+    let (with_emoji, _) = time(&|| render(&state, emoji).html);
+    let (emoji_unsanitized, _) = time(&|| super::render::render_unsanitized(&state, emoji).html);
+    println!("render of a message with five emoji: {with_emoji:.1} µs, without sanitizer: {emoji_unsanitized:.1} µs");
 }
 
 /// A history read decides access against the state snapshot it runs with: it shows no

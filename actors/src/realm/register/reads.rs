@@ -49,6 +49,7 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_groups,
     realm,
     realm_user_settings_defaults,
+    realm_emoji,
     realm_user,
     subscription,
     starred_messages,
@@ -224,6 +225,15 @@ fn realm_user_settings_defaults(ctx: &Context<'_>, out: &mut Map<String, Value>)
     if ctx.want("realm_user_settings_defaults") {
         let defaults = catalog::realm_user_settings_defaults(ctx.state.realm());
         out.insert("realm_user_settings_defaults".into(), Value::Object(defaults));
+    }
+    Ok(())
+}
+
+/// `realm_emoji`: the organization's custom emoji by id; none until custom emoji can be
+/// uploaded.
+fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("realm_emoji") {
+        out.insert("realm_emoji".into(), Value::Object(Map::new()));
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
-//! Emoji for reactions (Zulip's `zerver/lib/emoji.py`): a table of common Unicode emoji
-//! names and codes, and the `zulip` extra emoji. The organization's custom emoji are not
-//! supported yet.
+//! Emoji for reactions (Zulip's `zerver/lib/emoji.py`): the Unicode emoji of
+//! [`crate::emoji`]'s table, and the `zulip` extra emoji. The organization's custom emoji are
+//! not supported yet.
 
+use crate::emoji::{code_of, is_code};
 use crate::error::{ApiError, ApiResult};
 
 /// `reaction_type` of Unicode emoji.
@@ -11,111 +12,12 @@ pub const REALM: &str = "realm_emoji";
 /// `reaction_type` of Zulip's own emoji (`zulip`).
 pub const ZULIP_EXTRA: &str = "zulip_extra_emoji";
 
-/// Unicode emoji names and their codes (several names may share a code).
-static NAME_TO_CODE: &[(&str, &str)] = &[
-    ("grinning", "1f600"),
-    ("smiley", "1f603"),
-    ("smile", "1f604"),
-    ("grin", "1f601"),
-    ("laughing", "1f606"),
-    ("sweat_smile", "1f605"),
-    ("joy", "1f602"),
-    ("rolling_on_the_floor_laughing", "1f923"),
-    ("rofl", "1f923"),
-    ("slight_smile", "1f642"),
-    ("upside_down", "1f643"),
-    ("wink", "1f609"),
-    ("blush", "1f60a"),
-    ("innocent", "1f607"),
-    ("heart_eyes", "1f60d"),
-    ("kiss", "1f617"),
-    ("yum", "1f60b"),
-    ("stuck_out_tongue", "1f61b"),
-    ("thinking", "1f914"),
-    ("neutral", "1f610"),
-    ("expressionless", "1f611"),
-    ("unamused", "1f612"),
-    ("rolling_eyes", "1f644"),
-    ("relieved", "1f60c"),
-    ("pensive", "1f614"),
-    ("sleepy", "1f62a"),
-    ("sleeping", "1f634"),
-    ("sunglasses", "1f60e"),
-    ("confused", "1f615"),
-    ("worried", "1f61f"),
-    ("frown", "1f641"),
-    ("open_mouth", "1f62e"),
-    ("astonished", "1f632"),
-    ("flushed", "1f633"),
-    ("fearful", "1f628"),
-    ("cry", "1f622"),
-    ("sob", "1f62d"),
-    ("scream", "1f631"),
-    ("angry", "1f620"),
-    ("rage", "1f621"),
-    ("skull", "1f480"),
-    ("poop", "1f4a9"),
-    ("ghost", "1f47b"),
-    ("robot", "1f916"),
-    ("wave", "1f44b"),
-    ("+1", "1f44d"),
-    ("thumbs_up", "1f44d"),
-    ("like", "1f44d"),
-    ("-1", "1f44e"),
-    ("thumbs_down", "1f44e"),
-    ("clap", "1f44f"),
-    ("pray", "1f64f"),
-    ("muscle", "1f4aa"),
-    ("eyes", "1f440"),
-    ("heart", "2764"),
-    ("love", "2764"),
-    ("broken_heart", "1f494"),
-    ("fire", "1f525"),
-    ("star", "2b50"),
-    ("sparkles", "2728"),
-    ("tada", "1f389"),
-    ("rocket", "1f680"),
-    ("check", "2705"),
-    ("cross_mark", "274c"),
-    ("warning", "26a0"),
-    ("question", "2753"),
-    ("exclamation", "2757"),
-    ("100", "1f4af"),
-    ("hundred_points", "1f4af"),
-    ("octopus", "1f419"),
-    ("cat", "1f408"),
-    ("dog", "1f415"),
-    ("hamburger", "1f354"),
-    ("pizza", "1f355"),
-    ("cake", "1f370"),
-    ("coffee", "2615"),
-    ("beer", "1f37a"),
-    ("zzz", "1f4a4"),
-    ("bulb", "1f4a1"),
-    ("working_on_it", "1f6e0"),
-    ("lock", "1f512"),
-    ("bell", "1f514"),
-    ("gift", "1f381"),
-    ("trophy", "1f3c6"),
-    ("sunny", "2600"),
-];
-
-/// The code of a Unicode emoji name.
-pub fn unicode_code(name: &str) -> Option<&'static str> {
-    NAME_TO_CODE.iter().find(|(n, _)| *n == name).map(|(_, code)| *code)
-}
-
-/// Whether `code` is a known Unicode emoji code.
-fn is_unicode_code(code: &str) -> bool {
-    NAME_TO_CODE.iter().any(|(_, c)| *c == code)
-}
-
 /// The code and reaction type of an emoji name (Zulip's `get_emoji_data`).
 pub fn emoji_data(name: &str) -> ApiResult<(String, &'static str)> {
     if name == "zulip" {
         return Ok((name.to_owned(), ZULIP_EXTRA));
     }
-    unicode_code(name)
+    code_of(name)
         .map(|code| (code.to_owned(), UNICODE))
         .ok_or_else(|| ApiError::bad_request(format!("Emoji '{name}' does not exist")))
 }
@@ -128,8 +30,8 @@ pub fn check_emoji(name: &str, code: &str, reaction_type: &str) -> ApiResult<()>
         ZULIP_EXTRA if code != "zulip" => Err(ApiError::bad_request("Invalid emoji code.")),
         ZULIP_EXTRA if name != code => Err(ApiError::bad_request("Invalid emoji name.")),
         ZULIP_EXTRA => Ok(()),
-        UNICODE if !is_unicode_code(code) => Err(ApiError::bad_request("Invalid emoji code.")),
-        UNICODE if unicode_code(name) != Some(code) => Err(ApiError::bad_request("Invalid emoji name.")),
+        UNICODE if !is_code(code) => Err(ApiError::bad_request("Invalid emoji code.")),
+        UNICODE if code_of(name) != Some(code) => Err(ApiError::bad_request("Invalid emoji name.")),
         UNICODE => Ok(()),
         _ => Err(ApiError::bad_request("Invalid emoji type.")),
     }
@@ -143,7 +45,7 @@ mod tests {
     fn names_resolve_to_codes_and_types() {
         assert_eq!(emoji_data("smile").unwrap(), ("1f604".to_owned(), UNICODE));
         assert_eq!(emoji_data("zulip").unwrap(), ("zulip".to_owned(), ZULIP_EXTRA));
-        assert_eq!(emoji_data("nope").unwrap_err().msg, "Emoji 'nope' does not exist");
+        assert_eq!(emoji_data("not_an_emoji").unwrap_err().msg, "Emoji 'not_an_emoji' does not exist");
     }
 
     #[test]
@@ -156,5 +58,23 @@ mod tests {
         assert_eq!(check_emoji("smile", "zulip", ZULIP_EXTRA).unwrap_err().msg, "Invalid emoji name.");
         assert_eq!(check_emoji("smile", "1f604", "other").unwrap_err().msg, "Invalid emoji type.");
         assert_eq!(check_emoji("x", "1", REALM).unwrap_err().msg, "Invalid custom emoji.");
+    }
+
+    /// Every Unicode emoji Zulip names, aliases and sequences included, not only a few.
+    #[test]
+    fn the_whole_table_is_accepted() {
+        assert_eq!(emoji_data("avocado").unwrap(), ("1f951".to_owned(), UNICODE));
+        assert_eq!(emoji_data("like").unwrap(), ("1f44d".to_owned(), UNICODE));
+        assert_eq!(emoji_data("rainbow_flag").unwrap(), ("1f3f3-200d-1f308".to_owned(), UNICODE));
+        assert!(check_emoji("avocado", "1f951", UNICODE).is_ok());
+        assert!(check_emoji("pray", "1f64f", UNICODE).is_ok());
+        assert!(check_emoji("folded_hands", "1f64f", UNICODE).is_ok());
+        assert!(check_emoji("rainbow_flag", "1f3f3-200d-1f308", UNICODE).is_ok());
+        // The qualified sequence (with U+FE0F) is not an emoji code.
+        assert_eq!(
+            check_emoji("rainbow_flag", "1f3f3-fe0f-200d-1f308", UNICODE).unwrap_err().msg,
+            "Invalid emoji code."
+        );
+        assert_eq!(check_emoji("avocado", "1f419", UNICODE).unwrap_err().msg, "Invalid emoji name.");
     }
 }

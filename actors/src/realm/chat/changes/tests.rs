@@ -160,10 +160,10 @@ fn reactions_check_the_message_before_the_emoji() {
         emoji_code: None,
         reaction_type: None,
     };
-    let planned = plan_add_reaction(&state, react(MessageId(999), "nope")).unwrap();
+    let planned = plan_add_reaction(&state, react(MessageId(999), "not_an_emoji")).unwrap();
     assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Invalid message(s)");
-    let planned = plan_add_reaction(&state, react(id, "nope")).unwrap();
-    assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Emoji 'nope' does not exist");
+    let planned = plan_add_reaction(&state, react(id, "not_an_emoji")).unwrap();
+    assert_eq!(commit(&mut state, &store, planned).unwrap_err().msg, "Emoji 'not_an_emoji' does not exist");
     let planned = plan_add_reaction(&state, react(id, "smile")).unwrap();
     let events = commit(&mut state, &store, planned).unwrap().events;
     assert_eq!(events[0].users, vec![alice]);
