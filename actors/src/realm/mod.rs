@@ -22,6 +22,7 @@ pub mod groups;
 pub mod model;
 pub mod organization;
 pub mod permissions;
+pub mod presence;
 pub mod profile_fields;
 pub mod register;
 pub mod settings;

@@ -14,6 +14,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0005_messages.sql"),
     include_str!("../../../sql/0006_message_indexes.sql"),
     include_str!("../../../sql/0007_sanitize_rendered_html.sql"),
+    include_str!("../../../sql/0008_presence.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

@@ -9,6 +9,7 @@ mod events;
 mod folders;
 mod groups;
 mod messages;
+mod presence;
 mod profile_fields;
 mod server;
 mod settings;
@@ -45,6 +46,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = channels::routes(scope);
     let scope = messages::routes(scope);
     let scope = users::routes(scope);
+    let scope = presence::routes(scope);
     cfg.service(scope);
 }
 

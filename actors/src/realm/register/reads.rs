@@ -29,6 +29,8 @@ pub struct Context<'a> {
     pub store: &'a crate::store::Store,
     /// The largest id of a message the user received (-1: none).
     pub max_message_id: i64,
+    /// The organization's presence, as its presence actor last published it.
+    pub presence: &'a crate::presence::PresenceState,
 }
 
 impl Context<'_> {
@@ -58,7 +60,24 @@ const DATA_SETS: &[DataSet] = &[
     user_settings,
     user_topic,
     unread_msgs,
+    // Zulip adds it right after `muted_users` (before `realm_user_groups`).
+    presence,
 ];
+
+/// `presences` (modern for `slim_presence` or the `simplified_presence_events` capability),
+/// `presence_last_update_id` and `server_timestamp`.
+fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    use crate::presence::{audience, reads};
+    if ctx.want("presence") {
+        let slim = ctx.spec.slim_presence || ctx.spec.capabilities.simplified_presence_events;
+        let query = reads::PresenceQuery::new(slim, None, ctx.fetch.presence_history_limit_days);
+        let reported = audience::reported_users(ctx.state);
+        let access = audience::viewer_access(&ctx.config.presence, ctx.state, ctx.user.id);
+        let audience = reads::Audience { realm: ctx.state, reported: &reported, access: access.as_ref() };
+        reads::register_data(ctx.presence, &audience, &query, crate::clock::now_micros(), out);
+    }
+    Ok(())
+}
 
 /// `starred_messages`: the ids, ascending.
 fn starred_messages(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
