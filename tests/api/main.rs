@@ -18,6 +18,7 @@ mod message_flags;
 mod message_rules;
 mod messages;
 mod params;
+mod presence;
 mod profile_fields;
 mod rate_limits;
 mod realms;
