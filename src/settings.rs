@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{QueueConfig, ServerConfig};
+use agora_actors::config::{PresenceConfig, QueueConfig, ServerConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
@@ -54,6 +54,8 @@ pub struct Settings {
     pub handle_signals: bool,
     /// Event queue heartbeat, lifetime and expiry checks, backlog and reply limits.
     pub queues: QueueConfig,
+    /// Presence: the accessible-users limit, how often rows are written, when events stop.
+    pub presence: PresenceConfig,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -99,6 +101,7 @@ impl Default for Settings {
             shutdown_timeout: Duration::from_secs(10),
             handle_signals: true,
             queues: QueueConfig::default(),
+            presence: PresenceConfig::default(),
         }
     }
 }
@@ -110,6 +113,7 @@ impl Settings {
             external_host: self.external_host.clone(),
             external_scheme: self.external_scheme.clone(),
             queues: self.queues,
+            presence: self.presence,
             ..ServerConfig::default()
         }
     }
@@ -169,6 +173,11 @@ impl Settings {
             set(&mut self.queues.max_reply_events, q.max_reply_events);
             set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
         }
+        if let Some(p) = f.presence {
+            set(&mut self.presence.limit_to_accessible_users, p.limit_to_accessible_users);
+            set(&mut self.presence.write_interval, p.write_interval_secs.map(Duration::from_secs));
+            set(&mut self.presence.event_user_limit, p.event_user_limit);
+        }
     }
 
     /// Checks values that would otherwise fail late.
@@ -209,6 +218,9 @@ impl Settings {
         let body = &self.request_body;
         if body.max_bytes == 0 || body.timeout.is_zero() || body.idle_timeout.is_zero() {
             return Err(SettingsError("request_body limits and timeouts must be positive".into()));
+        }
+        if self.presence.write_interval.is_zero() || self.presence.write_interval > Duration::from_secs(60) {
+            return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
@@ -265,6 +277,15 @@ struct FileSettings {
     request_body: Option<FileRequestBody>,
     shutdown_timeout_secs: Option<u64>,
     event_queues: Option<FileQueues>,
+    presence: Option<FilePresence>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePresence {
+    limit_to_accessible_users: Option<bool>,
+    write_interval_secs: Option<u64>,
+    event_user_limit: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -374,5 +395,24 @@ mod tests {
         let mut s = Settings::default();
         s.request_body.idle_timeout = Duration::ZERO;
         assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn the_presence_table_sets_presence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(&path, "[presence]\nlimit_to_accessible_users = true\nwrite_interval_secs = 2\n").unwrap();
+        let mut s = Settings::default();
+        assert_eq!(s.presence, PresenceConfig::default());
+        s.apply_file(&path).unwrap();
+        let expected = PresenceConfig {
+            limit_to_accessible_users: true,
+            write_interval: Duration::from_secs(2),
+            ..PresenceConfig::default()
+        };
+        assert_eq!((s.presence, s.server_config().presence), (expected, expected));
+        s.validate().unwrap();
+        s.presence.write_interval = Duration::from_secs(61);
+        assert_eq!(s.validate().unwrap_err().0, "presence.write_interval_secs must be between 1 and 60");
     }
 }

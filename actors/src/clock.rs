@@ -5,3 +5,8 @@
 pub fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
+
+/// The current time in microseconds since the Unix epoch (presence keeps Zulip's precision).
+pub fn now_micros() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}

@@ -16,6 +16,8 @@ pub struct ServerConfig {
     /// When this server process started (Unix seconds): `server_generation` in
     /// `/register` and `restart` events.
     pub server_generation: i64,
+    /// Presence: who sees whom, how often it is written, when events stop.
+    pub presence: PresenceConfig,
 }
 
 impl Default for ServerConfig {
@@ -25,6 +27,33 @@ impl Default for ServerConfig {
             external_scheme: "http".to_owned(),
             queues: QueueConfig::default(),
             server_generation: chrono::Utc::now().timestamp(),
+            presence: PresenceConfig::default(),
+        }
+    }
+}
+
+/// Presence settings (Zulip's server settings of the same meaning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PresenceConfig {
+    /// Zulip's `CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE`: users outside the
+    /// organization's `can_access_all_users_group` see the presence of the users they can
+    /// access only (off by default, as in Zulip).
+    pub limit_to_accessible_users: bool,
+    /// How often each organization's presence actor writes the presence rows that changed,
+    /// in one transaction. A user's row changes at most once a minute, so any interval up to
+    /// a minute keeps that bound; a crash loses at most this much presence.
+    pub write_interval: Duration,
+    /// Zulip's `USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS`: organizations with more
+    /// active users get no presence events (clients still learn presence from their pings).
+    pub event_user_limit: usize,
+}
+
+impl Default for PresenceConfig {
+    fn default() -> Self {
+        PresenceConfig {
+            limit_to_accessible_users: false,
+            write_interval: Duration::from_secs(5),
+            event_user_limit: 100,
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod events;
 pub mod ids;
 pub mod login;
 pub mod markdown;
+pub mod presence;
 pub mod queue;
 pub mod ratelimit;
 pub mod reader;

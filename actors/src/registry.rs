@@ -16,6 +16,7 @@ use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 use crate::ids::RealmId;
+use crate::presence::{FlushPresence, PresenceActor, PresenceState, Rebind};
 use crate::queue::{QueueActor, QueueIndex};
 use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
@@ -37,6 +38,8 @@ pub struct RealmHandle {
     readers: Readers,
     /// The realm's live event queues (read by pollers without a hop through the actor).
     pub queues: Arc<QueueIndex>,
+    /// The realm's presence actor (pings go straight to it, not through the realm actor).
+    pub presence: Addr<PresenceActor>,
 }
 
 impl RealmHandle {
@@ -151,7 +154,14 @@ pub struct RealmRegistry {
     next_arbiter: usize,
     /// Set once the server has begun to stop.
     stopping: bool,
+    /// Each started realm's presence actor and its published state. A presence actor
+    /// outlives a realm actor that dies: the fresh realm actor takes it over, with the
+    /// presence not yet written.
+    presence: HashMap<RealmId, (Addr<PresenceActor>, Arc<ArcSwap<PresenceState>>)>,
 }
+
+/// Messages a presence actor queues before senders have to wait.
+const PRESENCE_MAILBOX_CAPACITY: usize = 1024;
 
 impl RealmRegistry {
     /// A registry over `store`. Realm actors run on `arbiters` (round-robin), or on the
@@ -163,12 +173,62 @@ impl RealmRegistry {
         arbiters: Vec<ArbiterHandle>,
         readers: Readers,
     ) -> Self {
-        RealmRegistry { store, config, directory, arbiters, readers, next_arbiter: 0, stopping: false }
+        RealmRegistry {
+            store,
+            config,
+            directory,
+            arbiters,
+            readers,
+            next_arbiter: 0,
+            stopping: false,
+            presence: HashMap::new(),
+        }
+    }
+
+    /// Runs `f` on the next actor thread (round-robin), or on the registry's own.
+    fn on_next_arbiter(&mut self, f: impl FnOnce() + Send + 'static) {
+        if self.arbiters.is_empty() {
+            f();
+        } else {
+            let arbiter = &self.arbiters[self.next_arbiter % self.arbiters.len()];
+            self.next_arbiter = self.next_arbiter.wrapping_add(1);
+            arbiter.spawn_fn(f);
+        }
+    }
+
+    /// The realm's presence actor: the running one (handed to the new realm actor), or one
+    /// loaded from the database and started.
+    fn presence_for(
+        &mut self,
+        id: RealmId,
+        published: &Arc<ArcSwap<RealmState>>,
+        realm: &Addr<RealmActor>,
+    ) -> ApiResult<(Addr<PresenceActor>, Arc<ArcSwap<PresenceState>>)> {
+        if let Some((addr, state)) = self.presence.get(&id).filter(|(addr, _)| addr.connected()) {
+            addr.do_send(Rebind { realm_state: Arc::clone(published), realm: realm.clone().recipient() });
+            return Ok((addr.clone(), Arc::clone(state)));
+        }
+        let config = self.config.presence;
+        let actor = PresenceActor::load(
+            id,
+            self.store.clone(),
+            config,
+            Arc::clone(published),
+            Some(realm.clone().recipient()),
+        )?;
+        let state = actor.published();
+        let (tx, rx) = actix::dev::channel::channel(PRESENCE_MAILBOX_CAPACITY);
+        let addr = Addr::new(tx);
+        self.on_next_arbiter(move || {
+            actix::spawn(Context::with_receiver(rx).into_future(actor));
+        });
+        self.presence.insert(id, (addr.clone(), Arc::clone(&state)));
+        Ok((addr, state))
     }
 
     /// Starts an actor for a loaded state, with the event queues saved at the last
-    /// shutdown, and records it.
-    fn spawn(&mut self, state: RealmState) -> RealmHandle {
+    /// shutdown and its presence actor, and records it.
+    fn spawn(&mut self, state: RealmState) -> ApiResult<RealmHandle> {
         let id = state.realm().id;
         let subdomain = state.realm().subdomain.clone();
         let auth = Arc::new(ArcSwap::from_pointee(AuthSnapshot::of(&state)));
@@ -179,6 +239,7 @@ impl RealmRegistry {
         // before anyone can look for them.
         let (tx, rx) = actix::dev::channel::channel(MAILBOX_CAPACITY);
         let addr = Addr::new(tx);
+        let (presence, presence_state) = self.presence_for(id, &published, &addr)?;
         let mut actor = RealmActor::new(
             state,
             self.store.clone(),
@@ -187,6 +248,7 @@ impl RealmRegistry {
             Arc::clone(&published),
             Arc::clone(&queues),
             self.readers.clone(),
+            presence_state,
         );
         let restored = self.restore_queues(id, &mut actor, &addr);
         let run = move || {
@@ -195,17 +257,11 @@ impl RealmRegistry {
                 actix::spawn(Context::with_receiver(rx).into_future(queue));
             }
         };
-        if self.arbiters.is_empty() {
-            run();
-        } else {
-            let arbiter = &self.arbiters[self.next_arbiter % self.arbiters.len()];
-            self.next_arbiter = self.next_arbiter.wrapping_add(1);
-            arbiter.spawn_fn(run);
-        }
-        let handle = RealmHandle { id, addr, auth, state: published, readers: self.readers.clone(), queues };
+        self.on_next_arbiter(run);
+        let handle = RealmHandle { id, addr, auth, state: published, readers: self.readers.clone(), queues, presence };
         self.directory.insert(&subdomain, handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
-        handle
+        Ok(handle)
     }
 
     /// The realm's saved queues, taken out of the database, as actors still to be started
@@ -279,7 +335,7 @@ impl Handler<Resolve> for RealmRegistry {
         }
         let conn = self.store.conn()?;
         match RealmState::load_by_subdomain(&conn, &msg.subdomain)? {
-            Some(state) => Ok(Some(self.spawn(state))),
+            Some(state) => Ok(Some(self.spawn(state)?)),
             None => {
                 self.directory.remember_missing(&msg.subdomain);
                 Ok(None)
@@ -299,13 +355,14 @@ impl Handler<CreateRealm> for RealmRegistry {
     fn handle(&mut self, msg: CreateRealm, _: &mut Self::Context) -> Self::Result {
         let (created, state) = create_realm(&self.store, &self.config, msg.0, crate::clock::now())?;
         self.directory.forget_missing(&state.realm().subdomain);
-        self.spawn(state);
+        self.spawn(state)?;
         Ok(created)
     }
 }
 
-/// Stops every realm actor (at shutdown); with `save_queues`, each first saves its event
-/// queues (and stops itself once they are saved).
+/// Stops every realm actor (at shutdown), after every presence actor has written its
+/// changes and stopped; with `save_queues`, each realm actor first saves its event queues
+/// (and stops itself once they are saved).
 #[derive(Message, Debug)]
 #[rtype(result = "()")]
 pub struct StopAll {
@@ -319,7 +376,12 @@ impl Handler<StopAll> for RealmRegistry {
         // From now on no realm starts, so none can take saved queues out again.
         self.stopping = true;
         let directory = self.directory.clone();
+        let presence: Vec<Addr<PresenceActor>> = self.presence.drain().map(|(_, (addr, _))| addr).collect();
         Box::pin(async move {
+            // Presence not yet written is written now; the presence actors then stop.
+            for addr in presence {
+                let _ = addr.send(FlushPresence { stop: true }).await;
+            }
             let mut saved = 0;
             if msg.save_queues {
                 for handle in directory.all() {

@@ -20,6 +20,7 @@ mod message_rules;
 mod messages;
 mod params;
 mod personal;
+mod presence;
 mod profile_fields;
 mod rate_limits;
 mod realms;

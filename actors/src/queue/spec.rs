@@ -272,6 +272,7 @@ impl QueueSpec {
                         .collect()
                 })
             }
+            "presence" if event.get("presences").is_some() => self.shape_presence(event),
             "presence" if self.slim_presence && event.get("email").is_some() => reshape(event, |body| {
                 body.shift_remove("email");
             }),
@@ -295,6 +296,26 @@ impl QueueSpec {
             "update_message_flags" if !caps.empty_topic_name => rename_empty_topic_in_details(event),
             _ => same(event),
         }
+    }
+
+    /// A `presence` event carrying both forms (`crate::presence::format::event`): the
+    /// modern one (`type` and `presences`) for clients with `simplified_presence_events`,
+    /// else the legacy one, without `email` for `slim_presence` queues.
+    fn shape_presence(&self, event: &Arc<Event>) -> Forms {
+        let (modern, slim) = (self.capabilities.simplified_presence_events, self.slim_presence);
+        let key = if modern { 2 } else { u8::from(slim) };
+        event.reshaped(key, |event| {
+            vec![rebuild(event, |body| {
+                if modern {
+                    body.retain(|key, _| key == "type" || key == "presences");
+                } else {
+                    body.shift_remove("presences");
+                    if slim {
+                        body.shift_remove("email");
+                    }
+                }
+            })]
+        })
     }
 
     /// A `message` event for this client: rendered or raw content, the avatar it can
@@ -548,6 +569,33 @@ mod tests {
         let mut bulk = spec.clone();
         bulk.capabilities.bulk_message_deletion = true;
         assert_eq!(bulk.shaped_len(&deletion), 1);
+    }
+
+    #[test]
+    fn a_presence_event_takes_the_form_of_each_client() {
+        let legacy = json!({"website": {"client": "website", "status": "active", "timestamp": 7, "pushable": false}});
+        let modern = json!({"3": {"active_timestamp": 7, "idle_timestamp": 7}});
+        let body =
+            json!({"email": "a@x", "user_id": 3, "server_timestamp": 7.5, "presence": legacy, "presences": modern});
+        let presence = ev("presence", body);
+        let spec = QueueSpec::new(std::time::Duration::from_secs(600));
+        let mut slim = spec.clone();
+        slim.slim_presence = true;
+        let mut simplified = spec.clone();
+        simplified.capabilities.simplified_presence_events = true;
+        simplified.slim_presence = true;
+        let json = |spec: &QueueSpec| spec.shape(&presence, "q")[0].json().to_owned();
+        assert_eq!(
+            json(&spec),
+            json!({"type": "presence", "email": "a@x", "user_id": 3, "server_timestamp": 7.5, "presence": legacy})
+                .to_string()
+        );
+        assert_eq!(
+            json(&slim),
+            json!({"type": "presence", "user_id": 3, "server_timestamp": 7.5, "presence": legacy}).to_string()
+        );
+        assert_eq!(json(&simplified), json!({"type": "presence", "presences": modern}).to_string());
+        assert!(Arc::ptr_eq(&slim.shape(&presence, "q1")[0], &slim.shape(&presence, "q2")[0]));
     }
 
     #[test]

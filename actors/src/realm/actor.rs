@@ -19,6 +19,7 @@ use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
 use crate::ids::{distinct, UserId};
+use crate::presence::PresenceState;
 use crate::queue::actor::{CloseQueue, GoneReason, QueueGone, SaveQueue};
 use crate::queue::spec::check_narrow_for_events;
 use crate::queue::{QueueActor, QueueEntry, QueueIndex, QueueSpec};
@@ -72,6 +73,8 @@ pub struct RealmActor {
     pub(super) queues: Arc<QueueIndex>,
     /// The history readers (shared by every organization).
     readers: Readers,
+    /// The presence actor's published rows, for `POST /register`.
+    pub(super) presence: Arc<ArcSwap<PresenceState>>,
 }
 
 /// Where a user's events go: a client queue, or any other recipient (tests).
@@ -86,7 +89,9 @@ pub(super) struct Listener {
 
 impl RealmActor {
     /// An actor for a loaded state; `auth` is the slot HTTP workers read, already holding
-    /// the snapshot of `state`.
+    /// the snapshot of `state`; `presence` is the organization's presence actor's published
+    /// state.
+    #[allow(clippy::too_many_arguments, reason = "the registry hands over every shared slot of the organization")]
     pub fn new(
         state: RealmState,
         store: Store,
@@ -95,6 +100,7 @@ impl RealmActor {
         published: Arc<ArcSwap<RealmState>>,
         queues: Arc<QueueIndex>,
         readers: Readers,
+        presence: Arc<ArcSwap<PresenceState>>,
     ) -> Self {
         RealmActor {
             state,
@@ -106,6 +112,7 @@ impl RealmActor {
             next_listener: 0,
             queues,
             readers,
+            presence,
         }
     }
 

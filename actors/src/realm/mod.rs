@@ -24,6 +24,7 @@ pub mod model;
 pub mod muted_users;
 pub mod organization;
 pub mod permissions;
+pub mod presence;
 pub mod profile_fields;
 pub mod register;
 pub mod settings;

@@ -126,6 +126,12 @@ impl Realm {
     pub fn waiting_period_threshold(&self) -> i64 {
         self.settings.get("waiting_period_threshold").and_then(Value::as_i64).unwrap_or(0)
     }
+
+    /// Zulip's `Realm.presence_disabled`: nobody's presence is shown. Not an API setting (a
+    /// server administrator sets it in the organization's stored settings).
+    pub fn presence_disabled(&self) -> bool {
+        self.settings.get("presence_disabled").and_then(Value::as_bool).unwrap_or(false)
+    }
 }
 
 /// A user account, human or bot.

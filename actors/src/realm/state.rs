@@ -286,6 +286,12 @@ impl RealmState {
         self.system_groups.get(name).copied()
     }
 
+    /// Whether `other` holds the very same users (a snapshot no user change came between),
+    /// told in constant time: what the presence actor derives from users stays valid.
+    pub fn same_users(&self, other: &RealmState) -> bool {
+        self.users.ptr_eq(&other.users)
+    }
+
     // --- Changes. Only `ops` calls these, after the database has committed. ---
 
     /// Marks the realm deactivated or active.

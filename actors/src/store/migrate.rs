@@ -14,6 +14,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0005_messages.sql"),
     include_str!("../../../sql/0006_message_indexes.sql"),
     include_str!("../../../sql/0007_sanitize_rendered_html.sql"),
+    include_str!("../../../sql/0008_presence.sql"),
     include_str!("../../../sql/0009_user_status_alert_words_muted_users.sql"),
 ];
 
@@ -50,6 +51,8 @@ mod tests {
         ("0003_custom_profile_fields.sql", "b233e02fb4a9adbb5e4bc0317d4dbb162755c87a5567395b5daa290d458c6329"),
         ("0004_channels.sql", "b338b56d0ef18c04337912edc52000a221ba3ac989236e4b605bd43c77b26c93"),
         ("0005_messages.sql", "3f0d586c87386c101f0c35c06aded8888f411ad993e7135848674fa94fbf8715"),
+        ("0006_message_indexes.sql", "ead566cf3e9f0a5665af636f86b895b5e7a959952628591082eb1e46e80df873"),
+        ("0007_sanitize_rendered_html.sql", "d42e5dcf3111f35a31e34f907c94ad1101926773c57a4cf78e261b80928d5800"),
     ];
 
     fn hex(bytes: &[u8]) -> String {
@@ -64,6 +67,26 @@ mod tests {
             let on_disk = std::fs::read(&path).unwrap();
             assert_eq!(hex(&Sha256::digest(&on_disk)), *sum, "{name} changed after it landed");
             assert_eq!(MIGRATIONS[i].as_bytes(), on_disk.as_slice(), "migration {} is not {name}", i + 1);
+        }
+    }
+
+    /// Every file in `sql/` is in the list, at the place its number says, so two
+    /// branches that each added a migration cannot land them out of order.
+    #[test]
+    fn migration_files_are_listed_in_their_numbered_order() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sql");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.ends_with(".sql"))
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), MIGRATIONS.len(), "every file in sql/ is listed in MIGRATIONS");
+        for (i, name) in names.iter().enumerate() {
+            let number: usize = name.split('_').next().unwrap().parse().unwrap();
+            assert_eq!(number, i + 1, "{name} is numbered out of sequence");
+            let on_disk = std::fs::read_to_string(dir.join(name)).unwrap();
+            assert_eq!(MIGRATIONS[i], on_disk, "migration {} is not {name}", i + 1);
         }
     }
 

@@ -10,6 +10,7 @@ pub mod groups;
 pub mod messages;
 mod migrate;
 pub mod narrow;
+pub mod presence;
 pub mod profile_fields;
 pub mod queues;
 pub mod reactions;

@@ -11,6 +11,7 @@ mod folders;
 mod groups;
 mod messages;
 mod personal;
+mod presence;
 mod profile_fields;
 mod server;
 mod settings;
@@ -49,6 +50,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = users::routes(scope);
     let scope = personal::routes(scope);
     let scope = emoji::routes(scope);
+    let scope = presence::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
 }

@@ -55,6 +55,7 @@ impl Handler<Register> for RealmActor {
         let wants_messages = msg.fetch.fetch_event_types.as_ref().is_none_or(|t| t.contains("message"));
         let max_message_id =
             if wants_messages { crate::store::messages::max_message_id(&*self.store.conn()?, user.id)? } else { -1 };
+        let presence = self.presence.load_full();
         let context = reads::Context {
             state: &self.state,
             config: &self.config,
@@ -63,6 +64,7 @@ impl Handler<Register> for RealmActor {
             fetch: &msg.fetch,
             store: &self.store,
             max_message_id,
+            presence: &presence,
         };
         let snapshot = reads::initial_state(&context, &queue_id)?;
         self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);

@@ -29,6 +29,8 @@ pub struct Context<'a> {
     pub store: &'a crate::store::Store,
     /// The largest id of a message the user received (-1: none).
     pub max_message_id: i64,
+    /// The organization's presence, as its presence actor last published it.
+    pub presence: &'a crate::presence::PresenceState,
 }
 
 impl Context<'_> {
@@ -61,6 +63,8 @@ const DATA_SETS: &[DataSet] = &[
     unread_msgs,
     alert_words,
     muted_users,
+    // Zulip adds it right after `muted_users`.
+    presence,
     user_status,
     not_built_yet,
 ];
@@ -68,6 +72,21 @@ const DATA_SETS: &[DataSet] = &[
 /// The data sets of features not built yet, with Zulip's empty values.
 fn not_built_yet(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     super::pending::not_built_yet(|name| ctx.want(name), out);
+    Ok(())
+}
+
+/// `presences` (modern for `slim_presence` or the `simplified_presence_events` capability),
+/// `presence_last_update_id` and `server_timestamp`.
+fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    use crate::presence::{audience, reads};
+    if ctx.want("presence") {
+        let slim = ctx.spec.slim_presence || ctx.spec.capabilities.simplified_presence_events;
+        let query = reads::PresenceQuery::new(slim, None, ctx.fetch.presence_history_limit_days);
+        let reported = audience::reported_users(ctx.state);
+        let access = audience::viewer_access(&ctx.config.presence, ctx.state, ctx.user.id);
+        let audience = reads::Audience { realm: ctx.state, reported: &reported, access: access.as_ref() };
+        reads::register_data(ctx.presence, &audience, &query, crate::clock::now_micros(), out);
+    }
     Ok(())
 }
 
