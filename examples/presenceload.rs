@@ -253,7 +253,8 @@ async fn ping(
     let outcome = async {
         let id = last_update_id.to_string();
         let form = [("status", status), ("last_update_id", id.as_str())];
-        let response = api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(|e| e.to_string())?;
+        let response =
+            api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(|e| e.to_string())?;
         let status = response.status();
         let body = response.bytes().await.map_err(|e| e.to_string())?;
         let latency = sent.elapsed();

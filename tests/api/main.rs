@@ -24,6 +24,7 @@ mod presence;
 mod profile_fields;
 mod rate_limits;
 mod realms;
+mod register_golden;
 mod restart;
 mod server_settings;
 mod settings;
