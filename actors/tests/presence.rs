@@ -172,7 +172,7 @@ async fn a_user_coming_online_is_told_to_the_others_but_a_ping_is_not() {
 
     let query = Some(PresenceQuery::new(false, Some(-1), None));
     let first = UpdatePresence { query, ..ping(hamlet, Status::Active, T) };
-    let reply = realm.presence.send(first).await.unwrap().unwrap();
+    let reply = realm.presence.send(first).await.unwrap().unwrap().text();
     assert!(
         reply.starts_with(&format!(r#""presences":{{"{hamlet}":{{"active_timestamp":{T},"idle_timestamp":{T}}}}}"#))
     );
@@ -222,7 +222,7 @@ async fn presence_outlives_its_realm_actor_and_a_restart_continues_its_ids() {
     assert!(second.presence == first.presence);
     let query = Some(PresenceQuery::new(true, None, None));
     let reply = second.presence.send(UpdatePresence { query, ..ping(s.users[2], Status::Idle, T + 1) }).await;
-    assert!(reply.unwrap().unwrap().contains(&format!(r#""{hamlet}":{{"active_timestamp":{T}"#)));
+    assert!(reply.unwrap().unwrap().text().contains(&format!(r#""{hamlet}":{{"active_timestamp":{T}"#)));
 
     // A final flush writes everything and leaves the sequence where it stands...
     assert_eq!(second.presence.send(FlushPresence { stop: true }).await.unwrap(), 2);
@@ -234,7 +234,8 @@ async fn presence_outlives_its_realm_actor_and_a_restart_continues_its_ids() {
     let again = PresenceActor::load(s.realm_id, s.store.clone(), PresenceConfig::default(), realm_state, None);
     let again = again.unwrap().start();
     let query = Some(PresenceQuery::new(true, Some(reserved), None));
-    let reply = again.send(UpdatePresence { query, ..ping(hamlet, Status::Idle, T + 100) }).await.unwrap().unwrap();
+    let reply =
+        again.send(UpdatePresence { query, ..ping(hamlet, Status::Idle, T + 100) }).await.unwrap().unwrap().text();
     assert!(reply.ends_with(&format!(r#""presence_last_update_id":{}"#, reserved + 1)), "{reply}");
 
     // A start after a crash (no final flush) resumes past every id it may have handed out.
@@ -245,7 +246,11 @@ async fn presence_outlives_its_realm_actor_and_a_restart_continues_its_ids() {
     let after_crash = PresenceActor::load(s.realm_id, s.store.clone(), PresenceConfig::default(), realm_state, None);
     let after_crash = after_crash.unwrap().start();
     let query = Some(PresenceQuery::new(true, Some(reserved + 1), None));
-    let reply =
-        after_crash.send(UpdatePresence { query, ..ping(hamlet, Status::Idle, T + 200) }).await.unwrap().unwrap();
+    let reply = after_crash
+        .send(UpdatePresence { query, ..ping(hamlet, Status::Idle, T + 200) })
+        .await
+        .unwrap()
+        .unwrap()
+        .text();
     assert!(reply.ends_with(&format!(r#""presence_last_update_id":{}"#, reserved_ahead + 1)), "{reply}");
 }

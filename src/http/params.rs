@@ -118,6 +118,11 @@ impl Params {
         Success::from_fields(fields, self.ignored())
     }
 
+    /// A success reply around JSON members written in pieces (sent as they are).
+    pub fn success_parts(&self, fields: Vec<bytes::Bytes>) -> Success {
+        Success::from_parts(fields, self.ignored())
+    }
+
     /// A success reply with no data.
     pub fn ok(&self) -> Success {
         self.success(Map::new())

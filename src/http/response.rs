@@ -4,7 +4,8 @@
 //! Error: `{"result":"error","msg",["code"],...data}` with Zulip's status and headers. Both
 //! are compact JSON with a trailing newline, as Zulip's orjson responses.
 
-use actix_web::body::BoxBody;
+use actix_web::body::{BoxBody, SizedStream};
+use bytes::Bytes;
 use std::time::SystemTime;
 
 use actix_web::http::header::{self, HeaderValue, HttpDate};
@@ -28,6 +29,8 @@ pub struct Success {
 pub(super) enum Body {
     Object(Map<String, Value>),
     Text(String),
+    /// Written in pieces (shared with a cache), sent one after the other.
+    Parts(Vec<Bytes>),
 }
 
 impl Success {
@@ -59,6 +62,27 @@ impl Success {
         text.push_str("}\n");
         Success { body: Body::Text(text) }
     }
+
+    /// The envelope around `fields`, members already written in pieces that go out as they
+    /// are (a presence reply's cached blocks), never copied into one string here.
+    pub(super) fn from_parts(fields: Vec<Bytes>, ignored: Vec<String>) -> Self {
+        let mut parts = Vec::with_capacity(fields.len() + 2);
+        let some_fields = fields.iter().any(|part| !part.is_empty());
+        parts.push(Bytes::from_static(if some_fields {
+            br#"{"result":"success","msg":"","#
+        } else {
+            br#"{"result":"success","msg":"""#
+        }));
+        parts.extend(fields.into_iter().filter(|part| !part.is_empty()));
+        let mut end = String::new();
+        if !ignored.is_empty() {
+            end.push_str(r#","ignored_parameters_unsupported":"#);
+            end.push_str(&Value::from(ignored).to_string());
+        }
+        end.push_str("}\n");
+        parts.push(Bytes::from(end));
+        Success { body: Body::Parts(parts) }
+    }
 }
 
 impl Responder for Success {
@@ -68,6 +92,11 @@ impl Responder for Success {
         let mut response = match self.body {
             Body::Object(map) => json_response(StatusCode::OK, &Value::Object(map)),
             Body::Text(text) => HttpResponse::Ok().content_type("application/json").body(text),
+            Body::Parts(parts) => {
+                let length = parts.iter().map(|part| part.len() as u64).sum();
+                let stream = futures_util::stream::iter(parts.into_iter().map(Ok::<_, std::convert::Infallible>));
+                HttpResponse::Ok().content_type("application/json").body(SizedStream::new(length, stream))
+            }
         };
         // Like Django's `add_never_cache_headers` on Zulip's authenticated replies.
         if req.extensions().contains::<Authenticated>() {

@@ -16,8 +16,9 @@ use serde_json::{Map, Value};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::audience::{self, UserSet};
+use super::blocks::ModernBlocks;
 use super::format;
-use super::reads::{self, Audience, PresenceQuery};
+use super::reads::{self, Audience, Fields, PresenceQuery};
 use super::state::{PresenceState, Row, Status};
 use crate::config::PresenceConfig;
 use crate::error::{ApiError, ApiResult};
@@ -35,7 +36,7 @@ const RESERVE_AHEAD: i64 = 100_000;
 /// `POST /users/me/presence` from a human user (bots are refused before it is sent).
 /// Replies with the data members of the response (none for `ping_only`).
 #[derive(Message, Debug)]
-#[rtype(result = "ApiResult<String>")]
+#[rtype(result = "ApiResult<Fields>")]
 pub struct UpdatePresence {
     pub user_id: UserId,
     pub status: Status,
@@ -132,6 +133,8 @@ pub struct PresenceActor {
     reserved: i64,
     /// The users reported at all, as of a realm snapshot (rebuilt when its users change).
     reported: Option<(Arc<RealmState>, Arc<UserSet>)>,
+    /// The modern rows' JSON in blocks, for incremental replies (of the reported users).
+    blocks: ModernBlocks,
     stats: PresenceStats,
 }
 
@@ -170,6 +173,7 @@ impl PresenceActor {
             writer: Arc::new(Semaphore::new(1)),
             reserved,
             reported: None,
+            blocks: ModernBlocks::default(),
             stats: PresenceStats::default(),
         })
     }
@@ -185,6 +189,9 @@ impl PresenceActor {
             Some((seen, set)) if seen.same_users(realm) => Arc::clone(set),
             _ => {
                 let set = Arc::new(audience::reported_users(realm));
+                if self.reported.as_ref().is_none_or(|(_, old)| **old != *set) {
+                    self.blocks.clear();
+                }
                 self.reported = Some((Arc::clone(realm), Arc::clone(&set)));
                 set
             }
@@ -198,7 +205,12 @@ impl PresenceActor {
         if !audience::is_reported(user) {
             return;
         }
+        let before = self.state.row(user.id).map(|row| row.update_id);
         let Some(changed) = self.state.ping(user.id, status, now, user.date_joined) else { return };
+        if let Some(update_id) = before {
+            self.blocks.changed(update_id);
+        }
+        self.blocks.changed(changed.row.update_id);
         self.dirty.insert(user.id);
         self.published.store(Arc::new(self.state.clone()));
         if changed.notify {
@@ -304,17 +316,17 @@ fn viewer(realm: &RealmState, id: UserId) -> ApiResult<&User> {
 }
 
 impl Handler<UpdatePresence> for PresenceActor {
-    type Result = ApiResult<String>;
+    type Result = ApiResult<Fields>;
 
     fn handle(&mut self, msg: UpdatePresence, _: &mut Self::Context) -> Self::Result {
         let realm = self.realm_state.load_full();
         let user = viewer(&realm, msg.user_id)?;
         self.ping(&realm, user, msg.status, msg.now);
-        let Some(query) = msg.query else { return Ok(String::new()) };
+        let Some(query) = msg.query else { return Ok(Fields::default()) };
         let reported = self.reported(&realm);
         let access = audience::viewer_access(&self.config, &realm, msg.user_id);
         let audience = Audience { realm: &realm, reported: &reported, access: access.as_ref() };
-        Ok(reads::update_reply(&self.state, &audience, Some(&query), msg.now))
+        Ok(reads::update_reply_from(&self.state, &audience, Some(&query), msg.now, Some(&mut self.blocks)))
     }
 }
 
@@ -348,6 +360,7 @@ impl Handler<Rebind> for PresenceActor {
         self.realm_state = msg.realm_state;
         self.realm = Some(msg.realm);
         self.reported = None;
+        self.blocks.clear();
     }
 }
 

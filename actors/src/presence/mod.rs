@@ -13,11 +13,13 @@
 //! - [`state`]: the rows and Zulip's update rule (`do_update_user_presence`).
 //! - [`audience`]: whose presence is reported to whom.
 //! - [`reads`]: the replies of the three endpoints and the register data set.
+//! - [`blocks`]: the modern rows' JSON in blocks, reused by every incremental reply.
 //! - [`format`]: the wire shapes (modern, legacy, events).
 //! - [`actor`]: the actor, its messages and the batched writes.
 
 pub mod actor;
 pub mod audience;
+pub mod blocks;
 pub mod format;
 pub mod reads;
 pub mod state;
@@ -26,7 +28,7 @@ pub use actor::{
     FlushPresence, GetPresenceStats, GetRealmPresence, GetUserPresence, PresenceActor, PresenceEvents, PresenceStats,
     Rebind, UpdatePresence,
 };
-pub use reads::PresenceQuery;
+pub use reads::{Fields, PresenceQuery};
 pub use state::{PresenceState, Row, Status};
 
 /// Zulip's `OFFLINE_THRESHOLD_SECS`: a user not heard from for this long is offline.

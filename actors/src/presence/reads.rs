@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 use super::audience::{self, UserSet};
+use super::blocks::ModernBlocks;
 use super::format;
 use super::state::{seconds, PresenceState, Row};
 use super::{DEFAULT_HISTORY_DAYS, MICROS};
@@ -113,17 +115,54 @@ pub fn update_reply(
     query: Option<&PresenceQuery>,
     now: i64,
 ) -> String {
-    let Some(query) = query else { return String::new() };
-    let (rows, last_update_id) = select(presence, audience, query, now);
-    let presences = presences_json(&rows, audience.realm, query.slim);
-    let mut out = String::with_capacity(presences.len() + 96);
-    out.push_str("\"presences\":");
-    out.push_str(&presences);
-    out.push_str(",\"server_timestamp\":");
-    out.push_str(&format::server_timestamp(now).to_string());
-    out.push_str(",\"presence_last_update_id\":");
-    out.push_str(&last_update_id.to_string());
-    out
+    update_reply_from(presence, audience, query, now, None).text()
+}
+
+/// JSON object members (`"a":1,"b":{...}`) in pieces, sent one after the other: the
+/// cached blocks of an incremental reply go out without being copied together first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fields(pub Vec<Bytes>);
+
+impl Fields {
+    /// The members as one string.
+    pub fn text(&self) -> String {
+        let bytes: Vec<u8> = self.0.iter().flat_map(|part| part.iter().copied()).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// The same, taking the rows of an incremental modern fetch from `blocks` when the viewer
+/// sees everyone reported (the reply is the same, built from fewer, larger pieces).
+pub fn update_reply_from(
+    presence: &PresenceState,
+    audience: &Audience<'_>,
+    query: Option<&PresenceQuery>,
+    now: i64,
+    blocks: Option<&mut ModernBlocks>,
+) -> Fields {
+    let Some(query) = query else { return Fields::default() };
+    let incremental = query.slim
+        && audience.access.is_none()
+        && query.history_limit_days != Some(0)
+        && !audience.realm.realm().presence_disabled();
+    let mut parts = vec![Bytes::from_static(b"\"presences\":{")];
+    let last_update_id = match (blocks, query.last_update_id) {
+        (Some(blocks), Some(after)) if incremental && after > 0 => {
+            blocks.presences_after(presence, audience.reported, after, &mut parts).unwrap_or(after)
+        }
+        _ => {
+            let (rows, last_update_id) = select(presence, audience, query, now);
+            // Without its braces (it is at least `{}`): the pieces around it hold them.
+            let presences = Bytes::from(presences_json(&rows, audience.realm, query.slim));
+            parts.push(presences.slice(1..presences.len().saturating_sub(1).max(1)));
+            last_update_id
+        }
+    };
+    parts.push(Bytes::from(format!(
+        "}},\"server_timestamp\":{},\"presence_last_update_id\":{last_update_id}",
+        format::server_timestamp(now)
+    )));
+    Fields(parts)
 }
 
 /// The data of `GET /realm/presence`: every user in the legacy format (two weeks of

@@ -138,6 +138,16 @@ impl PresenceState {
         self.by_update.range(update_id.saturating_add(1)..).map(|(_, row)| row)
     }
 
+    /// The same, by descending `update_id`.
+    pub fn rows_after_rev(&self, update_id: i64) -> impl Iterator<Item = &Arc<Row>> {
+        self.by_update.range(update_id.saturating_add(1)..).rev().map(|(_, row)| row)
+    }
+
+    /// The rows with update ids in `start..end`, by ascending `update_id`.
+    pub fn rows_between(&self, start: i64, end: i64) -> impl Iterator<Item = &Arc<Row>> {
+        self.by_update.range(start..end.max(start)).map(|(_, row)| row)
+    }
+
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.rows.len()

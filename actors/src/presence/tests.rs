@@ -305,3 +305,55 @@ fn the_event_carries_both_forms() {
         .to_string()
     );
 }
+
+/// The rows after `after` that `reported` holds, row by row: what the blocks must give.
+fn members_row_by_row(presence: &PresenceState, reported: &UserSet, after: i64) -> (String, Option<i64>) {
+    let rows: Vec<_> = presence.rows_after(after).filter(|row| reported.contains(row.user_id)).collect();
+    let text = rows.iter().map(|row| row.modern_member()).collect::<Vec<_>>().join(",");
+    (text, rows.last().map(|row| row.update_id))
+}
+
+#[test]
+fn incremental_replies_from_blocks_are_the_rows_changed_since() {
+    use super::blocks::ModernBlocks;
+    // 700 users pinging in a pseudo-random order for simulated minutes; the blocks are told
+    // of each change, as the actor does, and asked from many places in between.
+    let mut presence = PresenceState::default();
+    let mut blocks = ModernBlocks::default();
+    let everyone = UserSet::of((1..=700).map(UserId));
+    let some = UserSet::of((1..=700).filter(|id| id % 7 != 0).map(UserId));
+    let mut reported = &everyone;
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut random = |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    for step in 0..6_000i64 {
+        let user = UserId(1 + random(700) as i64);
+        let status = if random(10) == 0 { Status::Active } else { Status::Idle };
+        let before = presence.row(user).map(|row| row.update_id);
+        if let Some(changed) = presence.ping(user, status, at(step / 10), T0) {
+            if let Some(update_id) = before {
+                blocks.changed(update_id);
+            }
+            blocks.changed(changed.row.update_id);
+        }
+        if step == 3_000 {
+            reported = &some;
+            blocks.clear();
+        }
+        if step % 37 == 0 {
+            let last = presence.last_update_id();
+            for after in [1, last / 3, last.saturating_sub(300), last.saturating_sub(256), last - 1, last, last + 5] {
+                let after = after.max(1);
+                let mut parts = Vec::new();
+                let last = blocks.presences_after(&presence, reported, after, &mut parts);
+                let got = (super::reads::Fields(parts).text(), last);
+                assert_eq!(got, members_row_by_row(&presence, reported, after), "step {step}, after {after}");
+            }
+        }
+    }
+    assert!(presence.last_update_id() > 1_000, "the pings moved rows: {}", presence.last_update_id());
+}

@@ -36,7 +36,7 @@ pub async fn update_presence(auth: Authed, params: Params) -> Result<Success, Ht
     let query = (!ping_only).then(|| PresenceQuery::new(slim_presence, last_update_id, history_limit_days));
     let update = UpdatePresence { user_id: auth.user.user_id, status, query, now: now_micros() };
     let fields = auth.realm.presence.send(update).await??;
-    Ok(params.success_fields(&fields))
+    Ok(params.success_parts(fields.0))
 }
 
 /// `GET /realm/presence` (bots may call it).
