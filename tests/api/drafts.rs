@@ -126,14 +126,21 @@ async fn every_change_reaches_each_queue_of_the_owner_and_nobody_else() {
     assert_eq!(laptop.events(&app).await, events);
     let stamp = events[0]["drafts"][0]["timestamp"].as_i64().unwrap();
     assert!((before..=after).contains(&stamp), "{before} <= {stamp} <= {after}");
-    assert_eq!(events, vec![json!({"type": "drafts", "op": "add", "drafts": [draft(id, "", json!([]), "", "now", stamp)]})]);
+    assert_eq!(
+        events,
+        vec![json!({"type": "drafts", "op": "add", "drafts": [draft(id, "", json!([]), "", "now", stamp)]})]
+    );
 
     // Editing replaces the whole draft.
-    let changed = json!({"type": "stream", "to": [general], "topic": "dinner", "content": "Who?", "timestamp": 1_700_000_500});
-    let with_extra = send(&app, &hamlet, Method::PATCH, &format!("/drafts/{}", ids[0]), &[
-        ("draft", changed.to_string().as_str()),
-        ("colour", "red"),
-    ])
+    let changed =
+        json!({"type": "stream", "to": [general], "topic": "dinner", "content": "Who?", "timestamp": 1_700_000_500});
+    let with_extra = send(
+        &app,
+        &hamlet,
+        Method::PATCH,
+        &format!("/drafts/{}", ids[0]),
+        &[("draft", changed.to_string().as_str()), ("colour", "red")],
+    )
     .await;
     let ignored = json!({"result": "success", "msg": "", "ignored_parameters_unsupported": ["colour"]});
     expect(with_extra, 200, ignored).await;
@@ -171,33 +178,59 @@ async fn refusals_are_zulips_in_zulips_order_and_create_nothing() {
     expect(send(&app, &app.owner, Method::DELETE, &format!("/users/{}", gone.user_id), &[]).await, 200, success())
         .await;
     let mut watch = Watch::new(&app, &hamlet, r#"["drafts"]"#).await;
-    let kept = created(&app, &hamlet, &json!([{"type": "", "to": [], "topic": "", "content": "kept", "timestamp": 5}])).await;
+    let kept =
+        created(&app, &hamlet, &json!([{"type": "", "to": [], "topic": "", "content": "kept", "timestamp": 5}])).await;
 
     expect(post(&app, &hamlet, "/drafts", &[]).await, 400, missing("drafts")).await;
     let ok = json!({"type": "", "to": [], "topic": "", "content": "fine"});
     let refusals: Vec<(Value, String)> = vec![
-        (json!({"type": "stream", "to": [general, secret], "topic": "t", "content": "x"}),
-         "Must specify exactly 1 channel ID for channel messages".into()),
-        (json!({"type": "stream", "to": [], "topic": "t", "content": "x"}),
-         "Must specify exactly 1 channel ID for channel messages".into()),
+        (
+            json!({"type": "stream", "to": [general, secret], "topic": "t", "content": "x"}),
+            "Must specify exactly 1 channel ID for channel messages".into(),
+        ),
+        (
+            json!({"type": "stream", "to": [], "topic": "t", "content": "x"}),
+            "Must specify exactly 1 channel ID for channel messages".into(),
+        ),
         (json!({"type": "stream", "to": [secret], "topic": "t", "content": "x"}), "Invalid channel ID".into()),
         (json!({"type": "stream", "to": [9999], "topic": "t", "content": "x"}), "Invalid channel ID".into()),
-        (json!({"type": "stream", "to": [general], "topic": "a\u{0}b", "content": "x"}),
-         "Topic must not contain null bytes".into()),
-        (json!({"type": "stream", "to": [general], "topic": "t", "content": "a\u{0}b"}),
-         "Message must not contain null bytes".into()),
-        (json!({"type": "private", "to": [othello.user_id, 99_999_999_999_999i64], "topic": "", "content": "x"}),
-         "Invalid user ID 99999999999999".into()),
-        (json!({"type": "private", "to": [gone.user_id], "topic": "", "content": "x"}),
-         "'gone@agora.test' is no longer using Zulip.".into()),
-        (json!({"type": "", "to": [], "topic": "", "content": "x", "timestamp": -1}),
-         "Timestamp must not be negative.".into()),
-        (json!({"type": "", "to": [], "topic": "", "content": "   "}), r#"drafts[1]["content"] cannot be blank"#.into()),
+        (
+            json!({"type": "stream", "to": [general], "topic": "a\u{0}b", "content": "x"}),
+            "Topic must not contain null bytes".into(),
+        ),
+        (
+            json!({"type": "stream", "to": [general], "topic": "t", "content": "a\u{0}b"}),
+            "Message must not contain null bytes".into(),
+        ),
+        (
+            json!({"type": "private", "to": [othello.user_id, 99_999_999_999_999i64], "topic": "", "content": "x"}),
+            "Invalid user ID 99999999999999".into(),
+        ),
+        (
+            json!({"type": "private", "to": [gone.user_id], "topic": "", "content": "x"}),
+            "'gone@agora.test' is no longer using Zulip.".into(),
+        ),
+        (
+            json!({"type": "", "to": [], "topic": "", "content": "x", "timestamp": -1}),
+            "Timestamp must not be negative.".into(),
+        ),
+        (
+            json!({"type": "", "to": [], "topic": "", "content": "   "}),
+            r#"drafts[1]["content"] cannot be blank"#.into(),
+        ),
         (json!({"type": "group", "to": [], "topic": "", "content": "x"}), r#"Invalid drafts[1]["type"]"#.into()),
-        (json!({"type": "", "to": ["5"], "topic": "", "content": "x"}), r#"drafts[1]["to"][0] is not an integer"#.into()),
-        (json!({"type": "", "to": [], "content": "x"}), r#"drafts[1]["topic"] field is missing: Field required"#.into()),
-        (json!({"type": "", "to": [], "topic": "", "content": "x", "id": 3}),
-         r#"Argument "id" at drafts[1]["id"] is unexpected"#.into()),
+        (
+            json!({"type": "", "to": ["5"], "topic": "", "content": "x"}),
+            r#"drafts[1]["to"][0] is not an integer"#.into(),
+        ),
+        (
+            json!({"type": "", "to": [], "content": "x"}),
+            r#"drafts[1]["topic"] field is missing: Field required"#.into(),
+        ),
+        (
+            json!({"type": "", "to": [], "topic": "", "content": "x", "id": 3}),
+            r#"Argument "id" at drafts[1]["id"] is unexpected"#.into(),
+        ),
     ];
     for (bad, msg) in &refusals {
         // The first draft is fine: nothing is created when a later one is refused.
@@ -289,7 +322,10 @@ async fn drafts_views_and_snippets_survive_a_restart() {
         assert_eq!(after[key], before[key], "{key}");
     }
     assert_eq!(after["drafts"], json!([draft(ids[0], "private", json!([hamlet.user_id]), "", "x", 5)]));
-    assert_eq!(after["navigation_views"], json!([{"fragment": "narrow/is/alerted", "is_pinned": true, "name": "Alerts"}]));
+    assert_eq!(
+        after["navigation_views"],
+        json!([{"fragment": "narrow/is/alerted", "is_pinned": true, "name": "Alerts"}])
+    );
     assert_eq!(after["saved_snippets"][0]["id"], snippet["saved_snippet_id"]);
     // New ones get new ids.
     let next = created(&app, &hamlet, &one).await;

@@ -58,8 +58,12 @@ async fn views_change_with_events_on_each_queue_of_their_owner_only() {
     expect(listed(&app, &hamlet).await, 200, listing(json!([recent, alerted]))).await;
 
     // The fragment in the path keeps its slashes, raw or encoded.
-    expect(update(&app, &hamlet, "narrow/is/alerted", &[("name", "Alerts"), ("is_pinned", "true")]).await, 200, success())
-        .await;
+    expect(
+        update(&app, &hamlet, "narrow/is/alerted", &[("name", "Alerts"), ("is_pinned", "true")]).await,
+        200,
+        success(),
+    )
+    .await;
     let event = json!({"type": "navigation_view", "op": "update", "fragment": "narrow/is/alerted",
                        "data": {"name": "Alerts", "is_pinned": true}});
     assert_eq!(phone.events(&app).await, vec![event.clone()]);
@@ -113,9 +117,14 @@ async fn refusals_are_zulips_in_zulips_order() {
         (&[("fragment", "feed"), ("is_pinned", "yes")], error("is_pinned is not valid JSON")),
         (&[("fragment", "feed"), ("is_pinned", "1")], error("is_pinned is not a boolean")),
         (&[("fragment", "feed"), ("is_pinned", "true"), ("name", " ")], error("name cannot be blank")),
-        (&[("fragment", "feed"), ("is_pinned", "true"), ("name", "Feed")], error("Built-in views cannot have a custom name.")),
-        (&[("fragment", "narrow/is/starred"), ("is_pinned", "true"), ("name", "Stars")],
-         error("Built-in views cannot have a custom name.")),
+        (
+            &[("fragment", "feed"), ("is_pinned", "true"), ("name", "Feed")],
+            error("Built-in views cannot have a custom name."),
+        ),
+        (
+            &[("fragment", "narrow/is/starred"), ("is_pinned", "true"), ("name", "Stars")],
+            error("Built-in views cannot have a custom name."),
+        ),
         (&[("fragment", "narrow/view"), ("is_pinned", "true")], error("Custom views must have a valid name.")),
         (&[("fragment", " inbox"), ("is_pinned", "false")], error(exists)),
         (&[("fragment", "narrow/is/dm"), ("is_pinned", "false"), ("name", "Other")], error(exists)),
@@ -124,7 +133,8 @@ async fn refusals_are_zulips_in_zulips_order() {
     for (form, body) in refusals {
         expect(add(&app, &hamlet, form).await, 400, body.clone()).await;
     }
-    let updates: &[(&str, &[(&str, &str)], u16, Value)] = &[
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], u16, Value);
+    let updates: &[Case<'_>] = &[
         ("inbox", &[("name", "Mine")], 400, error("Built-in views cannot have a custom name.")),
         ("inbox", &[("is_pinned", "maybe")], 400, error("is_pinned is not valid JSON")),
         ("inbox", &[("name", "")], 400, error("name cannot be blank")),

@@ -48,7 +48,8 @@ async fn snippets_change_with_events_on_each_queue_of_their_owner_only() {
     expect(listed(&app, &hamlet).await, 200, listing(json!([]))).await;
 
     let before = chrono::Utc::now().timestamp();
-    let (status, body) = json(create(&app, &hamlet, &[("title", "  Greeting "), ("content", "\n Hello! \n")]).await).await;
+    let (status, body) =
+        json(create(&app, &hamlet, &[("title", "  Greeting "), ("content", "\n Hello! \n")]).await).await;
     let after = chrono::Utc::now().timestamp();
     let id = body["saved_snippet_id"].as_i64().unwrap();
     assert_eq!((status, body), (200, json!({"result": "success", "msg": "", "saved_snippet_id": id})));
@@ -127,7 +128,10 @@ async fn limits_and_refusals_are_zulips() {
     assert_eq!(watch.events(&app).await, Vec::<Value>::new());
     let kept = json!({"id": id, "title": "é".repeat(60), "content": content_10000, "date_created": 0});
     let (_, body) = json(listed(&app, &hamlet).await).await;
-    assert_eq!((&body["saved_snippets"][0]["title"], &body["saved_snippets"][0]["content"]), (&kept["title"], &kept["content"]));
+    assert_eq!(
+        (&body["saved_snippets"][0]["title"], &body["saved_snippets"][0]["content"]),
+        (&kept["title"], &kept["content"])
+    );
     expect(edit(&app, &hamlet, id, &[("title", "")]).await, 400, error("title cannot be blank")).await;
     // Without anything to change, Zulip answers at once: no lookup, no event.
     expect(edit(&app, &hamlet, id + 100, &[]).await, 200, success()).await;

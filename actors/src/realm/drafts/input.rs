@@ -1,7 +1,7 @@
 //! A draft as a request gives it (Zulip's pydantic `DraftData`, decoded strictly by
 //! `typed_endpoint`): the shape is checked here, with Zulip's messages naming the element
 //! (`drafts[0]["to"][1] is not an integer`); what it refers to is checked by
-//! [`super::ops`].
+//! the plans of `ops`.
 //!
 //! Pydantic checks the fields in their order (`type`, `to`, `topic`, `content`,
 //! `timestamp`), then refuses keys it does not know, and only the first error is reported.

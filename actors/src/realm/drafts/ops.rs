@@ -49,7 +49,13 @@ fn no_such_draft() -> ApiError {
 /// Checks a draft against the state and makes the fields to store (Zulip's
 /// `further_validated_draft_dict`), `now_micros` standing for a missing timestamp; `at`
 /// names the draft's timestamp in an error about its range.
-pub fn validated(state: &RealmState, user: &User, draft: DraftData, now_micros: i64, at: &str) -> ApiResult<DraftFields> {
+pub fn validated(
+    state: &RealmState,
+    user: &User,
+    draft: DraftData,
+    now_micros: i64,
+    at: &str,
+) -> ApiResult<DraftFields> {
     let content = normalize_content(&draft.content)?;
     let last_edit_micros = match draft.timestamp {
         None => now_micros,
@@ -79,7 +85,9 @@ pub fn validated(state: &RealmState, user: &User, draft: DraftData, now_micros: 
                 .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
             (DraftKind::Channel, vec![channel.id.0], topic)
         }
-        DraftKind::Direct if !draft.to.is_empty() => (DraftKind::Direct, direct_to(state, user, &draft.to)?, String::new()),
+        DraftKind::Direct if !draft.to.is_empty() => {
+            (DraftKind::Direct, direct_to(state, user, &draft.to)?, String::new())
+        }
         // A direct draft to nobody is not addressed yet.
         DraftKind::Direct | DraftKind::None => (DraftKind::None, Vec::new(), String::new()),
     };
@@ -154,14 +162,7 @@ impl Change for DraftsCreated {
 }
 
 fn row(id: i64, d: DraftFields) -> DraftRow {
-    DraftRow {
-        id,
-        kind: d.kind,
-        to: d.to,
-        topic: d.topic,
-        content: d.content,
-        last_edit_micros: d.last_edit_micros,
-    }
+    DraftRow { id, kind: d.kind, to: d.to, topic: d.topic, content: d.content, last_edit_micros: d.last_edit_micros }
 }
 
 /// A planned edit of a draft. Whether the draft is the user's is known only when written,

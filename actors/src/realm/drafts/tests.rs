@@ -24,8 +24,13 @@ fn shape_error(raw: &str) -> String {
 fn the_shape_is_checked_field_by_field_with_pydantics_messages() {
     let ok = r#"[{"type": "stream", "to": [3], "topic": "t", "content": "  hi \n", "timestamp": 1.5}]"#;
     let parsed = parse_drafts(ok).unwrap();
-    let expected =
-        DraftData { kind: DraftKind::Channel, to: vec![3], topic: "t".into(), content: "hi".into(), timestamp: Some(1.5) };
+    let expected = DraftData {
+        kind: DraftKind::Channel,
+        to: vec![3],
+        topic: "t".into(),
+        content: "hi".into(),
+        timestamp: Some(1.5),
+    };
     assert_eq!(parsed, vec![expected]);
     let none = r#"[{"type": "", "to": [], "topic": "", "content": "x", "timestamp": null}]"#;
     assert_eq!(parse_drafts(none).unwrap()[0].timestamp, None);
@@ -49,13 +54,13 @@ fn the_shape_is_checked_field_by_field_with_pydantics_messages() {
             r#"drafts[0]["timestamp"]["int"] is not an integer"#,
         ),
         // Unknown keys come after every field's own error.
-        (r#"[{"type": "", "to": [], "topic": "", "content": "x", "id": 4}]"#, r#"Argument "id" at drafts[0]["id"] is unexpected"#),
+        (
+            r#"[{"type": "", "to": [], "topic": "", "content": "x", "id": 4}]"#,
+            r#"Argument "id" at drafts[0]["id"] is unexpected"#,
+        ),
         (r#"[{"type": "", "to": [], "topic": 3, "id": 4}]"#, r#"drafts[0]["topic"] is not a string"#),
         // The first bad draft is named.
-        (
-            r#"[{"type": "", "to": [], "topic": "", "content": "x"}, {"type": "x"}]"#,
-            r#"Invalid drafts[1]["type"]"#,
-        ),
+        (r#"[{"type": "", "to": [], "topic": "", "content": "x"}, {"type": "x"}]"#, r#"Invalid drafts[1]["type"]"#),
     ];
     for (raw, msg) in cases {
         assert_eq!(shape_error(raw), msg, "{raw}");
@@ -69,7 +74,13 @@ fn draft(kind: DraftKind, to: &[i64], topic: &str, content: &str, timestamp: Opt
 }
 
 fn fields(kind: &str, to: &[i64], topic: &str, content: &str, micros: i64) -> DraftFields {
-    DraftFields { kind: kind.into(), to: to.to_vec(), topic: topic.into(), content: content.into(), last_edit_micros: micros }
+    DraftFields {
+        kind: kind.into(),
+        to: to.to_vec(),
+        topic: topic.into(),
+        content: content.into(),
+        last_edit_micros: micros,
+    }
 }
 
 #[test]
@@ -111,7 +122,10 @@ fn drafts_are_checked_and_addressed_as_zulip_does() {
     assert_eq!(to_others, fields("private", &[othello.0, iago.0], "", "hi", NOW));
     assert_eq!(check(draft(Direct, &[hamlet.0], "", "hi", Option::None)).unwrap().to, vec![hamlet.0]);
     assert_eq!(check(draft(Direct, &[hamlet.0, othello.0], "", "hi", Option::None)).unwrap().to, vec![othello.0]);
-    assert_eq!(err(draft(Direct, &[othello.0, 99_999_999_999_999], "", "hi", Option::None)), "Invalid user ID 99999999999999");
+    assert_eq!(
+        err(draft(Direct, &[othello.0, 99_999_999_999_999], "", "hi", Option::None)),
+        "Invalid user ID 99999999999999"
+    );
     assert_eq!(err(draft(Direct, &[gone.0], "", "hi", Option::None)), "'gone@acme.test' is no longer using Zulip.");
     // A direct draft to nobody, and an unaddressed one (whatever its `to`), are unaddressed.
     assert_eq!(check(draft(Direct, &[], "t", "hi", Option::None)).unwrap(), fields("", &[], "", "hi", NOW));
@@ -119,7 +133,11 @@ fn drafts_are_checked_and_addressed_as_zulip_does() {
 }
 
 /// The events of a change as (body, users).
-fn events<C: Change>(state: &mut RealmState, store: &crate::store::Store, change: C) -> (C::Output, Vec<(Value, Vec<UserId>)>) {
+fn events<C: Change>(
+    state: &mut RealmState,
+    store: &crate::store::Store,
+    change: C,
+) -> (C::Output, Vec<(Value, Vec<UserId>)>) {
     let applied = commit(state, store, change).unwrap();
     let events = applied.events.into_iter().map(|o| (Value::Object(o.event.body().clone()), o.users)).collect();
     (applied.output, events)
@@ -135,7 +153,10 @@ fn drafts_are_stored_per_user_and_refused_when_synchronization_is_off() {
     let (ids, sent) = events(&mut state, &store, change);
     assert_eq!(ids.len(), 2);
     let dict = |id: i64, content: &str| json!({"id": id, "type": "", "to": [], "topic": "", "content": content, "timestamp": T0});
-    assert_eq!(sent, vec![(json!({"type": "drafts", "op": "add", "drafts": [dict(ids[0], "a"), dict(ids[1], "b")]}), vec![hamlet])]);
+    assert_eq!(
+        sent,
+        vec![(json!({"type": "drafts", "op": "add", "drafts": [dict(ids[0], "a"), dict(ids[1], "b")]}), vec![hamlet])]
+    );
     // Nothing to create still tells the user.
     let change = plan_create(&state, hamlet, Ok(vec![]), NOW).unwrap();
     let (none, sent) = events(&mut state, &store, change);
@@ -145,7 +166,10 @@ fn drafts_are_stored_per_user_and_refused_when_synchronization_is_off() {
     let bad = draft(DraftKind::Channel, &[], "t", "x", None);
     let change = plan_edit(&state, othello, ids[0], Ok(bad.clone()), NOW).unwrap();
     let refused = commit(&mut state, &store, change).unwrap_err();
-    assert_eq!((refused.status, refused.code, refused.msg.as_str()), (404, Some(ErrorCode::BadRequest), "Draft does not exist"));
+    assert_eq!(
+        (refused.status, refused.code, refused.msg.as_str()),
+        (404, Some(ErrorCode::BadRequest), "Draft does not exist")
+    );
     let change = plan_edit(&state, hamlet, ids[0], Ok(bad), NOW).unwrap();
     let refused = commit(&mut state, &store, change).unwrap_err();
     assert_eq!(refused.msg, "Must specify exactly 1 channel ID for channel messages");
@@ -159,7 +183,7 @@ fn drafts_are_stored_per_user_and_refused_when_synchronization_is_off() {
     let change = plan_delete(&state, hamlet, ids[1]).unwrap();
     let (_, sent) = events(&mut state, &store, change);
     assert_eq!(sent, vec![(json!({"type": "drafts", "op": "remove", "draft_id": ids[1]}), vec![hamlet])]);
-    let kept = crate::store::drafts::of_user(&*store.conn().unwrap(), hamlet, false, 10).unwrap();
+    let kept = crate::store::drafts::of_user(&store.conn().unwrap(), hamlet, false, 10).unwrap();
     assert_eq!(kept.iter().map(|d| (d.id, d.content.as_str())).collect::<Vec<_>>(), vec![(ids[0], "c")]);
 
     // Turned off, every endpoint refuses first, whatever the parameters.

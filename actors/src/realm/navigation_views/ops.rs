@@ -15,15 +15,8 @@ use crate::store;
 
 /// The views every client has (Zulip's `BUILT_IN_VIEW_FRAGMENTS`): a user may pin or hide
 /// them, not name them.
-pub const BUILT_IN_VIEW_FRAGMENTS: [&str; 7] = [
-    "inbox",
-    "recent",
-    "feed",
-    "drafts",
-    "narrow/has/reaction/sender/me",
-    "narrow/is/mentioned",
-    "narrow/is/starred",
-];
+pub const BUILT_IN_VIEW_FRAGMENTS: [&str; 7] =
+    ["inbox", "recent", "feed", "drafts", "narrow/has/reaction/sender/me", "narrow/is/mentioned", "narrow/is/starred"];
 
 fn is_built_in(fragment: &str) -> bool {
     BUILT_IN_VIEW_FRAGMENTS.contains(&fragment)

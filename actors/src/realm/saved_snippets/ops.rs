@@ -22,9 +22,19 @@ pub const MAX_TITLE_LENGTH: usize = 60;
 #[derive(Debug, Clone)]
 pub enum SnippetChange {
     /// The snippet's id is set by the write.
-    Create { realm_id: RealmId, user_id: UserId, snippet: SavedSnippet },
-    Edit { user_id: UserId, snippet: SavedSnippet },
-    Delete { user_id: UserId, id: i64 },
+    Create {
+        realm_id: RealmId,
+        user_id: UserId,
+        snippet: SavedSnippet,
+    },
+    Edit {
+        user_id: UserId,
+        snippet: SavedSnippet,
+    },
+    Delete {
+        user_id: UserId,
+        id: i64,
+    },
 }
 
 /// "Saved snippet does not exist." (404, code `BAD_REQUEST`).
@@ -38,7 +48,13 @@ fn own_snippet(state: &RealmState, user: UserId, id: i64) -> ApiResult<&SavedSni
 }
 
 /// Plans `POST /saved_snippets`, made `now`.
-pub fn plan_create(state: &RealmState, user_id: UserId, title: String, content: String, now: i64) -> ApiResult<SnippetChange> {
+pub fn plan_create(
+    state: &RealmState,
+    user_id: UserId,
+    title: String,
+    content: String,
+    now: i64,
+) -> ApiResult<SnippetChange> {
     let user = state.user_or_err(user_id)?;
     let snippet = SavedSnippet { id: 0, title, content, date_created: now };
     Ok(SnippetChange::Create { realm_id: state.realm().id, user_id: user.id, snippet })

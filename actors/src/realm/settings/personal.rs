@@ -220,7 +220,8 @@ impl Change for OwnSettings {
         if self.after != self.before {
             store::users::save_own_settings(tx, &self.after)?;
         }
-        let stops_drafts = |(s, v): &SettingValue| s.name == "enable_drafts_synchronization" && *v == Value::Bool(false);
+        let stops_drafts =
+            |(s, v): &SettingValue| s.name == "enable_drafts_synchronization" && *v == Value::Bool(false);
         if self.settings.iter().any(stops_drafts) {
             store::drafts::delete_all_of(tx, self.after.id)?;
         }
