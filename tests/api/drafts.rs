@@ -333,3 +333,44 @@ async fn drafts_views_and_snippets_survive_a_restart() {
     app.stop().await;
     drop(tmp);
 }
+
+/// Zulip deletes these only with the account itself (which Agora never deletes):
+/// deactivation keeps them for when the user comes back. Ids are unique across
+/// organizations, and another organization's user finds none of them.
+#[actix_web::test]
+async fn deactivation_keeps_them_and_other_organizations_never_see_them() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let boss = app.create_realm("acme", "boss@acme.test").await;
+    let one = json!([{"type": "", "to": [], "topic": "", "content": "x", "timestamp": 5}]);
+    let ids = created(&app, &hamlet, &one).await;
+    let form = [("fragment", "inbox"), ("is_pinned", "true")];
+    expect(post(&app, &hamlet, "/navigation_views", &form).await, 200, success()).await;
+    let snippet = [("title", "Hello"), ("content", "Hello there")];
+    let (_, body) = json(post(&app, &hamlet, "/saved_snippets", &snippet).await).await;
+    let snippet_id = body["saved_snippet_id"].as_i64().unwrap();
+
+    let absent = json!({"result": "error", "msg": "Draft does not exist", "code": "BAD_REQUEST"});
+    expect(delete(&app, &boss, ids[0]).await, 404, absent).await;
+    expect(get(&app, &boss, "/drafts").await, 200, listing(json!([]))).await;
+    let missing_snippet = json!({"result": "error", "msg": "Saved snippet does not exist.", "code": "BAD_REQUEST"});
+    let path = format!("/saved_snippets/{snippet_id}");
+    expect(send(&app, &boss, Method::DELETE, &path, &[]).await, 404, missing_snippet).await;
+    let missing_view = json!({"result": "error", "msg": "Navigation view does not exist.", "code": "NOT_FOUND"});
+    expect(send(&app, &boss, Method::DELETE, "/navigation_views/inbox", &[]).await, 404, missing_view).await;
+    let boss_ids = created(&app, &boss, &one).await;
+    assert!(boss_ids[0] > ids[0]);
+
+    let fetch = [("fetch_event_types", r#"["drafts", "navigation_views", "saved_snippets"]"#)];
+    let before = register(&app, &hamlet, &fetch).await;
+    let user_path = format!("/users/{}", hamlet.user_id);
+    expect(send(&app, &app.owner, Method::DELETE, &user_path, &[]).await, 200, success()).await;
+    let reactivate = format!("/users/{}/reactivate", hamlet.user_id);
+    expect(send(&app, &app.owner, Method::POST, &reactivate, &[]).await, 200, success()).await;
+    let after = register(&app, &hamlet, &fetch).await;
+    for key in ["drafts", "navigation_views", "saved_snippets"] {
+        assert_eq!(after[key], before[key], "{key}");
+        assert_eq!(after[key].as_array().map(Vec::len), Some(1), "{key}");
+    }
+    app.stop().await;
+}
