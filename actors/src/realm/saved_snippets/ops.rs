@@ -1,7 +1,8 @@
 //! Creating, editing and deleting saved snippets (Zulip's `zerver/actions/saved_snippets.py`),
 //! planned from the state, written, applied. Titles and contents arrive stripped, not blank
 //! and within [`MAX_TITLE_LENGTH`] and [`MAX_MESSAGE_LENGTH`](crate::realm::catalog::MAX_MESSAGE_LENGTH)
-//! (the request's checks).
+//! (the request's checks, which strip Unicode whitespace); they are stripped again as
+//! Python strips, as Zulip does before storing them.
 
 use rusqlite::Transaction;
 use serde_json::json;
@@ -14,6 +15,7 @@ use crate::realm::state::RealmState;
 use crate::realm::user_data::SavedSnippet;
 use crate::realm::{Applied, Change};
 use crate::store;
+use crate::validate::python_strip;
 
 /// The longest title, in characters (Zulip's `SavedSnippet.MAX_TITLE_LENGTH`).
 pub const MAX_TITLE_LENGTH: usize = 60;
@@ -56,6 +58,7 @@ pub fn plan_create(
     now: i64,
 ) -> ApiResult<SnippetChange> {
     let user = state.user_or_err(user_id)?;
+    let (title, content) = (python_strip(&title).to_owned(), python_strip(&content).to_owned());
     let snippet = SavedSnippet { id: 0, title, content, date_created: now };
     Ok(SnippetChange::Create { realm_id: state.realm().id, user_id: user.id, snippet })
 }
@@ -72,10 +75,10 @@ pub fn plan_edit(
     let user = state.user_or_err(user_id)?;
     let mut snippet = own_snippet(state, user.id, id)?.clone();
     if let Some(title) = title {
-        snippet.title = title;
+        snippet.title = python_strip(&title).to_owned();
     }
     if let Some(content) = content {
-        snippet.content = content;
+        snippet.content = python_strip(&content).to_owned();
     }
     Ok(SnippetChange::Edit { user_id: user.id, snippet })
 }

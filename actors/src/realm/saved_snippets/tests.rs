@@ -61,3 +61,17 @@ fn snippets_are_personal_and_each_change_is_told_to_their_owner() {
     assert_eq!(apply(&mut state, change, 0), (7, vec![(remove, vec![hamlet])]));
     assert_eq!(saved_snippets_list(&state, hamlet).as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn titles_and_contents_are_stripped_as_python_strips_them() {
+    let mut state = realm();
+    let hamlet = user(&mut state, "hamlet", Role::Member);
+    let change = plan_create(&state, hamlet, "\u{1c}Title\u{1f}".into(), "\u{1d}Body".into(), T0).unwrap();
+    apply(&mut state, change, 3);
+    let change = plan_edit(&state, hamlet, 3, None, Some("New\u{1e}".into())).unwrap();
+    apply(&mut state, change, 0);
+    assert_eq!(
+        saved_snippets_list(&state, hamlet),
+        json!([{"id": 3, "title": "Title", "content": "New", "date_created": T0}])
+    );
+}
