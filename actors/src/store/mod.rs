@@ -5,6 +5,7 @@
 //! that two writers never deadlock on lock upgrades.
 
 pub mod channels;
+pub mod drafts;
 mod fixes;
 pub mod groups;
 pub mod messages;
@@ -18,6 +19,7 @@ pub mod realms;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;
+pub mod views;
 
 use std::path::Path;
 use std::time::Duration;

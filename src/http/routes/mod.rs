@@ -5,6 +5,7 @@
 
 mod auth;
 mod channels;
+mod drafts;
 mod emoji;
 mod events;
 mod folders;
@@ -51,6 +52,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = personal::routes(scope);
     let scope = emoji::routes(scope);
     let scope = presence::routes(scope);
+    let scope = drafts::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
 }

@@ -167,7 +167,6 @@ pub const STOP_WORDS: &[&str] = &[
 fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
     vec![
         ("default_stream_groups", vec![("realm_default_stream_groups", json!([]))]),
-        ("drafts", vec![("drafts", json!([]))]),
         ("giphy", vec![("giphy_api_key", json!(""))]),
         (
             "onboarding_steps",
@@ -181,7 +180,6 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("realm_incoming_webhook_bots", vec![("realm_incoming_webhook_bots", json!([]))]),
         ("realm_linkifiers", vec![("realm_linkifiers", json!([]))]),
         ("realm_playgrounds", vec![("realm_playgrounds", json!([]))]),
-        ("saved_snippets", vec![("saved_snippets", json!([]))]),
         ("scheduled_messages", vec![("scheduled_messages", json!([]))]),
         ("stop_words", vec![("stop_words", json!(STOP_WORDS))]),
         ("video_calls", vec![("has_zoom_token", json!(false))]),

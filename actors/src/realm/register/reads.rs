@@ -47,6 +47,7 @@ type DataSet = fn(&Context<'_>, &mut Map<String, Value>) -> ApiResult<()>;
 const DATA_SETS: &[DataSet] = &[
     custom_profile_fields,
     message,
+    saved_snippets_views_drafts,
     muted_topics,
     realm_user_groups,
     realm,
@@ -86,6 +87,23 @@ fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
         let access = audience::viewer_access(&ctx.config.presence, ctx.state, ctx.user.id);
         let audience = reads::Audience { realm: ctx.state, reported: &reported, access: access.as_ref() };
         reads::register_data(ctx.presence, &audience, &query, crate::clock::now_micros(), out);
+    }
+    Ok(())
+}
+
+/// A user's own things, in Zulip's order: `saved_snippets` (as made), `navigation_views`
+/// (as added) and `drafts` (kept in the database; the most recently edited first).
+fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    use crate::realm::{drafts, navigation_views, saved_snippets};
+    let (state, user) = (ctx.state, ctx.user.id);
+    if ctx.want("saved_snippets") {
+        out.insert("saved_snippets".into(), saved_snippets::saved_snippets_list(state, user));
+    }
+    if ctx.want("navigation_views") {
+        out.insert("navigation_views".into(), navigation_views::navigation_views_list(state, user));
+    }
+    if ctx.want("drafts") {
+        out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
     }
     Ok(())
 }

@@ -214,9 +214,16 @@ impl Change for OwnSettings {
         self.after != self.before
     }
 
+    /// Turning `enable_drafts_synchronization` off also deletes the user's stored drafts
+    /// (without `drafts` events: the clients keep theirs, as in Zulip).
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if self.after != self.before {
             store::users::save_own_settings(tx, &self.after)?;
+        }
+        let stops_drafts =
+            |(s, v): &SettingValue| s.name == "enable_drafts_synchronization" && *v == Value::Bool(false);
+        if self.settings.iter().any(stops_drafts) {
+            store::drafts::delete_all_of(tx, self.after.id)?;
         }
         Ok(())
     }

@@ -1,10 +1,13 @@
 //! Personal data the organization keeps for each user and other features read: the status
-//! a user set (`user_status`), their alert words (`alert_words`) and the users they muted
-//! (`muted_users`). A leaf: it imports no feature. The features that change this data
-//! (`realm::user_status`, `realm::alert_words`, `realm::muted_users`) plan their changes
-//! and apply them here once committed; sending reads it for the flags of new messages.
+//! a user set (`user_status`), their alert words (`alert_words`), the users they muted
+//! (`muted_users`), their navigation views and saved snippets ([`views`]). A leaf: it
+//! imports no feature. The features that change this data (`realm::user_status`,
+//! `realm::alert_words`, `realm::muted_users`, `realm::navigation_views`,
+//! `realm::saved_snippets`) plan their changes and apply them here once committed; sending
+//! reads it for the flags of new messages.
 
 pub mod matcher;
+pub mod views;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -13,6 +16,7 @@ use imbl::{HashMap, OrdMap, OrdSet};
 use rusqlite::Connection;
 
 pub use matcher::AlertWordMatcher;
+pub use views::{NavigationView, SavedSnippet};
 
 use crate::ids::{RealmId, UserId};
 use crate::store::{self, StoreResult};
@@ -60,7 +64,8 @@ pub struct Mute {
     pub date_muted: i64,
 }
 
-/// Every user's status, alert words and mutes, with the indexes sending needs.
+/// Every user's status, alert words, mutes, navigation views and saved snippets, with the
+/// indexes sending needs.
 #[derive(Debug, Clone, Default)]
 pub struct UserData {
     statuses: OrdMap<UserId, Arc<UserStatus>>,
@@ -73,10 +78,15 @@ pub struct UserData {
     mutes: OrdMap<UserId, Arc<Vec<Mute>>>,
     /// Who muted each user.
     muters: HashMap<UserId, OrdSet<UserId>>,
+    /// Each user's navigation views, in the order they were added.
+    navigation_views: OrdMap<UserId, Arc<Vec<NavigationView>>>,
+    /// Each user's saved snippets, in the order they were made.
+    saved_snippets: OrdMap<UserId, Arc<Vec<SavedSnippet>>>,
 }
 
 impl UserData {
-    /// Loads the organization's statuses, alert words and mutes.
+    /// Loads the organization's statuses, alert words, mutes, navigation views and saved
+    /// snippets.
     pub fn load(conn: &Connection, realm_id: RealmId) -> StoreResult<UserData> {
         let mut data = UserData::default();
         for (user, status) in store::user_data::statuses_in_realm(conn, realm_id)? {
@@ -88,6 +98,12 @@ impl UserData {
         data.rebuild_matcher();
         for (user, mute) in store::user_data::mutes_in_realm(conn, realm_id)? {
             data.add_mute(user, mute);
+        }
+        for (user, view) in store::views::navigation_views_in_realm(conn, realm_id)? {
+            data.put_navigation_view(user, view);
+        }
+        for (user, snippet) in store::views::saved_snippets_in_realm(conn, realm_id)? {
+            data.put_saved_snippet(user, snippet);
         }
         Ok(data)
     }
