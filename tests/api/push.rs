@@ -424,3 +424,81 @@ async fn deactivated_users_lose_their_devices() {
     let cleared = bouncer.wait_for("push/unregister/all", 1).await;
     assert_eq!(cleared[0].form()["user_id"], hamlet.user_id.to_string());
 }
+
+/// Runs `agora` with `args` (blocking, on a thread of the pool).
+async fn agora(args: Vec<String>) -> std::process::Output {
+    actix_web::web::block(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
+            .args(&args)
+            .env_remove("AGORA_PUSH_BOUNCER_URL")
+            .env_remove("AGORA_PUSH_BOUNCER_ORG_ID")
+            .env_remove("AGORA_PUSH_BOUNCER_ORG_KEY")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+#[actix_web::test]
+async fn register_server_registers_with_the_bouncer() {
+    let bouncer = stand_in().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = ["--data-dir", dir.path().to_str().unwrap(), "--external-host", "chat.example.org"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    // Terms first, as Zulip's command.
+    let out = agora(base(&["register-server", "--contact-email", "admin@example.org"])).await;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("You must agree to the terms of service"));
+    let out = agora(base(&[
+        "register-server",
+        "--agree-to-terms-of-service",
+        "--contact-email",
+        "admin@example.org",
+        "--push-bouncer-url",
+        &bouncer.url,
+        "--push-bouncer-org-id",
+        ORG_ID,
+        "--push-bouncer-org-key",
+        ORG_KEY,
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("You've successfully registered for the Mobile Push Notification Service!"), "{stdout}");
+    let got = bouncer.at("server/register");
+    assert_eq!(got.len(), 1);
+    let form = got[0].form();
+    let expected: HashMap<String, String> = [
+        ("zulip_org_id", ORG_ID),
+        ("zulip_org_key", ORG_KEY),
+        ("hostname", "chat.example.org"),
+        ("contact_email", "admin@example.org"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    assert_eq!(form, expected);
+    assert_eq!(got[0].auth, None);
+    // Without credentials it makes some and prints them for the settings.
+    let out = agora(base(&[
+        "register-server",
+        "--agree-to-terms-of-service",
+        "--contact-email",
+        "admin@example.org",
+        "--push-bouncer-url",
+        &bouncer.url,
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    let form = bouncer.at("server/register")[1].form();
+    assert!(stdout.contains(&format!("org_id = \"{}\"", form["zulip_org_id"])), "{stdout}");
+    assert_eq!(form["zulip_org_key"].len(), 64);
+}

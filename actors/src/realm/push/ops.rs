@@ -58,7 +58,7 @@ pub fn validate_token(token: &str, kind: TokenKind) -> ApiResult<()> {
     if token.is_empty() || token.len() > MAX_TOKEN_LENGTH {
         return Err(ApiError::bad_request("Empty or invalid length token"));
     }
-    if kind == TokenKind::Apns && (token.len() % 2 != 0 || !token.bytes().all(|b| b.is_ascii_hexdigit())) {
+    if kind == TokenKind::Apns && (!token.len().is_multiple_of(2) || !token.bytes().all(|b| b.is_ascii_hexdigit())) {
         return Err(ApiError::bad_request("Invalid APNS token"));
     }
     Ok(())
