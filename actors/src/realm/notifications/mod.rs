@@ -249,3 +249,6 @@ impl Change for WithPush {
         self.message.apply(state)
     }
 }
+
+#[cfg(test)]
+mod tests;
