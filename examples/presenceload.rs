@@ -251,12 +251,22 @@ async fn ping(
 ) {
     let sent = Instant::now();
     let outcome = async {
+        // The whole chain of causes: reqwest's own message hides them.
+        let describe = |e: reqwest::Error| {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            text
+        };
         let id = last_update_id.to_string();
         let form = [("status", status), ("last_update_id", id.as_str())];
         let response =
-            api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(|e| e.to_string())?;
+            api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(describe)?;
         let status = response.status();
-        let body = response.bytes().await.map_err(|e| e.to_string())?;
+        let body = response.bytes().await.map_err(describe)?;
         let latency = sent.elapsed();
         let text = std::str::from_utf8(&body).map_err(|e| e.to_string())?;
         let last_update_id = text

@@ -62,6 +62,16 @@ pub struct SettingsArgs {
     #[arg(long, env = "AGORA_RATE_LIMITS", value_name = "ON|OFF", global = true,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub rate_limits: Option<bool>,
+    /// URL of the mobile push notification service (Zulip's bouncer, e.g.
+    /// https://push.zulipchat.com); without it there are no mobile notifications
+    #[arg(long, env = "AGORA_PUSH_BOUNCER_URL", value_name = "URL", global = true)]
+    pub push_bouncer_url: Option<String>,
+    /// This server's UUID at the push notification service (`agora register-server` makes one)
+    #[arg(long, env = "AGORA_PUSH_BOUNCER_ORG_ID", value_name = "UUID", global = true)]
+    pub push_bouncer_org_id: Option<String>,
+    /// This server's secret key at the push notification service
+    #[arg(long, env = "AGORA_PUSH_BOUNCER_ORG_KEY", value_name = "KEY", global = true, hide_env_values = true)]
+    pub push_bouncer_org_key: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +82,9 @@ pub enum Command {
     CreateRealm(CreateRealmArgs),
     /// Create a user in an organization; prints {"realm_id", "user_id", "api_key"}
     CreateUser(CreateUserArgs),
+    /// Register this server with the mobile push notification service (Zulip's
+    /// `manage.py register_server`)
+    RegisterServer(crate::push_cli::RegisterServerArgs),
 }
 
 #[derive(Debug, Args)]
@@ -142,6 +155,15 @@ impl SettingsArgs {
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
         s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
         s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
+        for (slot, flag) in [
+            (&mut s.push.bouncer_url, &self.push_bouncer_url),
+            (&mut s.push.org_id, &self.push_bouncer_org_id),
+            (&mut s.push.org_key, &self.push_bouncer_org_key),
+        ] {
+            if flag.is_some() {
+                slot.clone_from(flag);
+            }
+        }
         s.validate()?;
         Ok(s)
     }
@@ -161,6 +183,7 @@ pub fn run() -> ExitCode {
         None | Some(Command::Serve) => serve(settings),
         Some(Command::CreateRealm(args)) => create_realm(&settings, args),
         Some(Command::CreateUser(args)) => create_user(&settings, args),
+        Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -249,5 +272,20 @@ mod tests {
         }
         assert!(settings(&["serve", "--rate-limits", "on"]).api_rate_limit.enabled);
         assert!(Cli::try_parse_from(["agora", "--rate-limits", "maybe"]).is_err());
+    }
+
+    #[test]
+    fn push_flags_set_the_bouncer() {
+        assert!(!settings(&[]).push.configured());
+        let s = settings(&[
+            "--push-bouncer-url",
+            "https://push.example.org",
+            "--push-bouncer-org-id",
+            "id",
+            "--push-bouncer-org-key",
+            "key",
+        ]);
+        assert!(s.push.configured());
+        assert_eq!(s.push.org_key.as_deref(), Some("key"));
     }
 }

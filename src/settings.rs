@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{PresenceConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{PresenceConfig, PushConfig, QueueConfig, ServerConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
@@ -56,6 +56,8 @@ pub struct Settings {
     pub queues: QueueConfig,
     /// Presence: the accessible-users limit, how often rows are written, when events stop.
     pub presence: PresenceConfig,
+    /// Mobile push notifications: the bouncer and this server's credentials there, retries.
+    pub push: PushConfig,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -102,6 +104,7 @@ impl Default for Settings {
             handle_signals: true,
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
+            push: PushConfig::default(),
         }
     }
 }
@@ -114,6 +117,7 @@ impl Settings {
             external_scheme: self.external_scheme.clone(),
             queues: self.queues,
             presence: self.presence,
+            push: self.push.clone(),
             ..ServerConfig::default()
         }
     }
@@ -178,6 +182,17 @@ impl Settings {
             set(&mut self.presence.write_interval, p.write_interval_secs.map(Duration::from_secs));
             set(&mut self.presence.event_user_limit, p.event_user_limit);
         }
+        if let Some(p) = f.push {
+            let push = &mut self.push;
+            set(&mut push.bouncer_url, p.bouncer_url.map(Some));
+            set(&mut push.org_id, p.org_id.map(Some));
+            set(&mut push.org_key, p.org_key.map(Some));
+            set(&mut push.retry_initial, p.retry_initial_ms.map(Duration::from_millis));
+            set(&mut push.retry_max, p.retry_max_secs.map(Duration::from_secs));
+            set(&mut push.max_attempts, p.max_attempts);
+            set(&mut push.poll_interval, p.poll_interval_ms.map(Duration::from_millis));
+            set(&mut push.request_timeout, p.request_timeout_secs.map(Duration::from_secs));
+        }
     }
 
     /// Checks values that would otherwise fail late.
@@ -222,8 +237,25 @@ impl Settings {
         if self.presence.write_interval.is_zero() || self.presence.write_interval > Duration::from_secs(60) {
             return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
+        self.validate_push()?;
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
+        }
+        Ok(())
+    }
+
+    fn validate_push(&self) -> Result<(), SettingsError> {
+        let push = &self.push;
+        if let Some(url) = &push.bouncer_url {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(SettingsError(format!("push.bouncer_url must be an http(s) URL, not {url:?}")));
+            }
+        }
+        if push.retry_initial.is_zero() || push.poll_interval.is_zero() || push.request_timeout.is_zero() {
+            return Err(SettingsError("push retry, poll and request times must be positive".into()));
+        }
+        if push.max_attempts == 0 {
+            return Err(SettingsError("push.max_attempts must be at least 1".into()));
         }
         Ok(())
     }
@@ -278,6 +310,20 @@ struct FileSettings {
     shutdown_timeout_secs: Option<u64>,
     event_queues: Option<FileQueues>,
     presence: Option<FilePresence>,
+    push: Option<FilePush>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePush {
+    bouncer_url: Option<String>,
+    org_id: Option<String>,
+    org_key: Option<String>,
+    retry_initial_ms: Option<u64>,
+    retry_max_secs: Option<u64>,
+    max_attempts: Option<u32>,
+    poll_interval_ms: Option<u64>,
+    request_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -414,5 +460,26 @@ mod tests {
         s.validate().unwrap();
         s.presence.write_interval = Duration::from_secs(61);
         assert_eq!(s.validate().unwrap_err().0, "presence.write_interval_secs must be between 1 and 60");
+    }
+
+    #[test]
+    fn the_push_table_names_the_bouncer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(
+            &path,
+            "[push]\nbouncer_url = \"https://push.example.org\"\norg_id = \"a\"\norg_key = \"b\"\nmax_attempts = 3\n",
+        )
+        .unwrap();
+        let mut s = Settings::default();
+        assert!(!s.push.configured());
+        s.apply_file(&path).unwrap();
+        assert!(s.push.configured());
+        assert_eq!(s.push.bouncer_url.as_deref(), Some("https://push.example.org"));
+        assert_eq!((s.push.max_attempts, s.push.retry_initial), (3, Duration::from_secs(2)));
+        assert_eq!(s.server_config().push, s.push);
+        s.validate().unwrap();
+        s.push.bouncer_url = Some("push.example.org".into());
+        assert!(s.validate().is_err());
     }
 }

@@ -37,6 +37,8 @@ pub struct Application {
     admin_socket: Option<PathBuf>,
     handle_signals: bool,
     hashing: HashPool,
+    /// Sends the push outbox to the bouncer, on a thread of its own.
+    push_worker: agora_actors::push::PushWorker,
     /// Held for the process lifetime: one server per data directory.
     _lock: File,
 }
@@ -92,6 +94,7 @@ impl Application {
         let hashing = HashPool::start(settings.hash_pool)?;
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
         let realms = Realms { registry, directory };
+        let push_worker = agora_actors::push::PushWorker::start(store.clone(), realms.clone(), Arc::clone(&config))?;
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = hashing.run(move || Logins::new(rule, cost)).await?;
@@ -154,6 +157,7 @@ impl Application {
             admin_socket,
             handle_signals,
             hashing,
+            push_worker,
             _lock: lock,
         })
     }
@@ -201,6 +205,9 @@ impl Application {
         let result = self.server.await;
         // After a graceful stop the realms are already stopped; otherwise queues are lost.
         let _ = self.realms.registry.send(StopAll { save_queues: false }).await;
+        // Its jobs stay in the outbox for the next start.
+        let mut worker = self.push_worker;
+        actix_web::rt::task::spawn_blocking(move || worker.stop()).await.ok();
         for arbiter in &self.arbiters {
             arbiter.stop();
         }

@@ -18,6 +18,8 @@ pub struct ServerConfig {
     pub server_generation: i64,
     /// Presence: who sees whom, how often it is written, when events stop.
     pub presence: PresenceConfig,
+    /// Mobile push notifications through Zulip's push notification service (the bouncer).
+    pub push: PushConfig,
 }
 
 impl Default for ServerConfig {
@@ -28,7 +30,57 @@ impl Default for ServerConfig {
             queues: QueueConfig::default(),
             server_generation: chrono::Utc::now().timestamp(),
             presence: PresenceConfig::default(),
+            push: PushConfig::default(),
         }
+    }
+}
+
+/// Where mobile push notifications go (Zulip's `ZULIP_SERVICES_URL`, `ZULIP_ORG_ID`,
+/// `ZULIP_ORG_KEY`) and how the push worker retries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushConfig {
+    /// The bouncer's base URL (`https://push.zulipchat.com`); `None`: no push service.
+    pub bouncer_url: Option<String>,
+    /// This server's registration with the bouncer: its UUID and secret key.
+    pub org_id: Option<String>,
+    pub org_key: Option<String>,
+    /// The first retry waits this long; each further one twice as long, up to `retry_max`.
+    pub retry_initial: Duration,
+    pub retry_max: Duration,
+    /// Attempts before a job is given up (logged, and dropped).
+    pub max_attempts: u32,
+    /// How often the worker looks for due jobs when it has none.
+    pub poll_interval: Duration,
+    /// How long one bouncer request may take.
+    pub request_timeout: Duration,
+}
+
+impl Default for PushConfig {
+    fn default() -> Self {
+        PushConfig {
+            bouncer_url: None,
+            org_id: None,
+            org_key: None,
+            retry_initial: Duration::from_secs(2),
+            retry_max: Duration::from_secs(300),
+            max_attempts: 12,
+            poll_interval: Duration::from_millis(250),
+            request_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+impl PushConfig {
+    /// Whether the server uses a push notification service: a URL and credentials (Zulip's
+    /// `uses_notification_bouncer` with `push_notifications_configured`).
+    pub fn configured(&self) -> bool {
+        self.bouncer_url.is_some() && self.org_id.is_some() && self.org_key.is_some()
+    }
+
+    /// The wait before attempt `attempt` (1 is the first retry).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 1u32.checked_shl(attempt.saturating_sub(1).min(20)).unwrap_or(u32::MAX);
+        self.retry_initial.saturating_mul(factor).min(self.retry_max)
     }
 }
 

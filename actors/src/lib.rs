@@ -22,6 +22,7 @@ pub mod ids;
 pub mod login;
 pub mod markdown;
 pub mod presence;
+pub mod push;
 pub mod queue;
 pub mod ratelimit;
 pub mod reader;

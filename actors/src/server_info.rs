@@ -29,8 +29,9 @@ pub fn client_name(user_agent: &str) -> &str {
     user_agent.split(['/', ' ']).next().unwrap_or("")
 }
 
-/// `GET /server_settings` for the server as a whole.
-pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
+/// `GET /server_settings` for the server as a whole; `push_enabled` when it uses a push
+/// notification service.
+pub fn server_settings(is_incompatible: bool, push_enabled: bool) -> Map<String, Value> {
     json_object(json!({
         "authentication_methods": {
             "password": true, "dev": false, "email": true, "ldap": false, "remoteuser": false,
@@ -40,7 +41,7 @@ pub fn server_settings(is_incompatible: bool) -> Map<String, Value> {
         "zulip_version": zulip_version(),
         "zulip_merge_base": ZULIP_MERGE_BASE,
         "zulip_feature_level": FEATURE_LEVEL,
-        "push_notifications_enabled": false,
+        "push_notifications_enabled": push_enabled,
         "is_incompatible": is_incompatible,
     }))
 }
@@ -55,7 +56,7 @@ pub fn realm_icon_url(state: &RealmState) -> String {
 impl RealmState {
     /// `GET /server_settings` at this organization's host.
     pub fn server_settings(&self, config: &ServerConfig, is_incompatible: bool) -> Map<String, Value> {
-        let mut map = server_settings(is_incompatible);
+        let mut map = server_settings(is_incompatible, config.push.configured());
         let realm = self.realm();
         let url = config.realm_url(&realm.subdomain);
         map.insert("email_auth_enabled".into(), true.into());

@@ -24,6 +24,7 @@ mod params;
 mod personal;
 mod presence;
 mod profile_fields;
+mod push;
 mod rate_limits;
 mod realms;
 mod register_golden;

@@ -42,6 +42,11 @@ impl QueueIndex {
         self.map.write().unwrap_or_else(PoisonError::into_inner).remove(queue_id);
     }
 
+    /// The users with a queue open.
+    pub fn users(&self) -> std::collections::HashSet<UserId> {
+        self.map.read().unwrap_or_else(PoisonError::into_inner).values().map(|e| e.user_id).collect()
+    }
+
     /// Marks the realm's queues as being saved for a restart.
     pub fn set_closing(&self) {
         self.closing.store(true, Ordering::SeqCst);

@@ -17,6 +17,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0008_presence.sql"),
     include_str!("../../../sql/0009_user_status_alert_words_muted_users.sql"),
     include_str!("../../../sql/0010_drafts_navigation_views_saved_snippets.sql"),
+    include_str!("../../../sql/0011_push.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

@@ -13,6 +13,7 @@ mod migrate;
 pub mod narrow;
 pub mod presence;
 pub mod profile_fields;
+pub mod push;
 pub mod queues;
 pub mod reactions;
 pub mod realms;

@@ -14,6 +14,7 @@ mod messages;
 mod personal;
 mod presence;
 mod profile_fields;
+mod push;
 mod server;
 mod settings;
 mod topics;
@@ -53,6 +54,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = emoji::routes(scope);
     let scope = presence::routes(scope);
     let scope = drafts::routes(scope);
+    let scope = push::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
 }

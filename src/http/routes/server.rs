@@ -9,12 +9,17 @@ use crate::http::auth::Site;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 
-pub async fn server_settings(req: HttpRequest, site: Site, params: Params) -> Result<Success, HttpError> {
+pub async fn server_settings(
+    req: HttpRequest,
+    site: Site,
+    params: Params,
+    state: actix_web::web::Data<crate::http::state::AppState>,
+) -> Result<Success, HttpError> {
     let user_agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
     let is_incompatible = server_info::is_incompatible_client(user_agent);
     let data = match site.realm_or_root()? {
         Some(realm) => realm.addr.send(GetServerSettings { is_incompatible }).await?,
-        None => server_info::server_settings(is_incompatible),
+        None => server_info::server_settings(is_incompatible, state.config.push.configured()),
     };
     Ok(params.success(data))
 }

@@ -67,8 +67,23 @@ const DATA_SETS: &[DataSet] = &[
     // Zulip adds it right after `muted_users`.
     presence,
     user_status,
+    push_devices,
     not_built_yet,
 ];
+
+/// `push_devices` (the user's end-to-end encrypted devices, from SQLite), and
+/// `realm_push_notifications_enabled`: true when the server uses a push notification service,
+/// as Zulip's `push_notifications_configured`.
+fn push_devices(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("realm") {
+        out.insert("realm_push_notifications_enabled".into(), Value::Bool(ctx.config.push.configured()));
+    }
+    if ctx.want("push_device") {
+        let conn = ctx.store.conn()?;
+        out.insert("push_devices".into(), crate::realm::push::ops::push_devices(&conn, ctx.user.id)?);
+    }
+    Ok(())
+}
 
 /// The data sets of features not built yet, with Zulip's empty values.
 fn not_built_yet(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {

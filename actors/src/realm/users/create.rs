@@ -245,7 +245,10 @@ impl Change for NewApiKey {
     type Output = String;
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
-        Ok(store::users::set_api_key(tx, self.user_id, &self.api_key)?)
+        store::users::set_api_key(tx, self.user_id, &self.api_key)?;
+        // As Zulip: a new key logs every device out, so their push registrations go.
+        store::push::clear_devices(tx, self.user_id, crate::clock::now_micros() / 1000)?;
+        Ok(())
     }
 
     fn apply(self, state: &mut RealmState) -> Applied<String> {

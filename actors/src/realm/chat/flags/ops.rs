@@ -184,6 +184,9 @@ impl Change for FlagUpdate {
         let historical_flags = (DEFAULT_HISTORICAL_FLAGS & !change.bit) | if on { change.bit } else { 0 };
         user_messages::insert_rows(tx, user.id, &historical, historical_flags)?;
         user_messages::set_flag(tx, user.id, &existing, change.bit, on)?;
+        if change.bit == flag::READ && on {
+            crate::store::push::enqueue_removals(tx, user.id, crate::clock::now_micros() / 1000)?;
+        }
         if change.is_mark_unread() {
             self.unread = user_messages::unread(tx, user.id, Some(&changed), &[], changed.len())?;
         }
@@ -236,6 +239,7 @@ impl Change for MarkAllRead {
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         self.count = user_messages::mark_all_read(tx, self.user)?;
+        crate::store::push::enqueue_removals(tx, self.user, crate::clock::now_micros() / 1000)?;
         Ok(())
     }
 
@@ -281,6 +285,7 @@ impl Change for MarkChannelRead {
         }
         self.marked = user_messages::unread_in_channel(tx, self.user, self.channel, self.topic.as_deref())?;
         user_messages::set_flag(tx, self.user, &self.marked, flag::READ, true)?;
+        crate::store::push::enqueue_removals(tx, self.user, crate::clock::now_micros() / 1000)?;
         Ok(())
     }
 

@@ -58,7 +58,8 @@ impl Handler<SendMessage> for RealmActor {
     fn handle(&mut self, msg: SendMessage, _: &mut Self::Context) -> Self::Result {
         let listeners = self.all_public_streams_listeners();
         let change = plan_send(&self.state, msg, &listeners, crate::clock::now())?;
-        self.commit(change)
+        let context = crate::realm::notifications::PushContext::of(self);
+        self.commit(crate::realm::notifications::with_push(&self.state, change, context))
     }
 }
 

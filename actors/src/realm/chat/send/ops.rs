@@ -110,6 +110,36 @@ impl PlannedMessage {
         &self.public_audience
     }
 
+    /// The message's id (once written).
+    pub fn id(&self) -> MessageId {
+        self.id
+    }
+
+    /// Who sends it.
+    pub fn sender(&self) -> UserId {
+        self.sender
+    }
+
+    /// Its channel (none for a direct message).
+    pub fn channel_id(&self) -> Option<ChannelId> {
+        self.channel_id
+    }
+
+    /// Its rendered content.
+    pub fn rendered_html(&self) -> &str {
+        &self.rendered.html
+    }
+
+    /// The user groups it mentions (not silently).
+    pub fn mentioned_groups(&self) -> &std::collections::BTreeSet<crate::ids::GroupId> {
+        &self.rendered.mentioned_groups
+    }
+
+    /// When it is sent (Unix seconds).
+    pub fn date_sent(&self) -> i64 {
+        self.date_sent
+    }
+
     /// The conversation that must already have messages for the send to go through.
     pub fn needs_conversation(&self) -> Option<&str> {
         self.needs_conversation.as_deref()

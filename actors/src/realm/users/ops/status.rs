@@ -109,6 +109,10 @@ impl Change for AccountStatus {
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         for id in &self.users {
             store::users::set_active(tx, *id, self.active)?;
+            if !self.active {
+                // A deactivated account's devices go with it.
+                store::push::clear_devices(tx, *id, crate::clock::now_micros() / 1000)?;
+            }
         }
         Ok(())
     }

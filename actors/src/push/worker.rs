@@ -1,0 +1,220 @@
+//! [`PushWorker`]: the thread that drains the push outbox.
+//!
+//! It runs beside the actors, never on their threads: it takes the oldest due job (a user's
+//! jobs in order), sends it to the bouncer, and deletes it once done. A bouncer that cannot
+//! be reached puts the job off with exponential backoff and pauses the worker as long (the
+//! other jobs would fail alike); a job still failing after `max_attempts` is given up,
+//! logged, and for a device registration reported as failed. Jobs are rows, so a restart
+//! loses none; one is deleted only after the bouncer took it, so none is sent twice while
+//! the server runs (a crash between the two sends it again on restart).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::bouncer::{Bouncer, BouncerError};
+use super::jobs::{self, Ctx, Outcome};
+use crate::config::ServerConfig;
+use crate::realm::push::PushDeviceOutcome;
+use crate::registry::Realms;
+use crate::store::push::{self as db, Job};
+use crate::store::Store;
+
+/// The running worker; stops (and joins) when dropped or [`PushWorker::stop`]ped.
+pub struct PushWorker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl PushWorker {
+    /// Starts the worker on a thread of its own.
+    pub fn start(store: Store, realms: Realms, config: Arc<ServerConfig>) -> std::io::Result<PushWorker> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("agora-push".into())
+            .spawn(move || Worker { store, realms, config, stop: flag }.run())?;
+        Ok(PushWorker { stop, thread: Some(thread) })
+    }
+
+    /// Stops the worker after the job under way.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for PushWorker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+struct Worker {
+    store: Store,
+    realms: Realms,
+    config: Arc<ServerConfig>,
+    stop: Arc<AtomicBool>,
+}
+
+fn now_ms() -> i64 {
+    crate::clock::now_micros() / 1000
+}
+
+impl Worker {
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Waits up to `d`, or until stopped.
+    fn pause(&self, d: Duration) {
+        if !self.stopping() {
+            std::thread::park_timeout(d);
+        }
+    }
+
+    fn run(self) {
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(rt) => rt,
+            Err(e) => return tracing::error!(error = %e, "push worker: no runtime; mobile notifications are off"),
+        };
+        let push = &self.config.push;
+        let bouncer = Bouncer::from_config(push);
+        let (org_id, org_key) = (push.org_id.clone().unwrap_or_default(), push.org_key.clone().unwrap_or_default());
+        if let Some(bouncer) = &bouncer {
+            let ctx = Ctx { bouncer, store: &self.store, config: &self.config, org_id: &org_id, org_key: &org_key };
+            // As Zulip's worker at start: the bouncer learns this server's organizations.
+            if let Err(e) = runtime.block_on(ctx.upload_server_data()) {
+                tracing::warn!(error = %e, "push worker: could not send the organizations to the bouncer");
+            }
+        }
+        while !self.stopping() {
+            let job = match self
+                .store
+                .conn()
+                .map_err(|e| e.to_string())
+                .and_then(|c| db::next_due(&c, now_ms()).map_err(|e| e.to_string()))
+            {
+                Ok(job) => job,
+                Err(e) => {
+                    tracing::error!(error = %e, "push worker: cannot read the outbox");
+                    self.pause(push.poll_interval);
+                    continue;
+                }
+            };
+            let Some(job) = job else {
+                self.pause(self.idle_wait());
+                continue;
+            };
+            let Some(bouncer) = &bouncer else {
+                tracing::debug!(job.id = job.id, kind = %job.kind, "push worker: no push service; job dropped");
+                self.finish(&job);
+                continue;
+            };
+            let ctx = Ctx { bouncer, store: &self.store, config: &self.config, org_id: &org_id, org_key: &org_key };
+            if job.kind == "message" && job.payload["if_off_zulip"] == true && self.on_zulip(&runtime, &job) {
+                // Active elsewhere all along: the client has the message (Zulip sends
+                // nothing once the user's queues took it).
+                self.finish(&job);
+                continue;
+            }
+            match runtime.block_on(jobs::run(&ctx, &job)) {
+                Ok(Outcome::Done) => self.finish(&job),
+                Ok(Outcome::Progress(payload)) => {
+                    if let Err(e) = self.store.write(|tx| db::update_payload(tx, job.id, &payload)) {
+                        tracing::error!(error = %e, "push worker: cannot record a job's progress");
+                        self.pause(push.poll_interval);
+                    }
+                }
+                Ok(Outcome::Report(outcome)) => {
+                    self.report(&runtime, &job, outcome);
+                    self.finish(&job);
+                }
+                Err(BouncerError::RetryLater(msg)) => self.retry(&runtime, &job, &msg),
+                Err(e @ BouncerError::Refused { .. }) => {
+                    tracing::warn!(job.id = job.id, kind = %job.kind, user.id = %job.user_id, error = %e,
+                        "push worker: the bouncer refused a job; given up");
+                    self.finish(&job);
+                }
+            }
+        }
+    }
+
+    /// How long to wait with nothing due: until the next job is due, at most a poll interval.
+    fn idle_wait(&self) -> Duration {
+        let poll = self.config.push.poll_interval;
+        let next = self.store.conn().ok().and_then(|c| db::earliest_due(&c).ok().flatten());
+        match next {
+            Some(due) => Duration::from_millis((due - now_ms()).clamp(1, poll.as_millis() as i64) as u64),
+            None => poll,
+        }
+    }
+
+    fn finish(&self, job: &Job) {
+        if let Err(e) = self.store.write(|tx| db::finish(tx, job.id)) {
+            tracing::error!(job.id = job.id, error = %e, "push worker: cannot remove a finished job");
+            self.pause(self.config.push.poll_interval);
+        }
+    }
+
+    /// A failed attempt: later, or given up after `max_attempts`.
+    fn retry(&self, runtime: &tokio::runtime::Runtime, job: &Job, msg: &str) {
+        let push = &self.config.push;
+        let attempts = job.attempts + 1;
+        if attempts >= push.max_attempts {
+            tracing::warn!(job.id = job.id, kind = %job.kind, user.id = %job.user_id, attempts, error = %msg,
+                "push worker: maximum retries exceeded; job given up");
+            if job.kind == "e2ee_register" {
+                let push_account_id = job.payload["push_account_id"].as_i64().unwrap_or_default();
+                let error_code = "FAILED_TO_CONNECT_BOUNCER".to_owned();
+                let outcome = PushDeviceOutcome::Failed { user_id: job.user_id, push_account_id, error_code };
+                self.report(runtime, job, outcome);
+            }
+            self.finish(job);
+            return;
+        }
+        let wait = push.backoff(attempts);
+        tracing::info!(job.id = job.id, kind = %job.kind, attempts, wait_ms = wait.as_millis() as u64, error = %msg,
+            "push worker: bouncer unavailable; retrying later");
+        let due = now_ms() + wait.as_millis() as i64;
+        if let Err(e) = self.store.write(|tx| db::retry_later(tx, job.id, attempts, due, msg)) {
+            tracing::error!(error = %e, "push worker: cannot record a retry");
+        }
+        // The bouncer is down for every job: wait before trying another.
+        self.pause(wait);
+    }
+
+    /// The realm actor of the job's organization, if it runs or can be started.
+    fn realm(&self, runtime: &tokio::runtime::Runtime, job: &Job) -> Option<crate::registry::RealmHandle> {
+        let conn = self.store.conn().ok()?;
+        let realm = crate::store::realms::by_id(&conn, job.realm_id).ok()??;
+        drop(conn);
+        runtime.block_on(self.realms.find(&realm.subdomain)).ok()?
+    }
+
+    /// Whether the job's user has an event queue open.
+    fn on_zulip(&self, runtime: &tokio::runtime::Runtime, job: &Job) -> bool {
+        self.realm(runtime, job).is_some_and(|h| h.queues.users().contains(&job.user_id))
+    }
+
+    /// Hands a device outcome to the realm actor (which writes it and tells the clients).
+    fn report(&self, runtime: &tokio::runtime::Runtime, job: &Job, outcome: PushDeviceOutcome) {
+        let Some(handle) = self.realm(runtime, job) else {
+            return tracing::warn!(job.id = job.id, "push worker: the organization is gone; outcome dropped");
+        };
+        match runtime.block_on(handle.addr.send(outcome)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "push worker: the organization refused a device outcome"),
+            Err(e) => tracing::warn!(error = %e, "push worker: organization unavailable; device outcome dropped"),
+        }
+    }
+}
+
+/// Runs one bouncer call outside the server (the `register-server` command).
+pub fn call_once<T>(f: impl std::future::Future<Output = T>) -> std::io::Result<T> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(f))
+}

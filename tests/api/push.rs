@@ -1,0 +1,504 @@
+//! Mobile push notifications against a stand-in bouncer (an HTTP server on 127.0.0.1 that
+//! records what it is sent): registrations are forwarded, a direct message to an away user
+//! is one notification with Zulip's payload, reading it removes it, a muted topic sends
+//! nothing, and a bouncer that is down delays notifications without losing or repeating
+//! them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use crypto_box::aead::OsRng;
+use crypto_box::SecretKey;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::{error, expect, json, post, register, send, spawn_app, spawn_app_with, success, Creds, TestApp};
+
+/// One request the bouncer got.
+#[derive(Debug, Clone)]
+struct Got {
+    path: String,
+    auth: Option<String>,
+    user_agent: String,
+    body: String,
+}
+
+impl Got {
+    fn form(&self) -> HashMap<String, String> {
+        form_urlencoded::parse(self.body.as_bytes()).into_owned().collect()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap()
+    }
+}
+
+#[derive(Default)]
+struct Stand {
+    got: Mutex<Vec<Got>>,
+    /// Answer 503 to everything.
+    down: AtomicBool,
+    /// Requests refused while down.
+    refused: AtomicI64,
+    next_device: AtomicI64,
+}
+
+struct StandIn {
+    url: String,
+    stand: Arc<Stand>,
+}
+
+impl StandIn {
+    /// What it got at `/api/v1/remotes/<endpoint>`.
+    fn at(&self, endpoint: &str) -> Vec<Got> {
+        let path = format!("/api/v1/remotes/{endpoint}");
+        self.stand.got.lock().unwrap().iter().filter(|g| g.path == path).cloned().collect()
+    }
+
+    /// Waits (a few seconds at most) until it got `n` requests at `endpoint`.
+    async fn wait_for(&self, endpoint: &str, n: usize) -> Vec<Got> {
+        let start = Instant::now();
+        loop {
+            let got = self.at(endpoint);
+            if got.len() >= n || start.elapsed() > Duration::from_secs(10) {
+                return got;
+            }
+            actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+}
+
+async fn answer(req: HttpRequest, body: web::Bytes, stand: web::Data<Stand>) -> HttpResponse {
+    if stand.down.load(Ordering::SeqCst) {
+        stand.refused.fetch_add(1, Ordering::SeqCst);
+        return HttpResponse::ServiceUnavailable().finish();
+    }
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    stand.got.lock().unwrap().push(Got {
+        path: req.path().to_owned(),
+        auth: header("authorization"),
+        user_agent: header("user-agent").unwrap_or_default(),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    });
+    let data = match req.path().trim_start_matches("/api/v1/remotes/") {
+        "push/e2ee/register" => json!({"device_id": 100 + stand.next_device.fetch_add(1, Ordering::SeqCst)}),
+        "push/notify" => json!({
+            "total_android_devices": 1, "total_apple_devices": 0,
+            "deleted_devices": {"android_devices": [], "apple_devices": []}, "realm": null,
+        }),
+        "push/e2ee/notify" => json!({"delete_device_ids": []}),
+        "server/register" => json!({"created": true}),
+        "server/analytics" => json!({"realms": {}}),
+        _ => json!({}),
+    };
+    let mut body = json!({"result": "success", "msg": ""});
+    body.as_object_mut().unwrap().extend(data.as_object().unwrap().clone());
+    HttpResponse::Ok().json(body)
+}
+
+async fn stand_in() -> StandIn {
+    let stand = Arc::new(Stand::default());
+    let data = web::Data::from(Arc::clone(&stand));
+    let server = HttpServer::new(move || App::new().app_data(data.clone()).default_service(web::to(answer)))
+        .workers(1)
+        .bind(("127.0.0.1", 0))
+        .unwrap();
+    let port = server.addrs()[0].port();
+    actix_web::rt::spawn(server.run());
+    StandIn { url: format!("http://127.0.0.1:{port}"), stand }
+}
+
+const ORG_ID: &str = "0e8ea2d2-4f2a-4d0e-9a53-6c3c6b1d2f10";
+const ORG_KEY: &str = "k3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3y";
+
+/// A server using the stand-in bouncer, retrying fast.
+async fn app_with_bouncer(bouncer: &StandIn) -> TestApp {
+    let url = bouncer.url.clone();
+    spawn_app_with(move |s| {
+        s.push.bouncer_url = Some(url);
+        s.push.org_id = Some(ORG_ID.into());
+        s.push.org_key = Some(ORG_KEY.into());
+        s.push.poll_interval = Duration::from_millis(5);
+        s.push.retry_initial = Duration::from_millis(20);
+        s.push.retry_max = Duration::from_millis(100);
+    })
+    .await
+}
+
+fn e2ee_form<'a>(public_key: &'a str, account: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("token_kind", "fcm"),
+        ("push_account_id", account),
+        ("push_public_key", public_key),
+        ("bouncer_public_key", "Ym91bmNlci1rZXk="),
+        ("encrypted_push_registration", "ZW5jcnlwdGVk"),
+    ]
+}
+
+#[actix_web::test]
+async fn without_a_bouncer_e2ee_registration_is_refused_and_push_is_off() {
+    let app = spawn_app().await;
+    let key = STANDARD.encode([7u8; 32]);
+    let response = post(&app, &app.owner, "/mobile_push/register", &e2ee_form(&key, "1")).await;
+    let refused = json!({"result": "error", "msg": "Server is not configured to use push notification service.",
+        "code": "PUSH_SERVICE_NOT_CONFIGURED"});
+    expect(response, 400, refused).await;
+    let data = register(&app, &app.owner, &[("fetch_event_types", r#"["realm", "push_device"]"#)]).await;
+    assert_eq!(
+        (data["realm_push_notifications_enabled"].clone(), data["push_devices"].clone()),
+        (json!(false), json!({}))
+    );
+    let (_, settings) = json(app.request(Method::GET, "/server_settings").send().await.unwrap()).await;
+    assert_eq!(settings["push_notifications_enabled"], false);
+    // Legacy tokens are kept (Zulip stores them either way).
+    expect(post(&app, &app.owner, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await, 200, success()).await;
+    let removed = send(&app, &app.owner, Method::DELETE, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await;
+    expect(removed, 200, success()).await;
+    let again = send(&app, &app.owner, Method::DELETE, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await;
+    expect(again, 400, error("Token does not exist")).await;
+}
+
+#[actix_web::test]
+async fn registration_parameters_are_checked() {
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let key = STANDARD.encode([7u8; 32]);
+    let cases: Vec<(Vec<(&str, &str)>, Value)> = vec![
+        (vec![("token_kind", "gcm")], error("Invalid token_kind: Value error, Not in the list of possible values")),
+        (vec![("push_account_id", "x")], error("push_account_id is not valid JSON")),
+        (vec![("push_account_id", "\"12\"")], error("push_account_id is not an integer")),
+        (vec![("push_public_key", "bm90IDMyIGJ5dGVz")], error("Invalid `push_public_key`")),
+        (vec![("push_public_key", "%%%")], error("Invalid `push_public_key`")),
+        (vec![("bouncer_public_key", "!")], error("Invalid `bouncer_public_key`")),
+        (vec![("encrypted_push_registration", "")], error("Invalid `encrypted_push_registration`")),
+    ];
+    for (changes, expected) in cases {
+        let mut form = e2ee_form(&key, "5");
+        for (name, value) in &changes {
+            form.iter_mut().find(|(n, _)| n == name).unwrap().1 = value;
+        }
+        expect(post(&app, &app.owner, "/mobile_push/register", &form).await, 400, expected).await;
+    }
+    let mut form = e2ee_form(&key, "5");
+    form.retain(|(n, _)| *n != "bouncer_public_key");
+    let missing = crate::helpers::missing("bouncer_public_key");
+    expect(post(&app, &app.owner, "/mobile_push/register", &form).await, 400, missing).await;
+    let bad_apns =
+        post(&app, &app.owner, "/users/me/apns_device_token", &[("token", "zz"), ("appid", "org.zulip.Zulip")]);
+    expect(bad_apns.await, 400, error("Invalid APNS token")).await;
+    let empty = post(&app, &app.owner, "/users/me/android_gcm_reg_id", &[("token", "")]).await;
+    expect(empty, 400, error("Empty or invalid length token")).await;
+    assert!(bouncer.at("push/e2ee/register").is_empty());
+}
+
+/// Registers an end-to-end encrypted FCM device for `who`; its secret key.
+async fn e2ee_device(app: &TestApp, who: &Creds, account: &str) -> SecretKey {
+    let secret = SecretKey::generate(&mut OsRng);
+    let public = STANDARD.encode(secret.public_key().as_bytes());
+    expect(post(app, who, "/mobile_push/register", &e2ee_form(&public, account)).await, 200, success()).await;
+    secret
+}
+
+#[actix_web::test]
+async fn registrations_are_forwarded_and_devices_listed() {
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let mut watch = crate::helpers::Watch::new(&app, &hamlet, r#"["push_device"]"#).await;
+    let apns = [("token", "c0ffee"), ("appid", "org.zulip.Zulip")];
+    expect(post(&app, &hamlet, "/users/me/apns_device_token", &apns).await, 200, success()).await;
+    e2ee_device(&app, &hamlet, "2408").await;
+
+    let legacy = bouncer.wait_for("push/register", 1).await;
+    let form = legacy[0].form();
+    assert_eq!(
+        (form["token"].as_str(), form["token_kind"].as_str(), form["ios_app_id"].as_str(), form["user_id"].as_str()),
+        ("c0ffee", "1", "org.zulip.Zulip", hamlet.user_id.to_string().as_str())
+    );
+    assert_eq!(form["user_uuid"].len(), 36);
+    let expected_auth = format!("Basic {}", STANDARD.encode(format!("{ORG_ID}:{ORG_KEY}")));
+    assert_eq!(legacy[0].auth.as_deref(), Some(expected_auth.as_str()));
+    assert!(legacy[0].user_agent.starts_with("ZulipServer/11.0-dev+agora-"));
+
+    let e2ee = bouncer.wait_for("push/e2ee/register", 1).await;
+    let form = e2ee[0].form();
+    assert_eq!(
+        (
+            form["push_account_id"].as_str(),
+            form["bouncer_public_key"].as_str(),
+            form["encrypted_push_registration"].as_str()
+        ),
+        ("2408", "Ym91bmNlci1rZXk=", "ZW5jcnlwdGVk")
+    );
+    assert_eq!(form["realm_uuid"], legacy[0].form()["realm_uuid"]);
+    let events = watch.events(&app).await;
+    assert_eq!(
+        events,
+        vec![json!({"type": "push_device", "push_account_id": "2408", "status": "active",
+        "error_code": null})]
+    );
+    let data = register(&app, &hamlet, &[("fetch_event_types", r#"["realm", "push_device"]"#)]).await;
+    assert_eq!(data["push_devices"], json!({"2408": {"status": "active", "error_code": null}}));
+    assert_eq!(data["realm_push_notifications_enabled"], true);
+    // Registering again is a no-op, as in Zulip.
+    e2ee_device(&app, &hamlet, "2408").await;
+    // Removing a token forwards the removal.
+    let removed = send(&app, &hamlet, Method::DELETE, "/users/me/apns_device_token", &[("token", "c0ffee")]).await;
+    expect(removed, 200, success()).await;
+    let gone = bouncer.wait_for("push/unregister", 1).await;
+    assert_eq!(gone[0].form()["token"], "c0ffee");
+    assert_eq!(bouncer.at("push/e2ee/register").len(), 1);
+}
+
+/// The owner sends `hamlet` a direct message; its id.
+async fn dm(app: &TestApp, from: &Creds, to: &Creds, content: &str) -> i64 {
+    let to = format!("[{}]", to.user_id);
+    let response = post(app, from, "/messages", &[("type", "direct"), ("to", &to), ("content", content)]).await;
+    let (status, body) = json(response).await;
+    assert_eq!(status, 200, "{body}");
+    body["id"].as_i64().unwrap()
+}
+
+#[actix_web::test]
+async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    let secret = e2ee_device(&app, &hamlet, "77").await;
+    bouncer.wait_for("push/e2ee/register", 1).await;
+    // The device is active once the realm actor wrote the bouncer's answer.
+    let start = Instant::now();
+    while register(&app, &hamlet, &[("fetch_event_types", r#"["push_device"]"#)]).await["push_devices"]["77"]["status"]
+        != "active"
+    {
+        assert!(start.elapsed() < Duration::from_secs(10));
+        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+    }
+
+    let id = dm(&app, &app.owner, &hamlet, "Hello **Hamlet** &").await;
+    let notified = bouncer.wait_for("push/notify", 1).await;
+    assert_eq!(notified.len(), 1);
+    let body = notified[0].json();
+    let gcm = &body["gcm_payload"];
+    let owner_email = app.owner.email.as_str();
+    assert_eq!(
+        (
+            gcm["event"].as_str(),
+            gcm["zulip_message_id"].as_i64(),
+            gcm["content"].as_str(),
+            gcm["recipient_type"].as_str()
+        ),
+        (Some("message"), Some(id), Some("Hello Hamlet &"), Some("private"))
+    );
+    assert_eq!((gcm["sender_id"].as_i64(), gcm["sender_email"].as_str()), (Some(app.owner.user_id), Some(owner_email)));
+    assert_eq!((gcm["user_id"].as_i64(), gcm["realm_url"].as_str()), (Some(hamlet.user_id), Some("http://agora.test")));
+    assert_eq!(gcm["content_truncated"], false);
+    assert!(gcm["sender_avatar_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"));
+    assert_eq!(body["gcm_options"], json!({"priority": "high"}));
+    assert_eq!(body["android_devices"], json!(["fcm-token"]));
+    assert_eq!(body["apple_devices"], json!([]));
+    let apns = &body["apns_payload"];
+    assert_eq!(apns["alert"]["body"], "Hello Hamlet &");
+    assert_eq!(apns["alert"]["subtitle"], "");
+    assert_eq!(apns["custom"]["zulip"]["message_ids"], json!([id]));
+
+    // The end-to-end encrypted device gets the same notification, sealed to its key.
+    let sealed = bouncer.wait_for("push/e2ee/notify", 1).await;
+    let request = &sealed[0].json()["push_requests"][0];
+    assert_eq!((request["device_id"].as_i64(), request["fcm_priority"].as_str()), (Some(100), Some("high")));
+    assert_eq!(request["payload"]["push_account_id"], 77);
+    let ciphertext = STANDARD.decode(request["payload"]["encrypted_data"].as_str().unwrap()).unwrap();
+    let opened: Value = serde_json::from_slice(&secret.unseal(&ciphertext).unwrap()).unwrap();
+    assert_eq!(
+        (
+            opened["type"].as_str(),
+            opened["message_id"].as_i64(),
+            opened["recipient_type"].as_str(),
+            opened["content"].as_str()
+        ),
+        (Some("message"), Some(id), Some("direct"), Some("Hello Hamlet &"))
+    );
+    assert_eq!(
+        (opened["user_id"].as_i64(), opened["sender_id"].as_i64()),
+        (Some(hamlet.user_id), Some(app.owner.user_id))
+    );
+
+    // Reading it takes it off the phone: a removal to each kind of device.
+    let ids = format!("[{id}]");
+    let read = post(&app, &hamlet, "/messages/flags", &[("messages", &ids), ("op", "add"), ("flag", "read")]).await;
+    assert_eq!(read.status(), 200);
+    let notified = bouncer.wait_for("push/notify", 2).await;
+    let gcm = &notified[1].json()["gcm_payload"];
+    assert_eq!(
+        (gcm["event"].as_str(), gcm["zulip_message_ids"].as_str()),
+        (Some("remove"), Some(id.to_string().as_str()))
+    );
+    assert_eq!(notified[1].json()["gcm_options"], json!({"priority": "normal"}));
+    let sealed = bouncer.wait_for("push/e2ee/notify", 2).await;
+    let request = &sealed[1].json()["push_requests"][0];
+    let ciphertext = STANDARD.decode(request["payload"]["encrypted_data"].as_str().unwrap()).unwrap();
+    let opened: Value = serde_json::from_slice(&secret.unseal(&ciphertext).unwrap()).unwrap();
+    assert_eq!((opened["type"].as_str(), opened["message_ids"].clone()), (Some("remove"), json!([id])));
+    // Reading it again removes nothing more.
+    let unread =
+        post(&app, &hamlet, "/messages/flags", &[("messages", &ids), ("op", "remove"), ("flag", "read")]).await;
+    assert_eq!(unread.status(), 200);
+    post(&app, &hamlet, "/messages/flags", &[("messages", &ids), ("op", "add"), ("flag", "read")]).await;
+    let marker = dm(&app, &app.owner, &hamlet, "marker").await;
+    let notified = bouncer.wait_for("push/notify", 3).await;
+    assert_eq!(notified.len(), 3);
+    assert_eq!(notified[2].json()["gcm_payload"]["zulip_message_id"], marker);
+}
+
+#[actix_web::test]
+async fn a_muted_topic_sends_nothing() {
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    let subs = r#"[{"name": "denmark"}]"#;
+    let principals = format!("[{}, {}]", hamlet.user_id, app.owner.user_id);
+    let form = [("subscriptions", subs), ("principals", principals.as_str())];
+    assert_eq!(post(&app, &app.owner, "/users/me/subscriptions", &form).await.status(), 200);
+    let (_, body) =
+        json(app.as_user(&hamlet, Method::GET, "/get_stream_id?stream=denmark").send().await.unwrap()).await;
+    let channel = body["stream_id"].as_i64().unwrap().to_string();
+    let on = r#"[{"stream_id": CH, "property": "push_notifications", "value": true}]"#.replace("CH", &channel);
+    let props = post(&app, &hamlet, "/users/me/subscriptions/properties", &[("subscription_data", &on)]).await;
+    assert_eq!(props.status(), 200);
+    let mute = [("stream_id", channel.as_str()), ("topic", "quiet"), ("visibility_policy", "1")];
+    assert_eq!(post(&app, &hamlet, "/user_topics", &mute).await.status(), 200);
+
+    let quiet = [("type", "stream"), ("to", "denmark"), ("topic", "quiet"), ("content", "news")];
+    assert_eq!(post(&app, &app.owner, "/messages", &quiet).await.status(), 200);
+    let loud = [("type", "stream"), ("to", "denmark"), ("topic", "loud"), ("content", "news")];
+    let (_, loud) = json(post(&app, &app.owner, "/messages", &loud).await).await;
+    let notified = bouncer.wait_for("push/notify", 1).await;
+    // Jobs go in order: the muted topic's message would have come first.
+    assert_eq!(notified.len(), 1);
+    let gcm = &notified[0].json()["gcm_payload"];
+    assert_eq!((gcm["zulip_message_id"].clone(), gcm["topic"].as_str()), (loud["id"].clone(), Some("loud")));
+    assert_eq!((gcm["recipient_type"].as_str(), gcm["stream"].as_str()), (Some("stream"), Some("denmark")));
+}
+
+#[actix_web::test]
+async fn a_bouncer_that_is_down_delays_without_losing_or_repeating() {
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    bouncer.wait_for("push/register", 1).await;
+    bouncer.stand.down.store(true, Ordering::SeqCst);
+    let first = dm(&app, &app.owner, &hamlet, "one").await;
+    let second = dm(&app, &app.owner, &hamlet, "two").await;
+    // Wait until it was tried and refused a few times.
+    let start = Instant::now();
+    while bouncer.stand.refused.load(Ordering::SeqCst) < 3 {
+        assert!(start.elapsed() < Duration::from_secs(10), "the worker did not retry");
+        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(bouncer.at("push/notify").is_empty());
+    bouncer.stand.down.store(false, Ordering::SeqCst);
+    let notified = bouncer.wait_for("push/notify", 2).await;
+    let marker = dm(&app, &app.owner, &hamlet, "three").await;
+    let notified_all = bouncer.wait_for("push/notify", 3).await;
+    let ids: Vec<Value> = notified_all.iter().map(|g| g.json()["gcm_payload"]["zulip_message_id"].clone()).collect();
+    assert_eq!(ids, vec![json!(first), json!(second), json!(marker)]);
+    assert_eq!(notified.len(), 2);
+}
+
+#[actix_web::test]
+async fn deactivated_users_lose_their_devices() {
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    let path = format!("/users/{}", hamlet.user_id);
+    assert_eq!(send(&app, &app.owner, Method::DELETE, &path, &[]).await.status(), 200);
+    let cleared = bouncer.wait_for("push/unregister/all", 1).await;
+    assert_eq!(cleared[0].form()["user_id"], hamlet.user_id.to_string());
+}
+
+/// Runs `agora` with `args` (blocking, on a thread of the pool).
+async fn agora(args: Vec<String>) -> std::process::Output {
+    actix_web::web::block(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
+            .args(&args)
+            .env_remove("AGORA_PUSH_BOUNCER_URL")
+            .env_remove("AGORA_PUSH_BOUNCER_ORG_ID")
+            .env_remove("AGORA_PUSH_BOUNCER_ORG_KEY")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+#[actix_web::test]
+async fn register_server_registers_with_the_bouncer() {
+    let bouncer = stand_in().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = ["--data-dir", dir.path().to_str().unwrap(), "--external-host", "chat.example.org"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    // Terms first, as Zulip's command.
+    let out = agora(base(&["register-server", "--contact-email", "admin@example.org"])).await;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("You must agree to the terms of service"));
+    let out = agora(base(&[
+        "register-server",
+        "--agree-to-terms-of-service",
+        "--contact-email",
+        "admin@example.org",
+        "--push-bouncer-url",
+        &bouncer.url,
+        "--push-bouncer-org-id",
+        ORG_ID,
+        "--push-bouncer-org-key",
+        ORG_KEY,
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("You've successfully registered for the Mobile Push Notification Service!"), "{stdout}");
+    let got = bouncer.at("server/register");
+    assert_eq!(got.len(), 1);
+    let form = got[0].form();
+    let expected: HashMap<String, String> = [
+        ("zulip_org_id", ORG_ID),
+        ("zulip_org_key", ORG_KEY),
+        ("hostname", "chat.example.org"),
+        ("contact_email", "admin@example.org"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    assert_eq!(form, expected);
+    assert_eq!(got[0].auth, None);
+    // Without credentials it makes some and prints them for the settings.
+    let out = agora(base(&[
+        "register-server",
+        "--agree-to-terms-of-service",
+        "--contact-email",
+        "admin@example.org",
+        "--push-bouncer-url",
+        &bouncer.url,
+    ]))
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    let form = bouncer.at("server/register")[1].form();
+    assert!(stdout.contains(&format!("org_id = \"{}\"", form["zulip_org_id"])), "{stdout}");
+    assert_eq!(form["zulip_org_key"].len(), 64);
+}
