@@ -1,4 +1,4 @@
-//! Administrative commands (`agora create-realm`, `agora create-user`).
+//! Administrative commands (`agora create-realm`, `agora create-user`, `agora backup`, ...).
 //!
 //! When a server is running on the data directory (it holds the directory's lock), the
 //! command goes through the server's Unix socket in the data directory, so the realm actor
@@ -51,6 +51,11 @@ pub enum AdminRequest {
         password_hash: Option<String>,
         can_create_users: bool,
     },
+    /// `agora backup`: the archive is written by the process holding the data directory.
+    Backup {
+        /// Absolute path of the archive to write.
+        to: PathBuf,
+    },
 }
 
 /// A command's outcome: the JSON object to print, or the error.
@@ -75,6 +80,7 @@ fn unknown_realm(subdomain: &str) -> ApiError {
 enum Command {
     CreateRealm(NewRealm),
     CreateUser { subdomain: String, new: NewUser },
+    Backup { to: PathBuf },
 }
 
 /// What a command prints: the organization, the account and its API key.
@@ -94,6 +100,7 @@ impl AdminRequest {
                 let new = NewUser { can_create_users, ..NewUser::human(&email, &full_name, role, password_hash) };
                 Command::CreateUser { subdomain, new }
             }
+            AdminRequest::Backup { to } => Command::Backup { to },
         })
     }
 
@@ -108,6 +115,13 @@ impl AdminRequest {
                 let realm = realms.find(&subdomain).await?.ok_or_else(|| unknown_realm(&subdomain))?;
                 let created = realm.addr.send(CreateUser(new)).await.map_err(mailbox)??;
                 Ok(printed(realm.id, &created))
+            }
+            Command::Backup { to } => {
+                let store = realms.store.clone();
+                actix_web::rt::task::spawn_blocking(move || backup(&store, &to)).await.map_err(|e| {
+                    tracing::error!(error = %e, "backup thread failed");
+                    ApiError::internal()
+                })?
             }
         }
     }
@@ -125,6 +139,7 @@ impl AdminRequest {
                 let (created, _) = create_user(&mut state, store, config, new, clock::now())?;
                 Ok(printed(state.realm().id, &created))
             }
+            Command::Backup { to } => backup(store, &to),
         }
     }
 
@@ -155,6 +170,12 @@ impl AdminRequest {
             Reply::Err { msg, status } => Ok(Err(ApiError { status, ..ApiError::bad_request(msg) })),
         }
     }
+}
+
+/// Writes the backup archive of the database `store` holds and of its directory's uploads.
+fn backup(store: &Store, to: &Path) -> AdminResult {
+    let data_dir = store.path().parent().unwrap_or(Path::new("."));
+    crate::backup::create(store, data_dir, to).map_err(ApiError::bad_request)
 }
 
 /// Listens on the data directory's admin socket; `None` (with a warning) if it cannot.

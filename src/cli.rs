@@ -1,5 +1,7 @@
 //! The `agora` command line.
 
+pub mod ops;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -85,6 +87,11 @@ pub enum Command {
     /// Register this server with the mobile push notification service (Zulip's
     /// `manage.py register_server`)
     RegisterServer(crate::push_cli::RegisterServerArgs),
+    /// Write a consistent archive of the database and the uploads, while the server runs
+    /// or not; prints what it holds as JSON
+    Backup(ops::BackupArgs),
+    /// Restore an archive of `agora backup` into an empty (or new) data directory
+    Restore(ops::RestoreArgs),
 }
 
 #[derive(Debug, Args)]
@@ -184,6 +191,8 @@ pub fn run() -> ExitCode {
         Some(Command::CreateRealm(args)) => create_realm(&settings, args),
         Some(Command::CreateUser(args)) => create_user(&settings, args),
         Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),
+        Some(Command::Backup(args)) => ops::backup(&settings, args),
+        Some(Command::Restore(args)) => ops::restore(&settings, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -214,7 +223,7 @@ fn hash(password: &str, settings: &Settings) -> Result<String, StartupError> {
     Ok(hash_password(password, settings.password_hash)?)
 }
 
-fn run_admin(settings: &Settings, request: AdminRequest) -> Result<(), StartupError> {
+pub(crate) fn run_admin(settings: &Settings, request: AdminRequest) -> Result<(), StartupError> {
     match request.run(&settings.data_dir, &settings.server_config())? {
         Ok(value) => {
             println!("{value}");

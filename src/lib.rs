@@ -2,6 +2,7 @@
 //! and storage live in the `agora-actors` crate.
 
 pub mod admin;
+pub mod backup;
 pub mod bootstrap;
 pub mod cli;
 pub mod datadir;

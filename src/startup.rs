@@ -93,7 +93,7 @@ impl Application {
 
         let hashing = HashPool::start(settings.hash_pool)?;
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
-        let realms = Realms { registry, directory };
+        let realms = Realms { registry, directory, store: store.clone() };
         let push_worker = agora_actors::push::PushWorker::start(store.clone(), realms.clone(), Arc::clone(&config))?;
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);

@@ -119,11 +119,12 @@ impl Directory {
 
 /// How everything outside the actors reaches an organization: the shared directory when
 /// its actor is running (no round trip), the registry otherwise (which loads or restarts
-/// it).
+/// it); and the database they share (for administrative reads and backups).
 #[derive(Clone)]
 pub struct Realms {
     pub registry: Addr<RealmRegistry>,
     pub directory: Directory,
+    pub store: Store,
 }
 
 impl Realms {

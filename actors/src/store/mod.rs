@@ -4,6 +4,7 @@
 //! keys. Writes go through [`Store::write`], which opens a `BEGIN IMMEDIATE` transaction so
 //! that two writers never deadlock on lock upgrades.
 
+pub mod backup;
 pub mod channels;
 pub mod drafts;
 mod fixes;
@@ -119,6 +120,11 @@ impl Store {
         configure(&mut conn)?;
         conn.pragma_update(None, "query_only", true)?;
         Ok(conn)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// A connection for reads.
