@@ -64,6 +64,10 @@ pub struct SettingsArgs {
     #[arg(long, env = "AGORA_RATE_LIMITS", value_name = "ON|OFF", global = true,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub rate_limits: Option<bool>,
+    /// Address of the Prometheus metrics endpoint (`/metrics`), e.g. 127.0.0.1:9992;
+    /// without it there are no metrics
+    #[arg(long, env = "AGORA_METRICS_BIND", value_name = "ADDR", global = true)]
+    pub metrics_bind: Option<String>,
     /// URL of the mobile push notification service (Zulip's bouncer, e.g.
     /// https://push.zulipchat.com); without it there are no mobile notifications
     #[arg(long, env = "AGORA_PUSH_BOUNCER_URL", value_name = "URL", global = true)]
@@ -162,6 +166,9 @@ impl SettingsArgs {
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
         s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
         s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
+        if self.metrics_bind.is_some() {
+            s.metrics_bind.clone_from(&self.metrics_bind);
+        }
         for (slot, flag) in [
             (&mut s.push.bouncer_url, &self.push_bouncer_url),
             (&mut s.push.org_id, &self.push_bouncer_org_id),
@@ -281,6 +288,24 @@ mod tests {
         }
         assert!(settings(&["serve", "--rate-limits", "on"]).api_rate_limit.enabled);
         assert!(Cli::try_parse_from(["agora", "--rate-limits", "maybe"]).is_err());
+    }
+
+    #[test]
+    fn metrics_are_off_unless_an_address_is_given() {
+        assert_eq!(settings(&[]).metrics_bind, None);
+        assert_eq!(settings(&["--metrics-bind", "127.0.0.1:9992"]).metrics_bind.as_deref(), Some("127.0.0.1:9992"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(&path, "metrics_bind = \"0.0.0.0:9100\"\n").unwrap();
+        let file = path.to_str().unwrap();
+        assert_eq!(settings(&["--config", file]).metrics_bind.as_deref(), Some("0.0.0.0:9100"));
+        // The flag wins over the file.
+        let both = settings(&["--config", file, "--metrics-bind", "127.0.0.1:9993"]);
+        assert_eq!(both.metrics_bind.as_deref(), Some("127.0.0.1:9993"));
+        // Never the API's own address.
+        let cli =
+            Cli::try_parse_from(["agora", "--bind", "127.0.0.1:9991", "--metrics-bind", "127.0.0.1:9991"]).unwrap();
+        assert!(cli.settings.resolve().is_err());
     }
 
     #[test]

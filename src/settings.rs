@@ -58,6 +58,8 @@ pub struct Settings {
     pub presence: PresenceConfig,
     /// Mobile push notifications: the bouncer and this server's credentials there, retries.
     pub push: PushConfig,
+    /// Address of the Prometheus metrics endpoint (`/metrics`); `None`: no metrics.
+    pub metrics_bind: Option<String>,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -105,6 +107,7 @@ impl Default for Settings {
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
+            metrics_bind: None,
         }
     }
 }
@@ -140,6 +143,7 @@ impl Settings {
         set(&mut self.http_workers, f.http_workers);
         set(&mut self.actor_threads, f.actor_threads);
         set(&mut self.reader_threads, f.reader_threads);
+        set(&mut self.metrics_bind, f.metrics_bind.map(Some));
         if let Some(cost) = f.password_hash {
             set(&mut self.password_hash.memory_kib, cost.memory_kib);
             set(&mut self.password_hash.iterations, cost.iterations);
@@ -238,6 +242,9 @@ impl Settings {
             return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
         self.validate_push()?;
+        if self.metrics_bind.as_ref().is_some_and(|b| *b == self.bind && !b.ends_with(":0")) {
+            return Err(SettingsError("metrics_bind must differ from bind".into()));
+        }
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
         }
@@ -302,6 +309,7 @@ struct FileSettings {
     http_workers: Option<usize>,
     actor_threads: Option<usize>,
     reader_threads: Option<usize>,
+    metrics_bind: Option<String>,
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
     api_rate_limit: Option<FileApiRateLimit>,

@@ -20,6 +20,7 @@ pub mod error;
 pub mod events;
 pub mod ids;
 pub mod login;
+pub mod mailbox;
 pub mod markdown;
 pub mod presence;
 pub mod push;
@@ -30,6 +31,7 @@ pub mod realm;
 pub mod registry;
 pub mod secrets;
 pub mod server_info;
+pub mod stats;
 pub mod store;
 pub mod validate;
 

@@ -24,6 +24,8 @@ pub struct AppState {
     pub hashing: HashPool,
     /// Body limits and rate limits.
     pub limits: Limits,
+    /// Whether requests are measured for the metrics endpoint.
+    pub metrics: bool,
 }
 
 impl AppState {

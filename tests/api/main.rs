@@ -20,6 +20,7 @@ mod message_edits;
 mod message_flags;
 mod message_rules;
 mod messages;
+mod metrics;
 mod navigation_views;
 mod params;
 mod personal;

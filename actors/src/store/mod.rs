@@ -18,13 +18,14 @@ pub mod push;
 pub mod queues;
 pub mod reactions;
 pub mod realms;
+pub mod stats;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;
 pub mod views;
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use r2d2::{Pool, PooledConnection};
 use r2d2_sqlite::SqliteConnectionManager;
@@ -139,9 +140,12 @@ impl Store {
         E: From<StoreError>,
     {
         let mut conn = self.conn()?;
+        let started = Instant::now();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::from)?;
+        // From BEGIN (waiting for the write lock included) to the end of COMMIT.
+        metrics::histogram!("agora_sqlite_transaction_seconds").record(started.elapsed());
         Ok(out)
     }
 }
