@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use agora_actors::clock;
 use agora_actors::config::ServerConfig;
 use agora_actors::ids::RealmId;
+use agora_actors::realm::admin::{self, AdminOp, Administer, Offline};
 use agora_actors::realm::model::Role;
 use agora_actors::realm::organization::{create_realm, NewRealm};
 use agora_actors::realm::users::{create_user, CreateUser, CreatedUser, NewUser};
@@ -28,6 +29,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 use crate::datadir;
+
+mod report;
 
 /// The socket's file name in the data directory.
 pub const SOCKET_FILE: &str = "agora.sock";
@@ -56,6 +59,12 @@ pub enum AdminRequest {
         /// Absolute path of the archive to write.
         to: PathBuf,
     },
+    /// `agora list-realms`.
+    ListRealms,
+    /// `agora stats`: queues, mailboxes, presence, database and uploads.
+    Stats,
+    /// A command on one organization, run by its actor when a server runs.
+    Realm { subdomain: String, command: AdminOp },
 }
 
 /// A command's outcome: the JSON object to print, or the error.
@@ -81,6 +90,9 @@ enum Command {
     CreateRealm(NewRealm),
     CreateUser { subdomain: String, new: NewUser },
     Backup { to: PathBuf },
+    ListRealms,
+    Stats,
+    Realm { subdomain: String, command: AdminOp },
 }
 
 /// What a command prints: the organization, the account and its API key.
@@ -101,6 +113,9 @@ impl AdminRequest {
                 Command::CreateUser { subdomain, new }
             }
             AdminRequest::Backup { to } => Command::Backup { to },
+            AdminRequest::ListRealms => Command::ListRealms,
+            AdminRequest::Stats => Command::Stats,
+            AdminRequest::Realm { subdomain, command } => Command::Realm { subdomain, command },
         })
     }
 
@@ -118,10 +133,21 @@ impl AdminRequest {
             }
             Command::Backup { to } => {
                 let store = realms.store.clone();
-                actix_web::rt::task::spawn_blocking(move || backup(&store, &to)).await.map_err(|e| {
-                    tracing::error!(error = %e, "backup thread failed");
-                    ApiError::internal()
-                })?
+                blocking(move || backup(&store, &to)).await
+            }
+            Command::ListRealms => {
+                let store = realms.store.clone();
+                let running: Vec<RealmId> = realms.directory.running().iter().map(|h| h.id).collect();
+                blocking(move || report::realms(&store, &running)).await
+            }
+            Command::Stats => {
+                let figures = agora_actors::stats::running(realms).await;
+                let store = realms.store.clone();
+                blocking(move || report::stats(&store, Some(&figures))).await
+            }
+            Command::Realm { subdomain, command } => {
+                let realm = realms.find(&subdomain).await?.ok_or_else(|| unknown_realm(&subdomain))?;
+                realm.addr.send(Administer(command)).await.map_err(mailbox)?
             }
         }
     }
@@ -140,6 +166,13 @@ impl AdminRequest {
                 Ok(printed(state.realm().id, &created))
             }
             Command::Backup { to } => backup(store, &to),
+            Command::ListRealms => report::realms(store, &[]),
+            Command::Stats => report::stats(store, None),
+            Command::Realm { subdomain, command } => {
+                let state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
+                    .ok_or_else(|| unknown_realm(&subdomain))?;
+                admin::execute(&mut Offline { state, store, config }, command, clock::now())
+            }
         }
     }
 
@@ -170,6 +203,14 @@ impl AdminRequest {
             Reply::Err { msg, status } => Ok(Err(ApiError { status, ..ApiError::bad_request(msg) })),
         }
     }
+}
+
+/// Runs blocking work (SQLite, files) off the async threads.
+async fn blocking(f: impl FnOnce() -> AdminResult + Send + 'static) -> AdminResult {
+    actix_web::rt::task::spawn_blocking(f).await.map_err(|e| {
+        tracing::error!(error = %e, "admin command: blocking task failed");
+        ApiError::internal()
+    })?
 }
 
 /// Writes the backup archive of the database `store` holds and of its directory's uploads.

@@ -91,11 +91,8 @@ pub enum Command {
     /// Register this server with the mobile push notification service (Zulip's
     /// `manage.py register_server`)
     RegisterServer(crate::push_cli::RegisterServerArgs),
-    /// Write a consistent archive of the database and the uploads, while the server runs
-    /// or not; prints what it holds as JSON
-    Backup(ops::BackupArgs),
-    /// Restore an archive of `agora backup` into an empty (or new) data directory
-    Restore(ops::RestoreArgs),
+    #[command(flatten)]
+    Ops(ops::OpsCommand),
 }
 
 #[derive(Debug, Args)]
@@ -139,7 +136,7 @@ pub struct CreateUserArgs {
     pub can_create_users: bool,
 }
 
-fn parse_role(s: &str) -> Result<Role, String> {
+pub(crate) fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s).ok_or_else(|| format!("unknown role {s:?}"))
 }
 
@@ -198,8 +195,7 @@ pub fn run() -> ExitCode {
         Some(Command::CreateRealm(args)) => create_realm(&settings, args),
         Some(Command::CreateUser(args)) => create_user(&settings, args),
         Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),
-        Some(Command::Backup(args)) => ops::backup(&settings, args),
-        Some(Command::Restore(args)) => ops::restore(&settings, args),
+        Some(Command::Ops(command)) => ops::run(&settings, command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -226,7 +222,7 @@ fn serve(settings: Settings) -> Result<(), StartupError> {
     })
 }
 
-fn hash(password: &str, settings: &Settings) -> Result<String, StartupError> {
+pub(crate) fn hash(password: &str, settings: &Settings) -> Result<String, StartupError> {
     Ok(hash_password(password, settings.password_hash)?)
 }
 

@@ -1,6 +1,7 @@
 //! Integration tests over real HTTP: one test binary, one server per test.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
+mod admin;
 mod auth;
 mod backup;
 mod bodies;
