@@ -22,7 +22,7 @@ use agora_actors::realm::organization::{create_realm, NewRealm};
 use agora_actors::realm::users::{create_user, CreateUser, CreatedUser, NewUser};
 use agora_actors::realm::RealmState;
 use agora_actors::registry::{CreateRealm, Realms};
-use agora_actors::store::Store;
+use agora_actors::store::{Store, Synchronous};
 use agora_actors::ApiError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -182,7 +182,10 @@ impl AdminRequest {
         datadir::ensure(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
         match datadir::lock(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))? {
             Some(_lock) => {
-                let store = Store::open(data_dir).map_err(|e| format!("cannot open the database: {e}"))?;
+                // A handful of transactions: each is made durable at once, whatever the
+                // server's setting.
+                let store = Store::open_with(data_dir, Synchronous::Full)
+                    .map_err(|e| format!("cannot open the database: {e}"))?;
                 Ok(self.run_offline(&store, config))
             }
             None => self.send(&data_dir.join(SOCKET_FILE)),

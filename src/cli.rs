@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use agora_actors::realm::model::Role;
 use agora_actors::secrets::hash_password;
+use agora_actors::store::Synchronous;
 use clap::{Args, Parser, Subcommand};
 
 use crate::admin::AdminRequest;
@@ -68,6 +69,11 @@ pub struct SettingsArgs {
     /// without it there are no metrics
     #[arg(long, env = "AGORA_METRICS_BIND", value_name = "ADDR", global = true)]
     pub metrics_bind: Option<String>,
+    /// SQLite's synchronous: normal (a power loss may take back the last commits) or full
+    /// (an fsync per commit: nothing acknowledged is lost) [default: normal]
+    #[arg(long, env = "AGORA_SYNCHRONOUS", value_name = "normal|full", global = true,
+          value_parser = parse_synchronous)]
+    pub synchronous: Option<Synchronous>,
     /// URL of the mobile push notification service (Zulip's bouncer, e.g.
     /// https://push.zulipchat.com); without it there are no mobile notifications
     #[arg(long, env = "AGORA_PUSH_BOUNCER_URL", value_name = "URL", global = true)]
@@ -136,6 +142,10 @@ pub struct CreateUserArgs {
     pub can_create_users: bool,
 }
 
+fn parse_synchronous(s: &str) -> Result<Synchronous, String> {
+    Synchronous::parse(s).ok_or_else(|| format!("expected normal or full, not {s:?}"))
+}
+
 pub(crate) fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s).ok_or_else(|| format!("unknown role {s:?}"))
 }
@@ -163,6 +173,7 @@ impl SettingsArgs {
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
         s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
         s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
+        s.synchronous = self.synchronous.unwrap_or(s.synchronous);
         if self.metrics_bind.is_some() {
             s.metrics_bind.clone_from(&self.metrics_bind);
         }
@@ -301,6 +312,21 @@ mod tests {
         // Never the API's own address.
         let cli =
             Cli::try_parse_from(["agora", "--bind", "127.0.0.1:9991", "--metrics-bind", "127.0.0.1:9991"]).unwrap();
+        assert!(cli.settings.resolve().is_err());
+    }
+
+    #[test]
+    fn synchronous_is_normal_unless_full_is_asked_for() {
+        assert_eq!(settings(&[]).synchronous, Synchronous::Normal);
+        assert_eq!(settings(&["--synchronous", "full"]).synchronous, Synchronous::Full);
+        assert_eq!(settings(&["--synchronous", "NORMAL"]).synchronous, Synchronous::Normal);
+        assert!(Cli::try_parse_from(["agora", "--synchronous", "off"]).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(&path, "synchronous = \"full\"\n").unwrap();
+        assert_eq!(settings(&["--config", path.to_str().unwrap()]).synchronous, Synchronous::Full);
+        std::fs::write(&path, "synchronous = \"off\"\n").unwrap();
+        let cli = Cli::try_parse_from(["agora", "--config", path.to_str().unwrap()]).unwrap();
         assert!(cli.settings.resolve().is_err());
     }
 

@@ -9,6 +9,7 @@ use agora_actors::config::{PresenceConfig, PushConfig, QueueConfig, ServerConfig
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
+use agora_actors::store::Synchronous;
 use serde::Deserialize;
 
 use crate::http::body::BodyRules;
@@ -60,6 +61,8 @@ pub struct Settings {
     pub push: PushConfig,
     /// Address of the Prometheus metrics endpoint (`/metrics`); `None`: no metrics.
     pub metrics_bind: Option<String>,
+    /// SQLite's `synchronous`: what a power loss may take back (see [`Synchronous`]).
+    pub synchronous: Synchronous,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -108,6 +111,7 @@ impl Default for Settings {
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
             metrics_bind: None,
+            synchronous: Synchronous::Normal,
         }
     }
 }
@@ -144,6 +148,7 @@ impl Settings {
         set(&mut self.actor_threads, f.actor_threads);
         set(&mut self.reader_threads, f.reader_threads);
         set(&mut self.metrics_bind, f.metrics_bind.map(Some));
+        set(&mut self.synchronous, f.synchronous);
         if let Some(cost) = f.password_hash {
             set(&mut self.password_hash.memory_kib, cost.memory_kib);
             set(&mut self.password_hash.iterations, cost.iterations);
@@ -310,6 +315,7 @@ struct FileSettings {
     actor_threads: Option<usize>,
     reader_threads: Option<usize>,
     metrics_bind: Option<String>,
+    synchronous: Option<Synchronous>,
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
     api_rate_limit: Option<FileApiRateLimit>,

@@ -86,7 +86,8 @@ impl Application {
             }
             None => None,
         };
-        let store = Store::open(&settings.data_dir)?;
+        let store = Store::open_with(&settings.data_dir, settings.synchronous)?;
+        tracing::info!(synchronous = ?settings.synchronous, "database opened");
         let config = Arc::new(settings.server_config());
 
         let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
