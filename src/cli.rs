@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::admin::AdminRequest;
 use crate::settings::{Settings, SettingsError};
 use crate::startup::{Application, StartupError};
+use crate::telemetry::LogFormat;
 
 /// Agora: a team chat server that speaks the Zulip API.
 ///
@@ -51,6 +52,10 @@ pub struct SettingsArgs {
     /// Log filter, e.g. "info" or "agora=debug,agora::access=warn" [default: info]
     #[arg(long, env = "AGORA_LOG", value_name = "FILTER", global = true)]
     pub log: Option<String>,
+    /// Log lines as text, or as JSON objects for log collectors [default: text]
+    #[arg(long, env = "AGORA_LOG_FORMAT", value_name = "text|json", global = true,
+          value_parser = parse_log_format)]
+    pub log_format: Option<LogFormat>,
     /// HTTP worker threads; 0 for one per CPU [default: 0]
     #[arg(long, env = "AGORA_HTTP_WORKERS", value_name = "N", global = true)]
     pub http_workers: Option<usize>,
@@ -142,6 +147,10 @@ pub struct CreateUserArgs {
     pub can_create_users: bool,
 }
 
+fn parse_log_format(s: &str) -> Result<LogFormat, String> {
+    LogFormat::parse(s).ok_or_else(|| format!("expected text or json, not {s:?}"))
+}
+
 fn parse_synchronous(s: &str) -> Result<Synchronous, String> {
     Synchronous::parse(s).ok_or_else(|| format!("expected normal or full, not {s:?}"))
 }
@@ -174,6 +183,7 @@ impl SettingsArgs {
         s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
         s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
         s.synchronous = self.synchronous.unwrap_or(s.synchronous);
+        s.log_format = self.log_format.unwrap_or(s.log_format);
         if self.metrics_bind.is_some() {
             s.metrics_bind.clone_from(&self.metrics_bind);
         }
@@ -218,7 +228,7 @@ pub fn run() -> ExitCode {
 }
 
 fn serve(settings: Settings) -> Result<(), StartupError> {
-    crate::telemetry::init(&settings.log);
+    crate::telemetry::init(&settings.log, settings.log_format);
     actix_web::rt::System::new().block_on(async move {
         let app = Application::build(settings.clone()).await?;
         if let Some(b) = app.bootstrapped() {

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
+use crate::telemetry::LogFormat;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +30,8 @@ pub struct Settings {
     pub external_scheme: String,
     /// Log filter in `tracing` syntax (`info`, `agora=debug,actix_web=warn`, ...).
     pub log: String,
+    /// Text lines, or JSON objects for log collectors.
+    pub log_format: LogFormat,
     /// HTTP worker threads; 0 means one per CPU.
     pub http_workers: usize,
     /// Threads the realm actors run on; 0 means half the CPUs (at least one).
@@ -96,6 +99,7 @@ impl Default for Settings {
             external_host: "localhost:9991".into(),
             external_scheme: "http".into(),
             log: "info".into(),
+            log_format: LogFormat::Text,
             http_workers: 0,
             actor_threads: 0,
             reader_threads: 0,
@@ -144,6 +148,7 @@ impl Settings {
         set(&mut self.external_host, f.external_host);
         set(&mut self.external_scheme, f.external_scheme);
         set(&mut self.log, f.log);
+        set(&mut self.log_format, f.log_format);
         set(&mut self.http_workers, f.http_workers);
         set(&mut self.actor_threads, f.actor_threads);
         set(&mut self.reader_threads, f.reader_threads);
@@ -311,6 +316,7 @@ struct FileSettings {
     external_host: Option<String>,
     external_scheme: Option<String>,
     log: Option<String>,
+    log_format: Option<LogFormat>,
     http_workers: Option<usize>,
     actor_threads: Option<usize>,
     reader_threads: Option<usize>,

@@ -16,6 +16,7 @@ mod folders;
 mod groups;
 mod helpers;
 mod limits;
+mod logs;
 mod message_changes;
 mod message_edits;
 mod message_flags;
