@@ -263,8 +263,7 @@ async fn ping(
         };
         let id = last_update_id.to_string();
         let form = [("status", status), ("last_update_id", id.as_str())];
-        let response =
-            api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(describe)?;
+        let response = api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(describe)?;
         let status = response.status();
         let body = response.bytes().await.map_err(describe)?;
         let latency = sent.elapsed();
