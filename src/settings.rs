@@ -5,14 +5,17 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{PresenceConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{InviteConfig, PresenceConfig, QueueConfig, ServerConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use serde::Deserialize;
 
+pub mod mail;
+
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
+use mail::MailOptions;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +59,12 @@ pub struct Settings {
     pub queues: QueueConfig,
     /// Presence: the accessible-users limit, how often rows are written, when events stop.
     pub presence: PresenceConfig,
+    /// Outgoing mail: SMTP or files, sender, retries.
+    pub mail: MailOptions,
+    /// Invitations: link validity, daily limit, minimum account age, contact address.
+    pub invites: InviteConfig,
+    /// The contact address of invitation mails [default: the sender address].
+    pub support_email: Option<String>,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -102,6 +111,9 @@ impl Default for Settings {
             handle_signals: true,
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
+            mail: MailOptions::default(),
+            invites: InviteConfig::default(),
+            support_email: None,
         }
     }
 }
@@ -114,6 +126,13 @@ impl Settings {
             external_scheme: self.external_scheme.clone(),
             queues: self.queues,
             presence: self.presence,
+            invites: InviteConfig {
+                support_email: self
+                    .support_email
+                    .clone()
+                    .unwrap_or_else(|| self.mail.from_address(&self.external_host)),
+                ..self.invites.clone()
+            },
             ..ServerConfig::default()
         }
     }
@@ -123,11 +142,10 @@ impl Settings {
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
         let file: FileSettings =
             toml::from_str(&text).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
-        self.apply(file);
-        Ok(())
+        self.apply(file)
     }
 
-    fn apply(&mut self, f: FileSettings) {
+    fn apply(&mut self, f: FileSettings) -> Result<(), SettingsError> {
         set(&mut self.bind, f.bind);
         set(&mut self.data_dir, f.data_dir);
         set(&mut self.external_host, f.external_host);
@@ -178,6 +196,10 @@ impl Settings {
             set(&mut self.presence.write_interval, p.write_interval_secs.map(Duration::from_secs));
             set(&mut self.presence.event_user_limit, p.event_user_limit);
         }
+        if let Some(i) = f.invitations {
+            i.apply(&mut self.invites, &mut self.support_email);
+        }
+        f.mail.map_or(Ok(()), |m| m.apply(&mut self.mail))
     }
 
     /// Checks values that would otherwise fail late.
@@ -222,6 +244,7 @@ impl Settings {
         if self.presence.write_interval.is_zero() || self.presence.write_interval > Duration::from_secs(60) {
             return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
+        self.mail.validate()?;
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
         }
@@ -278,6 +301,8 @@ struct FileSettings {
     shutdown_timeout_secs: Option<u64>,
     event_queues: Option<FileQueues>,
     presence: Option<FilePresence>,
+    mail: Option<mail::FileMail>,
+    invitations: Option<mail::FileInvitations>,
 }
 
 #[derive(Debug, Default, Deserialize)]

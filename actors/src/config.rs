@@ -18,6 +18,11 @@ pub struct ServerConfig {
     pub server_generation: i64,
     /// Presence: who sees whom, how often it is written, when events stop.
     pub presence: PresenceConfig,
+    /// Invitations: link validity, the daily limit, who may send them, the contact address.
+    pub invites: InviteConfig,
+    /// Wakes the mail worker when a commit queued mail (a no-op when no worker runs, as in
+    /// the command-line tools: the mail waits in the outbox for the server).
+    pub mail: crate::mail::MailWaker,
 }
 
 impl Default for ServerConfig {
@@ -28,6 +33,35 @@ impl Default for ServerConfig {
             queues: QueueConfig::default(),
             server_generation: chrono::Utc::now().timestamp(),
             presence: PresenceConfig::default(),
+            invites: InviteConfig::default(),
+            mail: crate::mail::MailWaker::default(),
+        }
+    }
+}
+
+/// Invitation settings (Zulip's server settings of the same meaning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InviteConfig {
+    /// Zulip's `INVITATION_LINK_VALIDITY_DAYS` in minutes: the default of
+    /// `invite_expires_in_minutes` (10 days).
+    pub validity_minutes: i64,
+    /// Invitation mails an organization may send in 24 hours (Zulip's `max_invites`,
+    /// `INVITES_DEFAULT_REALM_DAILY_MAX`); 0 for no limit.
+    pub daily_limit: usize,
+    /// Zulip's `INVITES_MIN_USER_AGE_DAYS`: in organizations anyone may join, accounts
+    /// younger than this (administrators aside) may not invite.
+    pub min_user_age_days: i64,
+    /// The address invitation mails give for questions (the server's administrators).
+    pub support_email: String,
+}
+
+impl Default for InviteConfig {
+    fn default() -> Self {
+        InviteConfig {
+            validity_minutes: 10 * 24 * 60,
+            daily_limit: 100,
+            min_user_age_days: 3,
+            support_email: "noreply@localhost".to_owned(),
         }
     }
 }

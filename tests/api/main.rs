@@ -12,6 +12,7 @@ mod fetch_api_key;
 mod folders;
 mod groups;
 mod helpers;
+mod invites;
 mod limits;
 mod message_changes;
 mod message_edits;

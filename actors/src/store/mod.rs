@@ -7,9 +7,11 @@
 pub mod channels;
 mod fixes;
 pub mod groups;
+pub mod invites;
 pub mod messages;
 mod migrate;
 pub mod narrow;
+pub mod outbox;
 pub mod presence;
 pub mod profile_fields;
 pub mod queues;

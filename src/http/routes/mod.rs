@@ -9,6 +9,7 @@ mod emoji;
 mod events;
 mod folders;
 mod groups;
+mod invites;
 mod messages;
 mod personal;
 mod presence;
@@ -51,6 +52,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = personal::routes(scope);
     let scope = emoji::routes(scope);
     let scope = presence::routes(scope);
+    let scope = invites::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
 }
