@@ -29,5 +29,6 @@ mod register_golden;
 mod restart;
 mod server_settings;
 mod settings;
+mod signup;
 mod topics;
 mod users;

@@ -55,6 +55,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = invites::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
+    super::pages::configure(cfg);
 }
 
 /// A numeric path id (the route's pattern allows digits only); an id too large for any

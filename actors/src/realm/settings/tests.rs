@@ -248,7 +248,8 @@ mod organization_settings {
         assert_eq!(wire(setting("name")), Wire::Str);
         assert_eq!(wire(setting("message_retention_days")), Wire::Json);
         assert_eq!(wire(setting("message_content_edit_limit_seconds")), Wire::Json);
-        assert!(realm_settings().all(|s| !matches!(s.kind, Kind::Group(_) | Kind::ChannelId)));
+        assert!(realm_settings().all(|s| !matches!(s.kind, Kind::Group(_))));
+        assert_eq!(wire(setting("signup_announcements_stream_id")), Wire::Int);
         assert!(realm_settings().all(|s| s.name != "push_notifications_enabled"));
     }
 
