@@ -3,6 +3,7 @@
 
 mod auth;
 mod bodies;
+mod browser;
 mod channels;
 mod cli;
 mod emoji;

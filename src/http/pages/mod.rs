@@ -64,7 +64,7 @@ pub fn page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header(("X-Frame-Options", "DENY"))
         .insert_header(("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"))
-        .insert_header(("Referrer-Policy", "no-referrer"))
+        .insert_header(("Referrer-Policy", "same-origin"))
         .body(html)
 }
 
