@@ -20,6 +20,7 @@ mod message_edits;
 mod message_flags;
 mod message_rules;
 mod messages;
+mod notices;
 mod params;
 mod personal;
 mod presence;
