@@ -308,6 +308,16 @@ impl NewInvites {
     }
 }
 
+#[cfg(test)]
+impl NewInvites {
+    /// The ids a database would give the new invitations (tests without one).
+    pub(crate) fn assign_ids_for_tests(&mut self) {
+        for (i, invite) in self.invites.iter_mut().enumerate() {
+            invite.id = i as i64 + 1;
+        }
+    }
+}
+
 impl Change for NewInvites {
     type Output = Vec<(String, String, bool)>;
 

@@ -146,3 +146,6 @@ impl RealmActor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -127,3 +127,6 @@ pub fn create_member(
     }
     Ok(created)
 }
+
+#[cfg(test)]
+mod tests;
