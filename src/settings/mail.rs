@@ -190,4 +190,32 @@ mod tests {
         assert_eq!(parse_tls("STARTTLS"), Ok(SmtpTls::StartTls));
         assert!(parse_tls("maybe").is_err());
     }
+
+    #[test]
+    fn the_settings_file_sets_mail_and_invitations() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(
+            &path,
+            "external_host = \"chat.example.org\"\n[mail]\nsmtp_host = \"smtp.example.org\"\nsmtp_tls = \"tls\"\n\
+             smtp_username = \"agora\"\nsmtp_password = \"secret\"\nmax_attempts = 4\n\
+             [invitations]\nvalidity_minutes = 60\ndaily_limit = 0\n",
+        )
+        .unwrap();
+        let mut s = super::super::Settings::default();
+        s.apply_file(&path).unwrap();
+        s.validate().unwrap();
+        let worker = s.mail.worker_settings(dir.path(), &s.external_host);
+        let smtp = worker.smtp.clone().unwrap();
+        assert_eq!((smtp.host.as_str(), smtp.port, smtp.tls), ("smtp.example.org", 465, SmtpTls::Tls));
+        assert_eq!((smtp.username.as_deref(), smtp.password.as_deref()), (Some("agora"), Some("secret")));
+        assert_eq!((worker.max_attempts, worker.from_address.as_str()), (4, "noreply@chat.example.org"));
+        // The password never shows in logs.
+        assert!(!format!("{smtp:?}").contains("secret"));
+        let config = s.server_config();
+        assert_eq!((config.invites.validity_minutes, config.invites.daily_limit), (60, 0));
+        assert_eq!(config.invites.support_email, "noreply@chat.example.org");
+        std::fs::write(&path, "[mail]\nsmtp_tls = \"maybe\"\n").unwrap();
+        assert!(super::super::Settings::default().apply_file(&path).is_err());
+    }
 }

@@ -15,7 +15,7 @@ fn mail(to: &str) -> NewMail {
         to: to.into(),
         from_name: "Acme".into(),
         subject: "Owner has invited you to join Acme".into(),
-        body: "Hi there,\n".into(),
+        body: "Hi there,\n\nOrganization Owner (owner@localhost) wants you to join them on Zulip -- the team communication tool designed for productivity.\n".into(),
         message_id: format!("{to}.test@agora.test"),
     }
 }
@@ -64,6 +64,11 @@ async fn a_mail_is_written_once_and_marked_sent() {
     ] {
         assert!(text.contains(header), "{header} in {text}");
     }
+    // Readable as it is (no quoted-printable), lines wrapped.
+    assert!(
+        text.contains("Content-Transfer-Encoding: 7bit") || text.contains("Content-Transfer-Encoding: 8bit"),
+        "{text}"
+    );
     // Nothing is due any more: a second pass sends nothing again.
     assert_eq!(drain_once(&store, &transport, &settings, 5000).await.unwrap(), Drained::default());
     assert_eq!(outbox::counts(&store.conn().unwrap()).unwrap(), (0, 1, 0));

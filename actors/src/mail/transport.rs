@@ -132,7 +132,7 @@ pub fn build(queued: &QueuedMail, from_address: &str) -> Result<Message, SendErr
 /// The body as 8-bit text, readable as it is in an `.eml` file (and the link in it
 /// copyable), unless its lines are too long for that; then lettre's own choice.
 fn readable_body(text: &str) -> Body {
-    Body::new_with_encoding(wrap(text, 75), ContentTransferEncoding::EightBit).unwrap_or_else(Body::new)
+    Body::new_with_encoding(wrap(text, 72), ContentTransferEncoding::EightBit).unwrap_or_else(Body::new)
 }
 
 /// Breaks lines longer than `width` at spaces (a word longer than that stays whole).
