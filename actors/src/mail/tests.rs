@@ -142,3 +142,93 @@ async fn the_worker_sends_what_was_queued_before_it_started_and_when_woken() {
     waker.wake();
     assert!(wait_for(2).await, "mail queued later goes out when the worker is woken");
 }
+
+/// A minimal SMTP server on 127.0.0.1 for one connection: answers `rcpt` to `RCPT TO`
+/// (e.g. `"250 OK"`, `"451 try later"`, `"550 no such user"`) and keeps what `DATA` sent.
+async fn fake_smtp(rcpt: &'static str) -> (u16, tokio::task::JoinHandle<String>) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let (read, mut write) = stream.into_split();
+        let mut lines = BufReader::new(read).lines();
+        write.write_all(b"220 fake ESMTP\r\n").await.unwrap();
+        let mut data = String::new();
+        let mut in_data = false;
+        while let Ok(Some(line)) = lines.next_line().await {
+            if in_data {
+                if line == "." {
+                    in_data = false;
+                    write.write_all(b"250 queued\r\n").await.unwrap();
+                } else {
+                    data.push_str(&line);
+                    data.push('\n');
+                }
+                continue;
+            }
+            let verb = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+            let reply = match verb.as_str() {
+                "EHLO" | "HELO" => "250-fake\r\n250 8BITMIME\r\n".to_owned(),
+                "RCPT" => format!("{rcpt}\r\n"),
+                "DATA" => {
+                    in_data = true;
+                    "354 go ahead\r\n".to_owned()
+                }
+                "QUIT" => {
+                    let _ = write.write_all(b"221 bye\r\n").await;
+                    break;
+                }
+                "RSET" | "NOOP" | "MAIL" => "250 OK\r\n".to_owned(),
+                _ => "502 unknown\r\n".to_owned(),
+            };
+            if write.write_all(reply.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+        data
+    });
+    (port, handle)
+}
+
+fn smtp_settings(port: u16) -> MailSettings {
+    MailSettings {
+        smtp: Some(SmtpSettings {
+            host: "127.0.0.1".into(),
+            port,
+            tls: SmtpTls::None,
+            username: None,
+            password: None,
+            timeout: Duration::from_secs(5),
+        }),
+        ..MailSettings::files("/nonexistent".into(), "noreply@agora.test")
+    }
+}
+
+#[actix_rt::test]
+async fn smtp_delivers_and_its_refusals_are_retried_or_given_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let (port, server) = fake_smtp("250 OK").await;
+    let settings = smtp_settings(port);
+    let transport = Transport::new(&settings).unwrap();
+    queue(&store, "alice@example.com", 1000);
+    assert_eq!(drain_once(&store, &transport, &settings, 1000).await.unwrap().sent, 1);
+    drop(transport);
+    let data = server.await.unwrap();
+    assert!(data.contains("Subject: Owner has invited you to join Acme"), "{data}");
+    assert!(data.contains("wants you to join them on Zulip"), "{data}");
+
+    // A temporary refusal (4xx) is tried again later; a permanent one (5xx) is given up.
+    let (port, _server) = fake_smtp("451 try later").await;
+    let settings = smtp_settings(port);
+    let transport = Transport::new(&settings).unwrap();
+    queue(&store, "bob@example.com", 2000);
+    assert_eq!(drain_once(&store, &transport, &settings, 2000).await.unwrap().retried, 1);
+    drop(transport);
+    let (port, _server) = fake_smtp("550 no such user").await;
+    let settings = smtp_settings(port);
+    let transport = Transport::new(&settings).unwrap();
+    assert_eq!(drain_once(&store, &transport, &settings, 2060).await.unwrap().given_up, 1);
+    assert_eq!(outbox::counts(&store.conn().unwrap()).unwrap(), (0, 1, 1));
+}

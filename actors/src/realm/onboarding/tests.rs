@@ -16,7 +16,7 @@ fn a_new_organization_has_its_system_bots_outside_its_users() {
     assert!(state.system_bots().all(|b| b.is_system_bot()));
     assert_eq!(state.users().count(), 1);
     // They load again as system bots; their addresses are taken.
-    let loaded = RealmState::load(&*store.conn().unwrap(), state.realm().id).unwrap().unwrap();
+    let loaded = RealmState::load(&store.conn().unwrap(), state.realm().id).unwrap().unwrap();
     assert_eq!(loaded.system_bots().count(), 3);
     assert!(loaded.email_taken(SystemBot::WELCOME_BOT, None));
 }
