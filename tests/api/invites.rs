@@ -262,3 +262,22 @@ async fn reusable_links_are_created_listed_and_revoked() {
     assert_eq!(list(&app, &owner).await, Vec::<Value>::new());
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn deactivating_an_inviter_revokes_their_invitations() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let member = app.create_user("", "member@example.com", "Member", 400).await;
+    let form = [("invitee_emails", "friend@example.com"), ("stream_ids", "[]")];
+    expect(invite(&app, &member, &form).await, 200, success()).await;
+    assert_eq!(list(&app, &owner).await.len(), 1);
+    let mut watch = Watch::new(&app, &owner, r#"["invites_changed"]"#).await;
+    let path = format!("/users/{}", member.user_id);
+    expect(send(&app, &owner, Method::DELETE, &path, &[]).await, 200, success()).await;
+    assert_eq!(watch.events(&app).await, vec![json!({"type": "invites_changed"})]);
+    assert_eq!(list(&app, &owner).await, Vec::<Value>::new());
+    let link = link_in(&outbox_mails(&app.data_dir, 1)[0]);
+    let page = crate::signup::get_page(&app, HOST, &crate::signup::path_of(&link)).await;
+    assert_eq!(page.status, 410);
+    app.stop().await;
+}
