@@ -74,6 +74,8 @@ async fn subscribing_others_tells_them_and_new_channels_are_announced() {
     let events = w_alice.events(&app).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["message"]["content"], json!(list));
+    assert_eq!(events[0]["message"]["sender_realm_str"], json!("zulipinternal"));
+    assert_eq!(events[0]["message"]["sender_full_name"], json!("Notification Bot"));
     assert_eq!(events[0]["flags"], json!([]));
 
     let principals = json!([bob.user_id, owner.user_id]).to_string();
@@ -276,5 +278,12 @@ async fn the_system_bots_are_cross_realm_bots_not_members() {
     assert_eq!(members, [&json!(owner.email)]);
     let (_, users) = json(send(&app, &owner, Method::GET, "/users", &[]).await).await;
     assert_eq!(users["members"].as_array().unwrap().len(), 1);
+    // ... but found by id, and one may write to them.
+    let (status, one) = json(send(&app, &owner, Method::GET, &format!("/users/{id}"), &[]).await).await;
+    assert_eq!((status, one["user"]["is_system_bot"].clone()), (200, json!(true)), "{one}");
+    let to = json!([bots[2]["user_id"]]).to_string();
+    let (status, sent) =
+        json(post(&app, &owner, "/messages", &[("type", "direct"), ("to", &to), ("content", "hi")]).await).await;
+    assert_eq!(status, 200, "{sent}");
     app.stop().await;
 }
