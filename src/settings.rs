@@ -5,14 +5,17 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{PresenceConfig, PushConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig, ServerConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use serde::Deserialize;
 
+pub mod mail;
+
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
+use mail::MailOptions;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +61,12 @@ pub struct Settings {
     pub presence: PresenceConfig,
     /// Mobile push notifications: the bouncer and this server's credentials there, retries.
     pub push: PushConfig,
+    /// Outgoing mail: SMTP or files, sender, retries.
+    pub mail: MailOptions,
+    /// Invitations: link validity, daily limit, minimum account age, contact address.
+    pub invites: InviteConfig,
+    /// The contact address of invitation mails [default: the sender address].
+    pub support_email: Option<String>,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -105,6 +114,9 @@ impl Default for Settings {
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
+            mail: MailOptions::default(),
+            invites: InviteConfig::default(),
+            support_email: None,
         }
     }
 }
@@ -118,6 +130,13 @@ impl Settings {
             queues: self.queues,
             presence: self.presence,
             push: self.push.clone(),
+            invites: InviteConfig {
+                support_email: self
+                    .support_email
+                    .clone()
+                    .unwrap_or_else(|| self.mail.from_address(&self.external_host)),
+                ..self.invites.clone()
+            },
             ..ServerConfig::default()
         }
     }
@@ -127,11 +146,10 @@ impl Settings {
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
         let file: FileSettings =
             toml::from_str(&text).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
-        self.apply(file);
-        Ok(())
+        self.apply(file)
     }
 
-    fn apply(&mut self, f: FileSettings) {
+    fn apply(&mut self, f: FileSettings) -> Result<(), SettingsError> {
         set(&mut self.bind, f.bind);
         set(&mut self.data_dir, f.data_dir);
         set(&mut self.external_host, f.external_host);
@@ -193,6 +211,10 @@ impl Settings {
             set(&mut push.poll_interval, p.poll_interval_ms.map(Duration::from_millis));
             set(&mut push.request_timeout, p.request_timeout_secs.map(Duration::from_secs));
         }
+        if let Some(i) = f.invitations {
+            i.apply(&mut self.invites, &mut self.support_email);
+        }
+        f.mail.map_or(Ok(()), |m| m.apply(&mut self.mail))
     }
 
     /// Checks values that would otherwise fail late.
@@ -238,6 +260,7 @@ impl Settings {
             return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
         self.validate_push()?;
+        self.mail.validate()?;
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
         }
@@ -311,6 +334,8 @@ struct FileSettings {
     event_queues: Option<FileQueues>,
     presence: Option<FilePresence>,
     push: Option<FilePush>,
+    mail: Option<mail::FileMail>,
+    invitations: Option<mail::FileInvitations>,
 }
 
 #[derive(Debug, Default, Deserialize)]

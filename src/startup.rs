@@ -39,6 +39,8 @@ pub struct Application {
     hashing: HashPool,
     /// Sends the push outbox to the bouncer, on a thread of its own.
     push_worker: agora_actors::push::PushWorker,
+    /// The thread of the mail worker.
+    mail_arbiter: Arbiter,
     /// Held for the process lifetime: one server per data directory.
     _lock: File,
 }
@@ -91,6 +93,7 @@ impl Application {
         )
         .start();
 
+        let mail_arbiter = start_mail_worker(&settings, &store, &config)?;
         let hashing = HashPool::start(settings.hash_pool)?;
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
         let realms = Realms { registry, directory };
@@ -158,6 +161,7 @@ impl Application {
             handle_signals,
             hashing,
             push_worker,
+            mail_arbiter,
             _lock: lock,
         })
     }
@@ -211,12 +215,31 @@ impl Application {
         for arbiter in &self.arbiters {
             arbiter.stop();
         }
+        self.mail_arbiter.stop();
         if let Some(path) = &self.admin_socket {
             let _ = std::fs::remove_file(path);
         }
         tracing::info!("server stopped");
         result
     }
+}
+
+/// Starts the mail worker on a thread of its own: it drains the outbox (mail left from a
+/// previous run first) whenever a realm actor wakes it or a retry falls due.
+fn start_mail_worker(
+    settings: &Settings,
+    store: &Store,
+    config: &agora_actors::config::ServerConfig,
+) -> Result<Arbiter, StartupError> {
+    let worker = settings.mail.worker_settings(&settings.data_dir, &settings.external_host);
+    let arbiter = Arbiter::new();
+    let (store, waker) = (store.clone(), config.mail.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    arbiter.spawn_fn(move || {
+        let _ = tx.send(agora_actors::mail::spawn_worker(store, worker, waker));
+    });
+    rx.recv().map_err(|e| e.to_string())??;
+    Ok(arbiter)
 }
 
 /// Resolves on SIGINT or SIGTERM.

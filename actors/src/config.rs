@@ -20,6 +20,11 @@ pub struct ServerConfig {
     pub presence: PresenceConfig,
     /// Mobile push notifications through Zulip's push notification service (the bouncer).
     pub push: PushConfig,
+    /// Invitations: link validity, the daily limit, who may send them, the contact address.
+    pub invites: InviteConfig,
+    /// Wakes the mail worker when a commit queued mail (a no-op when no worker runs, as in
+    /// the command-line tools: the mail waits in the outbox for the server).
+    pub mail: crate::mail::MailWaker,
 }
 
 impl Default for ServerConfig {
@@ -31,6 +36,35 @@ impl Default for ServerConfig {
             server_generation: chrono::Utc::now().timestamp(),
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
+            invites: InviteConfig::default(),
+            mail: crate::mail::MailWaker::default(),
+        }
+    }
+}
+
+/// Invitation settings (Zulip's server settings of the same meaning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InviteConfig {
+    /// Zulip's `INVITATION_LINK_VALIDITY_DAYS` in minutes: the default of
+    /// `invite_expires_in_minutes` (10 days).
+    pub validity_minutes: i64,
+    /// Invitation mails an organization may send in 24 hours (Zulip's `max_invites`,
+    /// `INVITES_DEFAULT_REALM_DAILY_MAX`); 0 for no limit.
+    pub daily_limit: usize,
+    /// Zulip's `INVITES_MIN_USER_AGE_DAYS`: in organizations anyone may join, accounts
+    /// younger than this (administrators aside) may not invite.
+    pub min_user_age_days: i64,
+    /// The address invitation mails give for questions (the server's administrators).
+    pub support_email: String,
+}
+
+impl Default for InviteConfig {
+    fn default() -> Self {
+        InviteConfig {
+            validity_minutes: 10 * 24 * 60,
+            daily_limit: 100,
+            min_user_age_days: 3,
+            support_email: "noreply@localhost".to_owned(),
         }
     }
 }

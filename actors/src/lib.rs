@@ -20,6 +20,7 @@ pub mod error;
 pub mod events;
 pub mod ids;
 pub mod login;
+pub mod mail;
 pub mod markdown;
 pub mod presence;
 pub mod push;

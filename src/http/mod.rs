@@ -7,6 +7,7 @@ pub mod decode;
 pub mod gate;
 pub mod guard;
 pub mod hashing;
+pub mod pages;
 pub mod params;
 pub mod ratelimit;
 pub mod response;

@@ -47,7 +47,11 @@ async fn register_returns_a_queue_and_the_state_it_starts_from() {
     assert_eq!(body["email"], json!(o.email));
     assert_eq!(body["is_owner"], json!(true));
     assert_eq!(body["full_name"], body["realm_users"][0]["full_name"]);
-    assert_eq!(body["cross_realm_bots"], json!([]));
+    let bots: Vec<&Value> = body["cross_realm_bots"].as_array().unwrap().iter().map(|b| &b["email"]).collect();
+    assert_eq!(
+        bots,
+        [&json!("emailgateway@zulip.com"), &json!("notification-bot@zulip.com"), &json!("welcome-bot@zulip.com")]
+    );
     assert_eq!(body["realm_non_active_users"], json!([]));
     assert!(body["realm_users"][0].get("is_active").is_none(), "post-processing drops is_active");
     let user_keys = keys(&body["realm_users"][0]);

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use imbl::{HashMap, OrdMap, OrdSet};
 use rusqlite::Connection;
 
+use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
@@ -26,6 +27,8 @@ use crate::store::{self, StoreResult};
 pub struct RealmState {
     realm: Arc<Realm>,
     users: OrdMap<UserId, Arc<User>>,
+    /// The system bots: found by id, but not among [`RealmState::users`].
+    pub(super) system_bots: OrdMap<UserId, Arc<User>>,
     /// Lower-cased delivery email -> user.
     by_delivery_email: HashMap<String, UserId>,
     /// Lower-cased API email -> user.
@@ -42,6 +45,8 @@ pub struct RealmState {
     last_message_id: MessageId,
     /// Users' statuses, alert words and mutes.
     user_data: UserData,
+    /// Invitations and the recent invitation mails (for the daily limit).
+    pub(super) invites: Invites,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -73,6 +78,7 @@ impl RealmState {
         let mut state = RealmState {
             realm: Arc::new(realm),
             users: OrdMap::new(),
+            system_bots: OrdMap::new(),
             by_delivery_email: HashMap::new(),
             by_api_email: HashMap::new(),
             system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
@@ -81,9 +87,14 @@ impl RealmState {
             channels: Channels::default(),
             last_message_id: MessageId(0),
             user_data: UserData::default(),
+            invites: Invites::default(),
         };
         for user in users {
-            state.put_user(user);
+            if user.is_system_bot() {
+                state.system_bots.insert(user.id, Arc::new(user));
+            } else {
+                state.put_user(user);
+            }
         }
         state
     }
@@ -123,6 +134,7 @@ impl RealmState {
             store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
         state.last_message_id = store::messages::newest_message_id(conn)?;
         state.user_data = UserData::load(conn, realm_id)?;
+        state.invites = Invites::load(conn, realm_id)?;
         Ok(Some(state))
     }
 
@@ -139,9 +151,9 @@ impl RealmState {
         &self.realm
     }
 
-    /// A user of this realm.
+    /// A user of this realm, or one of its system bots.
     pub fn user(&self, id: UserId) -> Option<&User> {
-        self.users.get(&id).map(|u| &**u)
+        self.users.get(&id).or_else(|| self.system_bots.get(&id)).map(|u| &**u)
     }
 
     /// A user of this realm, or Zulip's "No such user".
@@ -178,8 +190,9 @@ impl RealmState {
     /// real one, or the API address (`user<ID>@<domain>`) another account goes by, which
     /// must stay unique too.
     pub fn email_taken(&self, email: &str, except: Option<UserId>) -> bool {
-        let other = |u: &User| Some(u.id) != except;
-        self.user_by_delivery_email(email).is_some_and(other) || self.user_by_api_email(email).is_some_and(other)
+        let o = |u: &User| Some(u.id) != except;
+        let own = self.user_by_delivery_email(email).is_some_and(o) || self.user_by_api_email(email).is_some_and(o);
+        own || self.system_bot(email).is_some()
     }
 
     /// A group of this realm.

@@ -130,10 +130,11 @@ async fn delete_message(auth: Authed, path: web::Path<String>, params: Params) -
 /// `PATCH /messages/{message_id}`: edit content, topic or channel.
 async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let mode = params.str("propagate_mode");
-    // Read (and validate) the notification flags: accepted, no notifications sent yet.
-    params.bool("send_notification_to_old_thread")?;
-    params.bool("send_notification_to_new_thread")?;
+    let send_notification_to_old_thread = params.bool_or("send_notification_to_old_thread", false)?;
+    let send_notification_to_new_thread = params.bool_or("send_notification_to_new_thread", true)?;
     let msg = UpdateMessage {
+        send_notification_to_old_thread,
+        send_notification_to_new_thread,
         user_id: auth.user.user_id,
         message_id: message_id(&path),
         content: params.str("content"),

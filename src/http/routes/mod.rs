@@ -10,6 +10,7 @@ mod emoji;
 mod events;
 mod folders;
 mod groups;
+mod invites;
 mod messages;
 mod personal;
 mod presence;
@@ -55,8 +56,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = presence::routes(scope);
     let scope = drafts::routes(scope);
     let scope = push::routes(scope);
+    let scope = invites::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
+    super::pages::configure(cfg);
 }
 
 /// A numeric path id (the route's pattern allows digits only); an id too large for any

@@ -303,7 +303,7 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> 
     let can_create_public = member_of("can_create_public_channel_group");
     let can_create_private = member_of("can_create_private_channel_group");
 
-    out.insert("cross_realm_bots".into(), json!([]));
+    out.insert("cross_realm_bots".into(), Value::Array(state.cross_realm_bots(user)));
     out.extend(crate::json_object(json!({
         "avatar_source": user.avatar_source,
         "avatar_url_medium": format::avatar_url_medium(user),

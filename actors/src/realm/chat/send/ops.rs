@@ -1,6 +1,8 @@
 //! A message to send, planned from the state ([`plan_send`]), written with its recipients'
 //! rows, and applied: the `message` events and an automatic topic follow.
 
+mod internal;
+
 use std::collections::BTreeSet;
 
 use rusqlite::Transaction;
@@ -24,6 +26,8 @@ use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{policy_events, FOLLOWED};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
+
+pub use internal::{plan_notice, Notice, NoticeTo};
 
 /// Where a message goes, as Zulip's `Addressee` checks it before the content: the channel
 /// as named with its topic, or the direct-message recipients.
