@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{PresenceConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{PresenceConfig, QueueConfig, ServerConfig, UploadConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
@@ -56,6 +56,8 @@ pub struct Settings {
     pub queues: QueueConfig,
     /// Presence: the accessible-users limit, how often rows are written, when events stop.
     pub presence: PresenceConfig,
+    /// Uploads: size limit and body timeouts (`[uploads]`).
+    pub uploads: UploadConfig,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -102,6 +104,7 @@ impl Default for Settings {
             handle_signals: true,
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
+            uploads: UploadConfig::default(),
         }
     }
 }
@@ -114,6 +117,7 @@ impl Settings {
             external_scheme: self.external_scheme.clone(),
             queues: self.queues,
             presence: self.presence,
+            uploads: self.uploads,
             ..ServerConfig::default()
         }
     }
@@ -172,6 +176,11 @@ impl Settings {
             set(&mut self.queues.max_backlog_bytes, q.max_backlog_bytes);
             set(&mut self.queues.max_reply_events, q.max_reply_events);
             set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
+        }
+        if let Some(u) = f.uploads {
+            set(&mut self.uploads.max_file_upload_size_mib, u.max_file_upload_size_mib);
+            set(&mut self.uploads.timeout, u.timeout_secs.map(Duration::from_secs));
+            set(&mut self.uploads.idle_timeout, u.idle_timeout_secs.map(Duration::from_secs));
         }
         if let Some(p) = f.presence {
             set(&mut self.presence.limit_to_accessible_users, p.limit_to_accessible_users);
@@ -278,6 +287,15 @@ struct FileSettings {
     shutdown_timeout_secs: Option<u64>,
     event_queues: Option<FileQueues>,
     presence: Option<FilePresence>,
+    uploads: Option<FileUploads>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileUploads {
+    max_file_upload_size_mib: Option<u64>,
+    timeout_secs: Option<u64>,
+    idle_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -18,6 +18,29 @@ pub struct ServerConfig {
     pub server_generation: i64,
     /// Presence: who sees whom, how often it is written, when events stop.
     pub presence: PresenceConfig,
+    /// Uploads: their size limit and how long their bodies may take.
+    pub uploads: UploadConfig,
+}
+
+/// Upload settings (`[uploads]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UploadConfig {
+    /// Zulip's `MAX_FILE_UPLOAD_SIZE`, in MiB (default 100): larger files are refused.
+    pub max_file_upload_size_mib: u64,
+    /// Longest time to receive an upload's whole body.
+    pub timeout: Duration,
+    /// Longest silence between two chunks of it.
+    pub idle_timeout: Duration,
+}
+
+impl Default for UploadConfig {
+    fn default() -> Self {
+        UploadConfig {
+            max_file_upload_size_mib: 100,
+            timeout: Duration::from_secs(600),
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -28,6 +51,7 @@ impl Default for ServerConfig {
             queues: QueueConfig::default(),
             server_generation: chrono::Utc::now().timestamp(),
             presence: PresenceConfig::default(),
+            uploads: UploadConfig::default(),
         }
     }
 }

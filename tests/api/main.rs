@@ -29,4 +29,5 @@ mod restart;
 mod server_settings;
 mod settings;
 mod topics;
+mod uploads;
 mod users;

@@ -12,6 +12,7 @@
 
 pub mod actor;
 pub mod alert_words;
+pub mod attachments;
 pub mod catalog;
 pub mod channels;
 pub mod chat;
@@ -30,6 +31,7 @@ pub mod register;
 pub mod settings;
 pub mod state;
 pub mod topics;
+pub mod uploads_data;
 pub mod user_data;
 pub mod user_status;
 pub mod users;

@@ -15,6 +15,7 @@ use imbl::{HashMap, OrdMap, OrdSet};
 use rusqlite::Connection;
 
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -42,6 +43,8 @@ pub struct RealmState {
     last_message_id: MessageId,
     /// Users' statuses, alert words and mutes.
     user_data: UserData,
+    /// Attachments and custom emoji.
+    uploads: UploadsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -81,6 +84,7 @@ impl RealmState {
             channels: Channels::default(),
             last_message_id: MessageId(0),
             user_data: UserData::default(),
+            uploads: UploadsData::default(),
         };
         for user in users {
             state.put_user(user);
@@ -123,6 +127,7 @@ impl RealmState {
             store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
         state.last_message_id = store::messages::newest_message_id(conn)?;
         state.user_data = UserData::load(conn, realm_id)?;
+        state.uploads = UploadsData::load(conn, realm_id)?;
         Ok(Some(state))
     }
 
@@ -432,5 +437,14 @@ impl RealmState {
     /// Users' statuses, alert words and mutes, to change once committed.
     pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
         &mut self.user_data
+    }
+
+    /// Attachments and custom emoji.
+    pub fn uploads(&self) -> &UploadsData {
+        &self.uploads
+    }
+
+    pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
+        &mut self.uploads
     }
 }

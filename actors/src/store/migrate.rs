@@ -16,6 +16,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0007_sanitize_rendered_html.sql"),
     include_str!("../../../sql/0008_presence.sql"),
     include_str!("../../../sql/0009_user_status_alert_words_muted_users.sql"),
+    include_str!("../../../sql/0010_uploads.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

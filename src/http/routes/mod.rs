@@ -16,6 +16,7 @@ mod profile_fields;
 mod server;
 mod settings;
 mod topics;
+mod uploads;
 mod users;
 
 use actix_web::http::{header, Method};
@@ -51,8 +52,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = personal::routes(scope);
     let scope = emoji::routes(scope);
     let scope = presence::routes(scope);
+    let scope = uploads::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
+    super::files::configure(cfg);
 }
 
 /// A numeric path id (the route's pattern allows digits only); an id too large for any
@@ -98,7 +101,7 @@ impl Endpoint {
     }
 
     /// Serves `method` with `handler` behind `gate`: who may call it and how large its body
-    /// may be (uploads will name their own body limit here).
+    /// may be (uploads name their own body limit here).
     fn route_with<F, Args>(mut self, gate: Gate, method: Method, handler: F) -> Self
     where
         F: Handler<Args> + Clone,

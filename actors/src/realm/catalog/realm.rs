@@ -272,7 +272,7 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "realm_authentication_methods": {"Email": {"enabled": true, "available": true}},
         "realm_presence_disabled": realm.presence_disabled(),
         "max_avatar_file_size_mib": MAX_AVATAR_FILE_SIZE_MIB,
-        "max_file_upload_size_mib": MAX_FILE_UPLOAD_SIZE_MIB,
+        "max_file_upload_size_mib": config.uploads.max_file_upload_size_mib,
         "max_icon_file_size_mib": MAX_ICON_FILE_SIZE_MIB,
         "realm_upload_quota_mib": null,
     })));

@@ -16,6 +16,7 @@ use crate::markdown::html::Writer;
 use crate::markdown::url::link_href;
 use crate::markdown::{escape_attr, escape_text, normalize_input, sanitize, OPTIONS};
 use crate::realm::state::RealmState;
+use crate::realm::uploads_data::previews::add_previews;
 
 const OPEN: char = '\u{E000}';
 const CLOSE: char = '\u{E001}';
@@ -52,7 +53,9 @@ struct Token {
 /// Renders a message's Markdown as Zulip does.
 pub fn render(state: &RealmState, source: &str) -> Rendered {
     let mut out = render_unsanitized(state, source);
-    out.html = sanitize::clean(&out.html);
+    let (html, previews) = add_previews(state.uploads(), &out.html);
+    out.has_image |= previews;
+    out.html = sanitize::clean(&html);
     out.alert_word_users = state.user_data().alerted_users(source);
     out
 }

@@ -163,6 +163,7 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     for (key, value) in catalog::always_present_limits() {
         out.entry(key).or_insert(value);
     }
+    out.insert("max_file_upload_size_mib".into(), Value::from(ctx.config.uploads.max_file_upload_size_mib));
     // Every event since the snapshot is still in the queue: the realm actor built this
     // state and created the queue in one step.
     out.insert("last_event_id".into(), Value::from(-1));

@@ -52,7 +52,7 @@ impl PropagateMode {
 
 /// `PATCH /messages/{message_id}`.
 #[derive(Message, Debug, Clone)]
-#[rtype(result = "ApiResult<()>")]
+#[rtype(result = "ApiResult<Vec<serde_json::Value>>")]
 pub struct UpdateMessage {
     pub user_id: UserId,
     pub message_id: MessageId,
@@ -64,7 +64,7 @@ pub struct UpdateMessage {
 }
 
 impl Handler<UpdateMessage> for RealmActor {
-    type Result = ApiResult<()>;
+    type Result = ApiResult<Vec<serde_json::Value>>;
 
     fn handle(&mut self, msg: UpdateMessage, _: &mut Self::Context) -> Self::Result {
         let change = plan_edit(&self.state, msg, crate::clock::now())?;

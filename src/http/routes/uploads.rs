@@ -1,0 +1,154 @@
+//! Uploads under `/api/v1`: `POST /user_uploads` (one file, streamed to storage), the
+//! temporary URL of a file (`GET /user_uploads/{realm_id}/{path}`), and `GET` / `DELETE
+//! /attachments`. The files themselves are served outside the API (`crate::http::files`).
+
+use std::io::BufReader;
+
+use actix_web::http::Method;
+use actix_web::{web, Either, HttpMessage, HttpRequest, HttpResponse, Scope};
+use agora_actors::json_object;
+use agora_actors::realm::attachments::{CreateAttachment, DeleteAttachment, FileAccess, ListAttachments, NewUpload};
+use agora_actors::thumbnailer::ThumbnailJob;
+use agora_actors::uploads::images::{probe_reader, ImageInfo};
+use agora_actors::uploads::names::{base_name, new_path_id};
+use agora_actors::ApiError;
+use serde_json::json;
+
+use super::{path_id, Endpoint};
+use crate::http::auth::Authed;
+use crate::http::body::{BodyRules, CloseConnection};
+use crate::http::files::{not_found_page, remove_file};
+use crate::http::gate::Gate;
+use crate::http::params::Params;
+use crate::http::response::{HttpError, Success};
+use crate::http::state::AppState;
+use crate::http::upload_body::{receive, too_large_file, ReceivedFile, UploadRefusal};
+
+/// The upload endpoints.
+pub(super) fn routes(scope: Scope) -> Scope {
+    scope
+        .service(Endpoint::new("/user_uploads").route_with(Gate::UPLOAD, Method::POST, upload_file).build())
+        .service(Endpoint::new(r"/user_uploads/{realm_id:\d+}/{filename:.+}").route(Method::GET, temporary_url).build())
+        .service(Endpoint::new("/attachments").route(Method::GET, list_attachments).build())
+        .service(Endpoint::new(r"/attachments/{attachment_id:\d+}").route(Method::DELETE, delete_attachment).build())
+}
+
+/// The content type of an upload: the client's, unless it gave none or only
+/// `application/octet-stream`, then the one its name suggests (as Zulip does).
+pub fn content_type_of(given: Option<String>, name: &str) -> Option<String> {
+    given
+        .filter(|t| t != "application/octet-stream")
+        .or_else(|| mime_guess::from_path(name).first_raw().map(str::to_owned))
+}
+
+/// Reads the one file of an upload's body into a pending file of the storage, refusing
+/// files over `max_mib` with `too_large` (the connection is then closed: the rest of the
+/// body is not read). Also returns the body's other fields.
+pub async fn receive_file(
+    req: &HttpRequest,
+    payload: web::Payload,
+    state: &AppState,
+    max_mib: u64,
+    too_large: ApiError,
+) -> Result<(ReceivedFile, Vec<(String, String)>), HttpError> {
+    let rules = req.extensions().get::<BodyRules>().copied().unwrap_or(state.limits.upload_body);
+    let max = max_mib.saturating_mul(1 << 20);
+    match receive(req.headers(), payload.into_inner(), &rules, &state.storage, max, too_large).await {
+        Ok(received) => match received.file {
+            Some(file) => Ok((file, received.fields)),
+            None => Err(HttpError(ApiError::bad_request("You must specify a file to upload"))),
+        },
+        Err(UploadRefusal::Error(e)) => {
+            req.extensions_mut().insert(CloseConnection);
+            Err(HttpError(e))
+        }
+    }
+}
+
+/// `POST /user_uploads`.
+async fn upload_file(
+    auth: Authed,
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<Success, HttpError> {
+    let max_mib = state.config.uploads.max_file_upload_size_mib;
+    let (file, fields) = receive_file(&req, payload, &state, max_mib, too_large_file(max_mib)).await?;
+    let params = Params::from_parts(req.query_string(), fields);
+    let name = base_name(&file.filename);
+    let content_type = content_type_of(file.content_type, &name);
+    let path_id = new_path_id(auth.realm.id, &name);
+    let (storage, pending, id, ct) = (state.storage.clone(), file.pending, path_id.clone(), content_type.clone());
+    let stored = web::block(move || -> std::io::Result<Option<ImageInfo>> {
+        pending.commit(&id)?;
+        let Some(stored) = storage.open(&id)? else { return Ok(None) };
+        Ok(probe_reader(BufReader::new(stored.file), ct.as_deref()))
+    })
+    .await;
+    let image = match stored {
+        Ok(Ok(image)) => image,
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "could not store an upload");
+            return Err(HttpError(ApiError::internal()));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let upload =
+        NewUpload { path_id: path_id.clone(), name: name.clone(), size: file.size as i64, content_type, image };
+    let created = auth.realm.addr.send(CreateAttachment { user_id: auth.user.user_id, upload }).await;
+    let attachment_id = match created {
+        Ok(Ok(id)) => id,
+        failed => {
+            remove_file(&state, path_id).await;
+            return Err(match failed {
+                Ok(Err(e)) => HttpError(e),
+                Err(e) => e.into(),
+                Ok(Ok(_)) => HttpError(ApiError::internal()),
+            });
+        }
+    };
+    if image.is_some() {
+        state.thumbnailer.enqueue(ThumbnailJob { realm_id: auth.realm.id, attachment_id, path_id: path_id.clone() });
+    }
+    let url = format!("/user_uploads/{path_id}");
+    Ok(params.success(json_object(json!({"uri": url, "url": url, "filename": name}))))
+}
+
+/// `GET /api/v1/user_uploads/{realm_id}/{filename}`: a URL serving the file for 60 s
+/// without credentials, to those who may read it (the same refusal as a download
+/// otherwise).
+async fn temporary_url(
+    auth: Authed,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    state: web::Data<AppState>,
+) -> Result<Either<Success, HttpResponse>, HttpError> {
+    let (realm_id, filename) = path.into_inner();
+    let path_id = format!("{realm_id}/{filename}");
+    let served = auth.realm.read(FileAccess { user_id: auth.user.user_id, path_id }).await??;
+    let Some(file) = served else {
+        return Ok(Either::Right(not_found_page(&req)));
+    };
+    let params = Params::from_parts(req.query_string(), Vec::new());
+    let url = state.signer.url(&file.path_id, agora_actors::clock::now());
+    Ok(Either::Left(params.success(json_object(json!({"url": url})))))
+}
+
+/// `GET /attachments`.
+async fn list_attachments(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let data = auth.realm.read(ListAttachments { user_id: auth.user.user_id }).await??;
+    Ok(params.success(data))
+}
+
+/// `DELETE /attachments/{attachment_id}`: the row, then the file.
+async fn delete_attachment(
+    auth: Authed,
+    path: web::Path<String>,
+    params: Params,
+    state: web::Data<AppState>,
+) -> Result<Success, HttpError> {
+    let msg = DeleteAttachment { user_id: auth.user.user_id, attachment_id: path_id(&path) };
+    let path_id = auth.realm.addr.send(msg).await??;
+    remove_file(&state, path_id).await;
+    Ok(params.ok())
+}
