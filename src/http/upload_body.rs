@@ -33,7 +33,10 @@ pub struct ReceivedFile {
 
 /// What a multipart upload body held.
 pub struct ReceivedUpload {
+    /// The first file.
     pub file: Option<ReceivedFile>,
+    /// How many files there were (the first one's bytes only are kept).
+    pub files: usize,
     /// Form fields that are not files (names and values).
     pub fields: Vec<(String, String)>,
 }
@@ -74,9 +77,9 @@ async fn write_block(mut file: Box<dyn PendingFile>, block: BytesMut) -> Result<
     }
 }
 
-/// Reads a multipart body: its one file (a second one is Zulip's "You may only upload one
-/// file at a time"), streamed to a pending file of `storage` and at most `max_bytes`
-/// long (else `too_large`), and its other fields.
+/// Reads a multipart body: its first file, streamed to a pending file of `storage` and at
+/// most `max_bytes` long (else `too_large`), and its other fields. A second file is
+/// `several`'s error if given, else counted and skipped.
 pub async fn receive(
     headers: &HeaderMap,
     payload: Payload,
@@ -84,13 +87,14 @@ pub async fn receive(
     storage: &Arc<dyn Storage>,
     max_bytes: u64,
     too_large: ApiError,
+    several: Option<ApiError>,
 ) -> Result<ReceivedUpload, UploadRefusal> {
     let deadline = tokio::time::Instant::now() + rules.timeout;
     let within = |idle: std::time::Duration| deadline.min(tokio::time::Instant::now() + idle);
     let ended = Rc::new(Cell::new(false));
     let payload = Watched::new(payload, Rc::clone(&ended));
     let mut multipart = actix_multipart::Multipart::new(headers, payload);
-    let mut out = ReceivedUpload { file: None, fields: Vec::new() };
+    let mut out = ReceivedUpload { file: None, files: 0, fields: Vec::new() };
     loop {
         let next = tokio::time::timeout_at(within(rules.idle_timeout), next_part(&mut multipart, &ended)).await;
         let Some(mut field) = next.map_err(|_| timed_out())?? else { break };
@@ -111,8 +115,22 @@ pub async fn receive(
             out.fields.push((name, String::from_utf8_lossy(&value).into_owned()));
             continue;
         };
+        out.files += 1;
         if out.file.is_some() {
-            return Err(ApiError::bad_request("You may only upload one file at a time").into());
+            if let Some(e) = several {
+                return Err(e.into());
+            }
+            let mut skipped = 0u64;
+            while let Some(chunk) = tokio::time::timeout_at(within(rules.idle_timeout), next_part(&mut field, &ended))
+                .await
+                .map_err(|_| timed_out())??
+            {
+                skipped += chunk.len() as u64;
+                if skipped > max_bytes {
+                    return Err(too_large.into());
+                }
+            }
+            continue;
         }
         let content_type = field.content_type().map(|m| m.essence_str().to_owned());
         let created = {

@@ -23,6 +23,7 @@ mod personal;
 mod presence;
 mod profile_fields;
 mod rate_limits;
+mod realm_emoji;
 mod realms;
 mod register_golden;
 mod restart;

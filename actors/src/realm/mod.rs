@@ -27,6 +27,7 @@ pub mod organization;
 pub mod permissions;
 pub mod presence;
 pub mod profile_fields;
+pub mod realm_emoji;
 pub mod register;
 pub mod settings;
 pub mod state;

@@ -153,14 +153,17 @@ pub fn emoji_in_realm(conn: &Connection, realm: RealmId) -> StoreResult<Vec<Real
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// Stores a new custom emoji and returns its id; its file name is `<id>.png`.
-pub fn insert_emoji(conn: &Connection, realm: RealmId, name: &str, author: UserId) -> StoreResult<i64> {
-    conn.prepare_cached("INSERT INTO realm_emoji (realm_id, name, file_name, author_id) VALUES (?1, ?2, '', ?3)")?
-        .execute(params![realm, name, author])?;
-    let id = conn.last_insert_rowid();
-    conn.prepare_cached("UPDATE realm_emoji SET file_name = ?2 WHERE id = ?1")?
-        .execute(params![id, format!("{id}.png")])?;
-    Ok(id)
+/// Stores a new custom emoji and returns its id.
+pub fn insert_emoji(
+    conn: &Connection,
+    realm: RealmId,
+    name: &str,
+    file_name: &str,
+    author: Option<UserId>,
+) -> StoreResult<i64> {
+    conn.prepare_cached("INSERT INTO realm_emoji (realm_id, name, file_name, author_id) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![realm, name, file_name, author])?;
+    Ok(conn.last_insert_rowid())
 }
 
 /// Deactivates a custom emoji.

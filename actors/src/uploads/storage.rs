@@ -56,6 +56,10 @@ pub trait PendingFile: Write + Send {
 
     /// Gives the file its name: from now on `open(path_id)` finds it whole.
     fn commit(self: Box<Self>, path_id: &str) -> io::Result<()>;
+
+    /// Reads back what was written and discards the file (small files that are made into
+    /// something else: emoji, avatars).
+    fn into_bytes(self: Box<Self>) -> io::Result<Vec<u8>>;
 }
 
 /// A stored file, opened, with where it lives (to serve it) and its length.
@@ -208,6 +212,20 @@ impl PendingFile for LocalPending {
         fs::rename(&self.path, &target)?;
         Ok(())
     }
+
+    fn into_bytes(mut self: Box<Self>) -> io::Result<Vec<u8>> {
+        // Dropping it removes the temporary file.
+        self.read_back()
+    }
+}
+
+impl LocalPending {
+    fn read_back(&mut self) -> io::Result<Vec<u8>> {
+        if let Some(file) = self.file.as_mut() {
+            file.flush()?;
+        }
+        fs::read(&self.path)
+    }
 }
 
 impl Drop for LocalPending {
@@ -246,6 +264,9 @@ mod tests {
         let mut pending = storage.create().unwrap();
         pending.write_all(b"half").unwrap();
         drop(pending);
+        let mut pending = storage.create().unwrap();
+        pending.write_all(b"small").unwrap();
+        assert_eq!(pending.into_bytes().unwrap(), b"small");
         assert_eq!(fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0);
     }
 

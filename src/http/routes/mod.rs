@@ -16,7 +16,7 @@ mod profile_fields;
 mod server;
 mod settings;
 mod topics;
-mod uploads;
+pub(crate) mod uploads;
 mod users;
 
 use actix_web::http::{header, Method};

@@ -22,7 +22,7 @@ use crate::http::gate::Gate;
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
-use crate::http::upload_body::{receive, too_large_file, ReceivedFile, UploadRefusal};
+use crate::http::upload_body::{receive, too_large_file, ReceivedUpload, UploadRefusal};
 
 /// The upload endpoints.
 pub(super) fn routes(scope: Scope) -> Scope {
@@ -41,23 +41,21 @@ pub fn content_type_of(given: Option<String>, name: &str) -> Option<String> {
         .or_else(|| mime_guess::from_path(name).first_raw().map(str::to_owned))
 }
 
-/// Reads the one file of an upload's body into a pending file of the storage, refusing
-/// files over `max_mib` with `too_large` (the connection is then closed: the rest of the
-/// body is not read). Also returns the body's other fields.
-pub async fn receive_file(
+/// Reads the body of an upload into a pending file of the storage (its first file),
+/// refusing files over `max_mib` with `too_large` and, if given, a second file with
+/// `several` (the connection is then closed: the rest of the body is not read).
+pub async fn receive_upload(
     req: &HttpRequest,
     payload: web::Payload,
     state: &AppState,
     max_mib: u64,
     too_large: ApiError,
-) -> Result<(ReceivedFile, Vec<(String, String)>), HttpError> {
+    several: Option<ApiError>,
+) -> Result<ReceivedUpload, HttpError> {
     let rules = req.extensions().get::<BodyRules>().copied().unwrap_or(state.limits.upload_body);
     let max = max_mib.saturating_mul(1 << 20);
-    match receive(req.headers(), payload.into_inner(), &rules, &state.storage, max, too_large).await {
-        Ok(received) => match received.file {
-            Some(file) => Ok((file, received.fields)),
-            None => Err(HttpError(ApiError::bad_request("You must specify a file to upload"))),
-        },
+    match receive(req.headers(), payload.into_inner(), &rules, &state.storage, max, too_large, several).await {
+        Ok(received) => Ok(received),
         Err(UploadRefusal::Error(e)) => {
             req.extensions_mut().insert(CloseConnection);
             Err(HttpError(e))
@@ -73,8 +71,12 @@ async fn upload_file(
     state: web::Data<AppState>,
 ) -> Result<Success, HttpError> {
     let max_mib = state.config.uploads.max_file_upload_size_mib;
-    let (file, fields) = receive_file(&req, payload, &state, max_mib, too_large_file(max_mib)).await?;
-    let params = Params::from_parts(req.query_string(), fields);
+    let several = ApiError::bad_request("You may only upload one file at a time");
+    let received = receive_upload(&req, payload, &state, max_mib, too_large_file(max_mib), Some(several)).await?;
+    let Some(file) = received.file else {
+        return Err(HttpError(ApiError::bad_request("You must specify a file to upload")));
+    };
+    let params = Params::from_parts(req.query_string(), received.fields);
     let name = base_name(&file.filename);
     let content_type = content_type_of(file.content_type, &name);
     let path_id = new_path_id(auth.realm.id, &name);

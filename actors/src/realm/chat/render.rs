@@ -181,7 +181,7 @@ fn match_token(state: &RealmState, rest: &str, prev: Option<char>, out: &mut Ren
         return channel_link(state, &inner[..end]).map(|html| (end + 5, html));
     }
     if rest.starts_with(':') {
-        return emoji(rest);
+        return emoji(state, rest);
     }
     if (rest.starts_with("https://") || rest.starts_with("http://")) && prev.is_none_or(char::is_whitespace) {
         let len = url_length(rest);
@@ -307,13 +307,19 @@ fn hash_encode(text: &str) -> String {
     out
 }
 
-/// `:name:` for a known emoji (Zulip's `:[\w\-\+]+:`: names may have letters of any script).
-fn emoji(rest: &str) -> Option<(usize, String)> {
+/// `:name:` for a known emoji (Zulip's `:[\w\-\+]+:`: names may have letters of any script):
+/// the organization's active custom emoji first, then Unicode emoji.
+fn emoji(state: &RealmState, rest: &str) -> Option<(usize, String)> {
     let inner = &rest[1..];
     let end = inner.find(':')?;
     let name = &inner[..end];
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '+' | '-')) {
         return None;
+    }
+    if let Some(custom) = state.uploads().active_emoji(name) {
+        let src = custom.source_url(state.realm().id);
+        let name = escape_attr(name);
+        return Some((end + 2, format!("<img alt=\":{name}:\" class=\"emoji\" src=\"{src}\" title=\"{name}\">")));
     }
     let code = crate::emoji::code_of(name)?;
     Some((

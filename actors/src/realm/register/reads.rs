@@ -249,11 +249,11 @@ fn realm_user_settings_defaults(ctx: &Context<'_>, out: &mut Map<String, Value>)
     Ok(())
 }
 
-/// `realm_emoji`: the organization's custom emoji by id; none until custom emoji can be
-/// uploaded.
+/// `realm_emoji`: the organization's custom emoji by id, deactivated ones included.
 fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("realm_emoji") {
-        out.insert("realm_emoji".into(), Value::Object(Map::new()));
+        let emoji = ctx.state.uploads().emoji_dicts(ctx.state.realm().id);
+        out.insert("realm_emoji".into(), Value::Object(emoji));
     }
     Ok(())
 }
