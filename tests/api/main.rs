@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 mod auth;
+mod avatars;
 mod bodies;
 mod channels;
 mod cli;

@@ -13,6 +13,7 @@
 pub mod actor;
 pub mod alert_words;
 pub mod attachments;
+pub mod avatars;
 pub mod catalog;
 pub mod channels;
 pub mod chat;

@@ -3,7 +3,9 @@
 use base64::Engine;
 use rand::Rng;
 
-use crate::ids::RealmId;
+use sha2::{Digest, Sha256};
+
+use crate::ids::{RealmId, UserId};
 
 /// Zulip's `sanitize_name`: safe in a file system, an object store and a URL. Letters and
 /// digits of any script, `_`, `.` and `-` are kept, other characters dropped, runs of
@@ -52,6 +54,14 @@ pub fn new_path_id(realm: RealmId, name: &str) -> String {
     let token: [u8; 18] = rng.gen();
     let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(token);
     format!("{}/{bucket:x}/{token}/{}", realm.0, sanitize_name(name))
+}
+
+/// Where a user's uploaded avatar lives (Zulip's `user_avatar_path`): `<realm_id>/<hash>`,
+/// served as `/user_avatars/<path>.png` (100 pixels) and `<path>-medium.png` (500).
+pub fn avatar_path(realm: RealmId, user: UserId) -> String {
+    let hash = Sha256::digest(format!("agora-avatar:{}:{}", realm.0, user.0).as_bytes());
+    let hex: String = hash.iter().take(20).map(|b| format!("{b:02x}")).collect();
+    format!("{}/{hex}", realm.0)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Uploads under `/api/v1`: `POST /user_uploads` (one file, streamed to storage), the
-//! temporary URL of a file (`GET /user_uploads/{realm_id}/{path}`), and `GET` / `DELETE
-//! /attachments`. The files themselves are served outside the API (`crate::http::files`).
+//! temporary URL of a file (`GET /user_uploads/{realm_id}/{path}`), `GET` / `DELETE
+//! /attachments`, and avatars (`POST` / `DELETE /users/me/avatar`). The files themselves
+//! are served outside the API (`crate::http::files`).
 
 use std::io::BufReader;
 
@@ -8,10 +9,15 @@ use actix_web::http::Method;
 use actix_web::{web, Either, HttpMessage, HttpRequest, HttpResponse, Scope};
 use agora_actors::json_object;
 use agora_actors::realm::attachments::{CreateAttachment, DeleteAttachment, FileAccess, ListAttachments, NewUpload};
+use agora_actors::realm::avatars::ops::{check_may_change, MAX_AVATAR_FILE_SIZE_MIB};
+use agora_actors::realm::avatars::ChangeAvatar;
 use agora_actors::thumbnailer::ThumbnailJob;
 use agora_actors::uploads::images::{probe_reader, ImageInfo};
+use agora_actors::uploads::images::{square_png, AVATAR_SIZE, MEDIUM_AVATAR_SIZE};
+use agora_actors::uploads::names::avatar_path;
 use agora_actors::uploads::names::{base_name, new_path_id};
 use agora_actors::ApiError;
+use agora_actors::ErrorCode;
 use serde_json::json;
 
 use super::{path_id, Endpoint};
@@ -31,6 +37,12 @@ pub(super) fn routes(scope: Scope) -> Scope {
         .service(Endpoint::new(r"/user_uploads/{realm_id:\d+}/{filename:.+}").route(Method::GET, temporary_url).build())
         .service(Endpoint::new("/attachments").route(Method::GET, list_attachments).build())
         .service(Endpoint::new(r"/attachments/{attachment_id:\d+}").route(Method::DELETE, delete_attachment).build())
+        .service(
+            Endpoint::new("/users/me/avatar")
+                .route_with(Gate::UPLOAD, Method::POST, set_avatar)
+                .route(Method::DELETE, delete_avatar)
+                .build(),
+        )
 }
 
 /// The content type of an upload: the client's, unless it gave none or only
@@ -153,4 +165,50 @@ async fn delete_attachment(
     let path_id = auth.realm.addr.send(msg).await??;
     remove_file(&state, path_id).await;
     Ok(params.ok())
+}
+
+/// `POST /users/me/avatar`: exactly one image, made 100- and 500-pixel square PNGs and
+/// stored (off the async threads) once the change is known to be allowed.
+async fn set_avatar(
+    auth: Authed,
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<Success, HttpError> {
+    let max = MAX_AVATAR_FILE_SIZE_MIB;
+    let too_large = ApiError::bad_request(format!("Uploaded file is larger than the allowed limit of {max} MiB"));
+    let received = receive_upload(&req, payload, &state, max, too_large, None).await?;
+    let params = Params::from_parts(req.query_string(), received.fields);
+    let (Some(file), 1) = (received.file, received.files) else {
+        return Err(HttpError(ApiError::bad_request("You must upload exactly one avatar.")));
+    };
+    check_may_change(&auth.realm.state(), auth.user.user_id)?;
+    let (storage, path) = (state.storage.clone(), avatar_path(auth.realm.id, auth.user.user_id));
+    let made = web::block(move || -> std::io::Result<Result<(), &'static str>> {
+        let bytes = file.pending.into_bytes()?;
+        let (small, medium) = match (square_png(&bytes, AVATAR_SIZE), square_png(&bytes, MEDIUM_AVATAR_SIZE)) {
+            (Ok(small), Ok(medium)) => (small, medium),
+            (Err(bad), _) | (_, Err(bad)) => return Ok(Err(bad.0)),
+        };
+        storage.put(&format!("user_avatars/{path}-medium.png"), &medium)?;
+        storage.put(&format!("user_avatars/{path}.png"), &small)?;
+        Ok(Ok(()))
+    })
+    .await?;
+    match made {
+        Ok(Ok(())) => {}
+        Ok(Err(bad)) => return Err(HttpError(ApiError::new(ErrorCode::BadImage, 400, bad))),
+        Err(e) => {
+            tracing::error!(error = %e, "could not store an avatar");
+            return Err(HttpError(ApiError::internal()));
+        }
+    }
+    let url = auth.realm.addr.send(ChangeAvatar { user_id: auth.user.user_id, uploaded: true }).await??;
+    Ok(params.success(json_object(json!({"avatar_url": url}))))
+}
+
+/// `DELETE /users/me/avatar`: back to the gravatar.
+async fn delete_avatar(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let url = auth.realm.addr.send(ChangeAvatar { user_id: auth.user.user_id, uploaded: false }).await??;
+    Ok(params.success(json_object(json!({"avatar_url": url}))))
 }
