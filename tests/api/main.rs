@@ -22,6 +22,7 @@ mod messages;
 mod params;
 mod personal;
 mod presence;
+mod previews;
 mod profile_fields;
 mod rate_limits;
 mod realm_emoji;

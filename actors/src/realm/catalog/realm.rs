@@ -311,10 +311,11 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "server_inline_url_embed_preview": true,
     })));
     data.extend(json_object(json!({
-        "server_thumbnail_formats": [
-            {"name": "840x560-anim.webp", "max_width": 840, "max_height": 560, "format": "webp", "animated": true},
-            {"name": "840x560.webp", "max_width": 840, "max_height": 560, "format": "webp", "animated": false},
-        ],
+        // The formats the thumbnail worker makes (`crate::uploads::images::THUMBNAIL_FORMATS`).
+        "server_thumbnail_formats": crate::uploads::images::THUMBNAIL_FORMATS.iter().map(|f| json!({
+            "name": f.name(), "max_width": f.max_width, "max_height": f.max_height,
+            "format": f.extension, "animated": f.animated,
+        })).collect::<Vec<_>>(),
         "server_avatar_changes_disabled": false,
         "server_name_changes_disabled": false,
         "server_web_public_streams_enabled": false,
