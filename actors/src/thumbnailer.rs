@@ -54,7 +54,7 @@ impl Thumbnailer {
                     Vec::new()
                 }
             };
-            for (realm_id, attachment_id, path_id, _) in pending {
+            for (realm_id, attachment_id, path_id) in pending {
                 run(&*storage, &store, &realms, ThumbnailJob { realm_id, attachment_id, path_id }).await;
             }
             while let Some(job) = rx.recv().await {

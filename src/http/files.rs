@@ -181,7 +181,12 @@ async fn thumbnail(req: HttpRequest, state: web::Data<AppState>, path: web::Path
 
 /// `GET /user_uploads/temporary/{token}/{filename}`: no credentials; Zulip's "Invalid
 /// token" and "Invalid filename".
-async fn temporary(req: HttpRequest, state: web::Data<AppState>, path: web::Path<(String, String)>) -> HttpResponse {
+async fn temporary(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    site: Site,
+) -> HttpResponse {
     let (token, filename) = path.into_inner();
     let Some(path_id) = state.signer.check(&token, agora_actors::clock::now()) else {
         return error_response(&ApiError::bad_request("Invalid token"));
@@ -189,11 +194,7 @@ async fn temporary(req: HttpRequest, state: web::Data<AppState>, path: web::Path
     if path_id.rsplit('/').next() != Some(filename.as_str()) {
         return error_response(&ApiError::bad_request("Invalid filename"));
     }
-    let site = web::Data::clone(&state);
-    let realm = match state.config.subdomain_for_host(host(&req)) {
-        subdomain => site.realm(&subdomain).await.ok().flatten(),
-    };
-    let snapshot = realm.map(|r| r.state());
+    let snapshot = site.realm().ok().map(|r| r.state());
     let Some(a) = snapshot.as_ref().and_then(|s| s.uploads().by_path(&path_id)) else {
         return not_found_page(&req);
     };
@@ -205,12 +206,8 @@ async fn temporary(req: HttpRequest, state: web::Data<AppState>, path: web::Path
     }
 }
 
-fn host(req: &HttpRequest) -> &str {
-    req.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("")
-}
-
 /// `GET /user_avatars/{path}`: avatars and custom emoji (PNG), to anyone.
-async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<String>, _site: Site) -> HttpResponse {
+async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
     let path = path.into_inner();
     let name = path.rsplit('/').next().unwrap_or_default().to_owned();
     if !name.ends_with(".png") {

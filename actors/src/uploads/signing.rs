@@ -56,7 +56,7 @@ impl Signer {
 
     /// The path id a token names, if its signature holds and it has not expired.
     pub fn check(&self, token: &str, now: i64) -> Option<String> {
-        if token.len() % 2 != 0 || token.len() > 4096 {
+        if !token.len().is_multiple_of(2) || token.len() > 4096 {
             return None;
         }
         let bytes: Option<Vec<u8>> =

@@ -27,13 +27,17 @@ pub struct ThumbnailsMade {
     pub thumbnails: Vec<String>,
 }
 
+/// A message whose preview was rewritten: its id, content, new HTML and recipients with
+/// their flags.
+type Rewritten = (MessageId, String, String, Vec<(UserId, i64)>);
+
 /// A planned recording of thumbnails.
 #[derive(Debug)]
 pub struct ThumbnailsChange {
     attachment: Attachment,
     now: i64,
     /// Set by the write: each rewritten message, its content, new HTML and recipients.
-    rewritten: Vec<(MessageId, String, String, Vec<(UserId, i64)>)>,
+    rewritten: Vec<Rewritten>,
 }
 
 /// Plans recording thumbnails; `None` when the attachment is gone or not an image.

@@ -177,10 +177,12 @@ pub fn linked_path_ids(content: &str) -> Vec<String> {
             after.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '/' | '.' | '-'))).unwrap_or(after.len());
         let candidate = after[..len].trim_end_matches(['.', '/']);
         let realm_digits = candidate.split('/').next().unwrap_or("");
-        if !realm_digits.is_empty() && realm_digits.chars().all(|c| c.is_ascii_digit()) && candidate.contains('/') {
-            if !out.iter().any(|p| p == candidate) {
-                out.push(candidate.to_owned());
-            }
+        if !realm_digits.is_empty()
+            && realm_digits.chars().all(|c| c.is_ascii_digit())
+            && candidate.contains('/')
+            && !out.iter().any(|p| p == candidate)
+        {
+            out.push(candidate.to_owned());
         }
         rest = &after[len..];
     }
