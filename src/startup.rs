@@ -151,6 +151,9 @@ impl Application {
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })
+        // Responses written in two parts (a file's headers, then its body) would otherwise
+        // wait for the client's delayed ACK (40 ms) under Nagle's algorithm.
+        .tcp_nodelay(true)
         .listen(listener)?
         .shutdown_timeout(settings.shutdown_timeout.as_secs());
         if settings.http_workers > 0 {

@@ -111,8 +111,7 @@ pub fn set_thumbnails(conn: &Connection, id: i64, thumbnails: &[String]) -> Stor
 /// Images still waiting for their thumbnails, every organization's: (realm, id, path id).
 /// The thumbnail worker's queue, so nothing is lost across restarts.
 pub fn pending_thumbnails(conn: &Connection) -> StoreResult<Vec<(RealmId, i64, String)>> {
-    let mut stmt =
-        conn.prepare("SELECT realm_id, id, path_id FROM attachments WHERE thumbnails = '[]' ORDER BY id")?;
+    let mut stmt = conn.prepare("SELECT realm_id, id, path_id FROM attachments WHERE thumbnails = '[]' ORDER BY id")?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }

@@ -93,9 +93,10 @@ async fn upload_file(
     let content_type = content_type_of(file.content_type, &name);
     let path_id = new_path_id(auth.realm.id, &name);
     let (storage, pending, id, ct) = (state.storage.clone(), file.pending, path_id.clone(), content_type.clone());
+    // Once committed, a file whose header cannot be read is a plain file, not an error.
     let stored = web::block(move || -> std::io::Result<Option<ImageInfo>> {
         pending.commit(&id)?;
-        let Some(stored) = storage.open(&id)? else { return Ok(None) };
+        let Ok(Some(stored)) = storage.open(&id) else { return Ok(None) };
         Ok(probe_reader(BufReader::new(stored.file), ct.as_deref()))
     })
     .await;
