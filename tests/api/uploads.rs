@@ -220,6 +220,23 @@ async fn a_file_is_readable_once_a_message_shares_it() {
     assert_eq!(status_of(&app, Some(&othello), &public).await, 200);
     assert_eq!(status_of(&app, Some(&guest), &public).await, 404);
 
+    // A private channel with protected history: a subscriber who joined after the message
+    // never received it, so not its file either.
+    let me = json!([owner.user_id]).to_string();
+    let form = [
+        ("name", "vault"),
+        ("subscribers", me.as_str()),
+        ("invite_only", "true"),
+        ("history_public_to_subscribers", "false"),
+    ];
+    assert_eq!(post(&app, &owner, "/channels/create", &form).await.status(), 200);
+    let vault = uploaded(&app, &owner, "vault.txt", b"old secret").await;
+    sent(&app, &owner, &[("type", "channel"), ("to", "vault"), ("topic", "t"), ("content", &vault)]).await;
+    let principals = json!([hamlet.user_id]).to_string();
+    let form = [("subscriptions", r#"[{"name": "vault"}]"#), ("principals", principals.as_str())];
+    assert_eq!(post(&app, &owner, "/users/me/subscriptions", &form).await.status(), 200);
+    assert_eq!(status_of(&app, Some(&hamlet), &vault).await, 404);
+
     // Another organization's user, even with the path: nothing.
     let acme = app.create_realm("acme", "boss@acme.test").await;
     assert_eq!(status_of(&app, Some(&acme), &public).await, 404);
