@@ -92,3 +92,37 @@ async fn avatars_are_refused_as_zulip_refuses_them() {
         )
     }));
 }
+
+#[actix_web::test]
+async fn administrators_upload_the_organization_icon() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let mut watch = Watch::new(&app, &hamlet, r#"["realm"]"#).await;
+    let post =
+        |who: &crate::helpers::Creds, form: Form| app.as_user(who, Method::POST, "/realm/icon").multipart(form).send();
+    let not_admin =
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
+    expect(post(&hamlet, image_form(png(10, 10))).await.unwrap(), 400, not_admin).await;
+    expect(post(&owner, Form::new().text("a", "b")).await.unwrap(), 400, error("You must upload exactly one icon."))
+        .await;
+    let (status, body) = json(post(&owner, image_form(png(300, 200))).await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let url = "/user_avatars/1/realm/icon.png?version=2";
+    assert_eq!(body, json!({"result": "success", "msg": "", "icon_url": url}));
+    assert_eq!(
+        watch.events(&app).await,
+        vec![
+            json!({"type": "realm", "op": "update_dict", "property": "icon", "data": {"icon_url": url, "icon_source": "U"}})
+        ]
+    );
+    let data = crate::helpers::register(&app, &hamlet, &[("fetch_event_types", r#"["realm"]"#)]).await;
+    assert_eq!((data["realm_icon_url"].clone(), data["realm_icon_source"].clone()), (json!(url), json!("U")));
+    let served = fetch_file(&app, None, url).await;
+    let image = image::load_from_memory(&served.bytes().await.unwrap()).unwrap();
+    assert_eq!((image.width(), image.height()), (100, 100));
+    let (status, body) = json(send(&app, &owner, Method::DELETE, "/realm/icon", &[]).await).await;
+    assert_eq!(status, 200);
+    assert!(body["icon_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"), "{body}");
+    assert_eq!(watch.events(&app).await[0]["data"]["icon_source"], json!("G"));
+}

@@ -29,6 +29,7 @@ pub mod permissions;
 pub mod presence;
 pub mod profile_fields;
 pub mod realm_emoji;
+pub mod realm_icon;
 pub mod register;
 pub mod settings;
 pub mod state;

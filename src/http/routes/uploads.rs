@@ -1,6 +1,7 @@
 //! Uploads under `/api/v1`: `POST /user_uploads` (one file, streamed to storage), the
 //! temporary URL of a file (`GET /user_uploads/{realm_id}/{path}`), `GET` / `DELETE
-//! /attachments`, and avatars (`POST` / `DELETE /users/me/avatar`). The files themselves
+//! /attachments`, avatars (`POST` / `DELETE /users/me/avatar`) and the organization's icon
+//! (`POST` / `DELETE /realm/icon`). The files themselves
 //! are served outside the API (`crate::http::files`).
 
 use std::io::BufReader;
@@ -11,6 +12,7 @@ use agora_actors::json_object;
 use agora_actors::realm::attachments::{CreateAttachment, DeleteAttachment, FileAccess, ListAttachments, NewUpload};
 use agora_actors::realm::avatars::ops::{check_may_change, MAX_AVATAR_FILE_SIZE_MIB};
 use agora_actors::realm::avatars::ChangeAvatar;
+use agora_actors::realm::realm_icon::{ops as icon_ops, ChangeRealmIcon};
 use agora_actors::thumbnailer::ThumbnailJob;
 use agora_actors::uploads::images::{probe_reader, ImageInfo};
 use agora_actors::uploads::images::{square_png, AVATAR_SIZE, MEDIUM_AVATAR_SIZE};
@@ -37,6 +39,12 @@ pub(super) fn routes(scope: Scope) -> Scope {
         .service(Endpoint::new(r"/user_uploads/{realm_id:\d+}/{filename:.+}").route(Method::GET, temporary_url).build())
         .service(Endpoint::new("/attachments").route(Method::GET, list_attachments).build())
         .service(Endpoint::new(r"/attachments/{attachment_id:\d+}").route(Method::DELETE, delete_attachment).build())
+        .service(
+            Endpoint::new("/realm/icon")
+                .route_with(Gate::UPLOAD, Method::POST, set_realm_icon)
+                .route(Method::DELETE, delete_realm_icon)
+                .build(),
+        )
         .service(
             Endpoint::new("/users/me/avatar")
                 .route_with(Gate::UPLOAD, Method::POST, set_avatar)
@@ -168,6 +176,66 @@ async fn delete_attachment(
     Ok(params.ok())
 }
 
+/// Makes `file` square PNGs of `sizes` and stores each under its path, off the async
+/// threads; Zulip's `BAD_IMAGE` for a file that is no image.
+async fn store_squares(
+    state: &AppState,
+    file: crate::http::upload_body::ReceivedFile,
+    targets: Vec<(u32, String)>,
+) -> Result<(), HttpError> {
+    let storage = state.storage.clone();
+    let made = web::block(move || -> std::io::Result<Result<(), &'static str>> {
+        let bytes = file.pending.into_bytes()?;
+        let mut images = Vec::with_capacity(targets.len());
+        for (size, path) in targets {
+            match square_png(&bytes, size) {
+                Ok(png) => images.push((path, png)),
+                Err(bad) => return Ok(Err(bad.0)),
+            }
+        }
+        for (path, png) in images {
+            storage.put(&path, &png)?;
+        }
+        Ok(Ok(()))
+    })
+    .await?;
+    match made {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(bad)) => Err(HttpError(ApiError::new(ErrorCode::BadImage, 400, bad))),
+        Err(e) => {
+            tracing::error!(error = %e, "could not store an image");
+            Err(HttpError(ApiError::internal()))
+        }
+    }
+}
+
+/// `POST /realm/icon`: administrators; exactly one image, made a 100-pixel square PNG.
+async fn set_realm_icon(
+    auth: Authed,
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<Success, HttpError> {
+    icon_ops::check_may_change(&auth.realm.state(), auth.user.user_id)?;
+    let max = icon_ops::MAX_ICON_FILE_SIZE_MIB as u64;
+    let too_large = ApiError::bad_request(format!("Uploaded file is larger than the allowed limit of {max} MiB"));
+    let received = receive_upload(&req, payload, &state, max, too_large, None).await?;
+    let params = Params::from_parts(req.query_string(), received.fields);
+    let (Some(file), 1) = (received.file, received.files) else {
+        return Err(HttpError(ApiError::bad_request("You must upload exactly one icon.")));
+    };
+    let path = format!("user_avatars/{}/realm/icon.png", auth.realm.id.0);
+    store_squares(&state, file, vec![(AVATAR_SIZE, path)]).await?;
+    let url = auth.realm.addr.send(ChangeRealmIcon { user_id: auth.user.user_id, uploaded: true }).await??;
+    Ok(params.success(json_object(json!({"icon_url": url}))))
+}
+
+/// `DELETE /realm/icon`: back to the default icon.
+async fn delete_realm_icon(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let url = auth.realm.addr.send(ChangeRealmIcon { user_id: auth.user.user_id, uploaded: false }).await??;
+    Ok(params.success(json_object(json!({"icon_url": url}))))
+}
+
 /// `POST /users/me/avatar`: exactly one image, made 100- and 500-pixel square PNGs and
 /// stored (off the async threads) once the change is known to be allowed.
 async fn set_avatar(
@@ -184,26 +252,12 @@ async fn set_avatar(
         return Err(HttpError(ApiError::bad_request("You must upload exactly one avatar.")));
     };
     check_may_change(&auth.realm.state(), auth.user.user_id)?;
-    let (storage, path) = (state.storage.clone(), avatar_path(auth.realm.id, auth.user.user_id));
-    let made = web::block(move || -> std::io::Result<Result<(), &'static str>> {
-        let bytes = file.pending.into_bytes()?;
-        let (small, medium) = match (square_png(&bytes, AVATAR_SIZE), square_png(&bytes, MEDIUM_AVATAR_SIZE)) {
-            (Ok(small), Ok(medium)) => (small, medium),
-            (Err(bad), _) | (_, Err(bad)) => return Ok(Err(bad.0)),
-        };
-        storage.put(&format!("user_avatars/{path}-medium.png"), &medium)?;
-        storage.put(&format!("user_avatars/{path}.png"), &small)?;
-        Ok(Ok(()))
-    })
-    .await?;
-    match made {
-        Ok(Ok(())) => {}
-        Ok(Err(bad)) => return Err(HttpError(ApiError::new(ErrorCode::BadImage, 400, bad))),
-        Err(e) => {
-            tracing::error!(error = %e, "could not store an avatar");
-            return Err(HttpError(ApiError::internal()));
-        }
-    }
+    let path = avatar_path(auth.realm.id, auth.user.user_id);
+    let targets = vec![
+        (MEDIUM_AVATAR_SIZE, format!("user_avatars/{path}-medium.png")),
+        (AVATAR_SIZE, format!("user_avatars/{path}.png")),
+    ];
+    store_squares(&state, file, targets).await?;
     let url = auth.realm.addr.send(ChangeAvatar { user_id: auth.user.user_id, uploaded: true }).await??;
     Ok(params.success(json_object(json!({"avatar_url": url}))))
 }

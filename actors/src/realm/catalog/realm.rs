@@ -278,7 +278,7 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
     })));
     data.extend(json_object(json!({
         "realm_icon_url": server_info::realm_icon_url(state),
-        "realm_icon_source": "G",
+        "realm_icon_source": server_info::realm_icon_source(state),
         "realm_logo_url": logo_url,
         "realm_logo_source": "D",
         "realm_night_logo_url": logo_url,
