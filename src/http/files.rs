@@ -33,13 +33,30 @@ use super::state::AppState;
 const UPLOAD_CSP: &str =
     "default-src 'none'; img-src 'self'; media-src 'self'; object-src 'self'; style-src 'unsafe-inline'";
 
-/// Registers the file routes (literal prefixes before the `{realm_id}` one).
+/// Registers the file routes, for GET and HEAD (literal prefixes before the `{realm_id}`
+/// one).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.route("/user_uploads/temporary/{token}/{filename}", web::get().to(temporary))
-        .route("/user_uploads/download/{realm_id:\\d+}/{path:.+}", web::get().to(download))
-        .route("/user_uploads/thumbnail/{realm_id:\\d+}/{path:.+}", web::get().to(thumbnail))
-        .route("/user_uploads/{realm_id:\\d+}/{path:.+}", web::get().to(serve))
-        .route("/user_avatars/{path:.+}", web::get().to(avatar));
+    cfg.service(
+        web::resource("/user_uploads/temporary/{token}/{filename}")
+            .route(web::get().to(temporary))
+            .route(web::head().to(temporary)),
+    )
+    .service(
+        web::resource("/user_uploads/download/{realm_id:\\d+}/{path:.+}")
+            .route(web::get().to(download))
+            .route(web::head().to(download)),
+    )
+    .service(
+        web::resource("/user_uploads/thumbnail/{realm_id:\\d+}/{path:.+}")
+            .route(web::get().to(thumbnail))
+            .route(web::head().to(thumbnail)),
+    )
+    .service(
+        web::resource("/user_uploads/{realm_id:\\d+}/{path:.+}")
+            .route(web::get().to(serve))
+            .route(web::head().to(serve)),
+    )
+    .service(web::resource("/user_avatars/{path:.+}").route(web::get().to(avatar)).route(web::head().to(avatar)));
 }
 
 /// The refusal of a file that does not exist or may not be read (HTML, as Zulip's).

@@ -127,6 +127,18 @@ async fn an_upload_is_stored_under_zulips_url_and_served_to_its_uploader() {
     assert_eq!(ranged.headers()["content-range"], "bytes 6-10/11");
     assert_eq!(ranged.text().await.unwrap(), "world");
 
+    // HEAD: the headers without the body.
+    let head = app
+        .client
+        .head(format!("{}{url}", app.address))
+        .header("Host", &owner.host)
+        .basic_auth(&owner.email, Some(&owner.api_key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!((head.status().as_u16(), head.headers()["content-length"].to_str().unwrap()), (200, "11"));
+    assert_eq!(head.text().await.unwrap(), "");
+
     // Types not safe to show are downloads; /download/ always is.
     let html = uploaded(&app, &owner, "page.html", b"<script>alert(1)</script>").await;
     let response = fetch_file(&app, Some(&owner), &html).await;
