@@ -146,6 +146,10 @@ async fn an_upload_is_stored_under_zulips_url_and_served_to_its_uploader() {
     let download = url.replacen("/user_uploads/", "/user_uploads/download/", 1);
     let response = fetch_file(&app, Some(&owner), &download).await;
     assert_eq!(response.headers()["content-disposition"], "attachment; filename=\"my file (1).txt\"");
+    // Names are percent-decoded, as Zulip does, then sanitized for the path.
+    let (_, body) = json(upload_as(&app, &owner, "file", "50%25%20off.txt", b"x".to_vec(), None).await).await;
+    assert_eq!(body["filename"], json!("50% off.txt"));
+    assert!(body["url"].as_str().unwrap().ends_with("/50-off.txt"), "{body}");
     // A name that is not ASCII.
     let unicode = uploaded(&app, &owner, "résumé.txt", b"cv").await;
     let response = fetch_file(&app, Some(&owner), &unicode).await;

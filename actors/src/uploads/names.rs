@@ -7,10 +7,14 @@ use sha2::{Digest, Sha256};
 
 use crate::ids::{RealmId, UserId};
 
+/// Most file systems' limit on one path component, in bytes (Zulip's `MAX_FILE_NAME_LENGTH`).
+pub const MAX_FILE_NAME_LENGTH: usize = 255;
+
 /// Zulip's `sanitize_name`: safe in a file system, an object store and a URL. Letters and
 /// digits of any script, `_`, `.` and `-` are kept, other characters dropped, runs of
-/// spaces and dashes become one `-`; a name left empty, `.` or `..` is `uploaded-file`.
-/// (Zulip first applies Unicode's NFKC normalization, which this does not.)
+/// spaces and dashes become one `-`, the result is cut to 255 bytes keeping its extension;
+/// a name left empty, `.` or `..` is `uploaded-file`. (Zulip first applies Unicode's NFKC
+/// normalization, which this does not.)
 pub fn sanitize_name(value: &str) -> String {
     let kept: String =
         value.chars().filter(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-') || c.is_whitespace()).collect();
@@ -28,10 +32,55 @@ pub fn sanitize_name(value: &str) -> String {
             in_run = false;
         }
     }
+    let out = truncate_file_name(&out, MAX_FILE_NAME_LENGTH);
     if out.is_empty() || out == "." || out == ".." {
         return "uploaded-file".to_owned();
     }
     out
+}
+
+/// Zulip's `truncate_file_name`: at most `max` bytes, keeping the extension if that leaves
+/// room for the rest, never cutting a character in two.
+pub fn truncate_file_name(name: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_owned();
+    }
+    let (stem, extension) = match name.rfind('.').filter(|&i| i > 0 && name.len() - i < max) {
+        Some(i) => name.split_at(i),
+        None => (name, ""),
+    };
+    let mut cut = max - extension.len();
+    while !stem.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{extension}", &stem[..cut])
+}
+
+/// The name a client gave its file as Zulip keeps it: without any directory part (as
+/// Django's upload parser keeps it), then percent-decoded, without NUL characters.
+pub fn uploaded_name(raw: &str) -> String {
+    percent_decode(&base_name(raw)).replace('\0', "")
+}
+
+/// Python's `urllib.parse.unquote`: `%XX` sequences decoded as UTF-8 (invalid sequences
+/// replaced).
+fn percent_decode(raw: &str) -> String {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The name a client gave its file, without any directory part (as Django's upload parser
@@ -80,6 +129,25 @@ mod tests {
         for empty in ["", "  ", "..", ".", "%%%", "/"] {
             assert_eq!(sanitize_name(empty), "uploaded-file", "{empty:?}");
         }
+    }
+
+    #[test]
+    fn long_names_are_cut_keeping_their_extension() {
+        let long = format!("{}.png", "a".repeat(300));
+        let cut = sanitize_name(&long);
+        assert_eq!((cut.len(), cut.ends_with(".png")), (255, true));
+        let wide = "é".repeat(200);
+        let cut = truncate_file_name(&wide, 255);
+        assert_eq!(cut.len(), 254);
+        assert_eq!(truncate_file_name("short.txt", 255), "short.txt");
+    }
+
+    #[test]
+    fn uploaded_names_are_decoded_as_zulip_does() {
+        assert_eq!(uploaded_name("my%20file%E2%9C%93.txt"), "my file✓.txt");
+        assert_eq!(uploaded_name("/tmp/a%2Fb.txt"), "a/b.txt");
+        assert_eq!(uploaded_name("50%.txt"), "50%.txt");
+        assert_eq!(uploaded_name("a\0b.txt"), "ab.txt");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use agora_actors::thumbnailer::ThumbnailJob;
 use agora_actors::uploads::images::{probe_reader, ImageInfo};
 use agora_actors::uploads::images::{square_png, AVATAR_SIZE, MEDIUM_AVATAR_SIZE};
 use agora_actors::uploads::names::avatar_path;
-use agora_actors::uploads::names::{base_name, new_path_id};
+use agora_actors::uploads::names::{new_path_id, uploaded_name};
 use agora_actors::ApiError;
 use agora_actors::ErrorCode;
 use serde_json::json;
@@ -53,12 +53,13 @@ pub(super) fn routes(scope: Scope) -> Scope {
         )
 }
 
-/// The content type of an upload: the client's, unless it gave none or only
-/// `application/octet-stream`, then the one its name suggests (as Zulip does).
+/// The content type of an upload (Zulip's `get_file_info`): the client's, else the one its
+/// name suggests, else `application/octet-stream`.
 pub fn content_type_of(given: Option<String>, name: &str) -> Option<String> {
     given
-        .filter(|t| t != "application/octet-stream")
+        .filter(|t| !t.is_empty())
         .or_else(|| mime_guess::from_path(name).first_raw().map(str::to_owned))
+        .or_else(|| Some("application/octet-stream".to_owned()))
 }
 
 /// Reads the body of an upload into a pending file of the storage (its first file),
@@ -97,7 +98,7 @@ async fn upload_file(
         return Err(HttpError(ApiError::bad_request("You must specify a file to upload")));
     };
     let params = Params::from_parts(req.query_string(), received.fields);
-    let name = base_name(&file.filename);
+    let name = uploaded_name(&file.filename);
     let content_type = content_type_of(file.content_type, &name);
     let path_id = new_path_id(auth.realm.id, &name);
     let (storage, pending, id, ct) = (state.storage.clone(), file.pending, path_id.clone(), content_type.clone());
