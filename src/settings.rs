@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig, ServerConfig, UploadConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
@@ -67,6 +67,8 @@ pub struct Settings {
     pub invites: InviteConfig,
     /// The contact address of invitation mails [default: the sender address].
     pub support_email: Option<String>,
+    /// Uploads: size limit and body timeouts (`[uploads]`).
+    pub uploads: UploadConfig,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -117,6 +119,7 @@ impl Default for Settings {
             mail: MailOptions::default(),
             invites: InviteConfig::default(),
             support_email: None,
+            uploads: UploadConfig::default(),
         }
     }
 }
@@ -137,6 +140,7 @@ impl Settings {
                     .unwrap_or_else(|| self.mail.from_address(&self.external_host)),
                 ..self.invites.clone()
             },
+            uploads: self.uploads,
             ..ServerConfig::default()
         }
     }
@@ -194,6 +198,11 @@ impl Settings {
             set(&mut self.queues.max_backlog_bytes, q.max_backlog_bytes);
             set(&mut self.queues.max_reply_events, q.max_reply_events);
             set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
+        }
+        if let Some(u) = f.uploads {
+            set(&mut self.uploads.max_file_upload_size_mib, u.max_file_upload_size_mib);
+            set(&mut self.uploads.timeout, u.timeout_secs.map(Duration::from_secs));
+            set(&mut self.uploads.idle_timeout, u.idle_timeout_secs.map(Duration::from_secs));
         }
         if let Some(p) = f.presence {
             set(&mut self.presence.limit_to_accessible_users, p.limit_to_accessible_users);
@@ -336,6 +345,7 @@ struct FileSettings {
     push: Option<FilePush>,
     mail: Option<mail::FileMail>,
     invitations: Option<mail::FileInvitations>,
+    uploads: Option<FileUploads>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -349,6 +359,14 @@ struct FilePush {
     max_attempts: Option<u32>,
     poll_interval_ms: Option<u64>,
     request_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileUploads {
+    max_file_upload_size_mib: Option<u64>,
+    timeout_secs: Option<u64>,
+    idle_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

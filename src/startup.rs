@@ -14,10 +14,14 @@ use agora_actors::login::Logins;
 use agora_actors::reader;
 use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
 use agora_actors::store::Store;
+use agora_actors::thumbnailer::Thumbnailer;
+use agora_actors::uploads::signing::Signer;
+use agora_actors::uploads::{LocalStorage, Storage};
 
 use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
+use crate::http::body::BodyRules;
 use crate::http::gate::{ApiLimits, Limits};
 use crate::http::hashing::HashPool;
 use crate::http::routes;
@@ -102,12 +106,20 @@ impl Application {
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = hashing.run(move || Logins::new(rule, cost)).await?;
         let api = &settings.api_rate_limit;
+        let uploads = settings.uploads;
         let limits = Limits {
             params_body: settings.request_body,
+            upload_body: BodyRules {
+                max_bytes: (uploads.max_file_upload_size_mib as usize).saturating_mul(1 << 20).saturating_add(1 << 20),
+                timeout: uploads.timeout,
+                idle_timeout: uploads.idle_timeout,
+            },
             api: api.enabled.then(|| ApiLimits::new(api.per_user, api.per_ip)),
             trusted_proxies: settings.trusted_proxies.clone(),
         };
 
+        let storage: Arc<dyn Storage> = Arc::new(LocalStorage::open(&settings.data_dir.join("uploads"))?);
+        let thumbnailer = Thumbnailer::start(Arc::clone(&storage), store.clone(), realms.clone());
         let state = web::Data::new(AppState {
             realms: realms.clone(),
             store,
@@ -116,6 +128,9 @@ impl Application {
             password_cost: cost,
             hashing: hashing.clone(),
             limits,
+            storage,
+            signer: Signer::random(),
+            thumbnailer,
         });
         let mut server = HttpServer::new(move || {
             App::new()
@@ -142,6 +157,9 @@ impl Application {
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })
+        // Responses written in two parts (a file's headers, then its body) would otherwise
+        // wait for the client's delayed ACK (40 ms) under Nagle's algorithm.
+        .tcp_nodelay(true)
         .listen(listener)?
         .shutdown_timeout(settings.shutdown_timeout.as_secs());
         if settings.http_workers > 0 {

@@ -25,6 +25,29 @@ pub struct ServerConfig {
     /// Wakes the mail worker when a commit queued mail (a no-op when no worker runs, as in
     /// the command-line tools: the mail waits in the outbox for the server).
     pub mail: crate::mail::MailWaker,
+    /// Uploads: their size limit and how long their bodies may take.
+    pub uploads: UploadConfig,
+}
+
+/// Upload settings (`[uploads]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UploadConfig {
+    /// Zulip's `MAX_FILE_UPLOAD_SIZE`, in MiB (default 100): larger files are refused.
+    pub max_file_upload_size_mib: u64,
+    /// Longest time to receive an upload's whole body.
+    pub timeout: Duration,
+    /// Longest silence between two chunks of it.
+    pub idle_timeout: Duration,
+}
+
+impl Default for UploadConfig {
+    fn default() -> Self {
+        UploadConfig {
+            max_file_upload_size_mib: 100,
+            timeout: Duration::from_secs(600),
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -38,6 +61,7 @@ impl Default for ServerConfig {
             push: PushConfig::default(),
             invites: InviteConfig::default(),
             mail: crate::mail::MailWaker::default(),
+            uploads: UploadConfig::default(),
         }
     }
 }

@@ -32,6 +32,8 @@ pub mod registry;
 pub mod secrets;
 pub mod server_info;
 pub mod store;
+pub mod thumbnailer;
+pub mod uploads;
 pub mod validate;
 
 pub use error::{ApiError, ApiResult, ErrorCode};

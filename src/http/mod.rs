@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod body;
 pub mod decode;
+pub mod files;
 pub mod gate;
 pub mod guard;
 pub mod hashing;
@@ -13,3 +14,4 @@ pub mod ratelimit;
 pub mod response;
 pub mod routes;
 pub mod state;
+pub mod upload_body;

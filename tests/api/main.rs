@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
 mod auth;
+mod avatars;
 mod bodies;
 mod browser;
 mod channels;
@@ -26,9 +27,11 @@ mod notices;
 mod params;
 mod personal;
 mod presence;
+mod previews;
 mod profile_fields;
 mod push;
 mod rate_limits;
+mod realm_emoji;
 mod realms;
 mod register_golden;
 mod restart;
@@ -37,4 +40,5 @@ mod server_settings;
 mod settings;
 mod signup;
 mod topics;
+mod uploads;
 mod users;

@@ -9,6 +9,7 @@ use super::model::{EmailVisibility, Role, User, UserGroup};
 use super::state::RealmState;
 use crate::ids::UserId;
 use crate::json_object;
+pub use crate::uploads::names::avatar_path;
 
 /// Options of a user listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,13 +63,24 @@ pub fn format_date_joined(unix_seconds: i64) -> String {
         .unwrap_or_default()
 }
 
-/// The URL of a user's avatar, versioned so clients refetch after a change.
+/// The URL of a user's avatar, versioned so clients refetch after a change: the uploaded
+/// one (`/user_avatars/...`), else the gravatar.
 pub fn avatar_url(user: &User) -> String {
+    if user.avatar_source == "U" {
+        return format!("/user_avatars/{}.png?version={}", avatar_path(user.realm_id, user.id), user.avatar_version);
+    }
     gravatar_url(user, "")
 }
 
 /// The avatar at Zulip's medium size (500 pixels).
 pub fn avatar_url_medium(user: &User) -> String {
+    if user.avatar_source == "U" {
+        return format!(
+            "/user_avatars/{}-medium.png?version={}",
+            avatar_path(user.realm_id, user.id),
+            user.avatar_version
+        );
+    }
     gravatar_url(user, "&s=500")
 }
 

@@ -12,6 +12,8 @@
 
 pub mod actor;
 pub mod alert_words;
+pub mod attachments;
+pub mod avatars;
 pub mod catalog;
 pub mod channels;
 pub mod chat;
@@ -34,11 +36,14 @@ pub mod permissions;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
+pub mod realm_emoji;
+pub mod realm_icon;
 pub mod register;
 pub mod saved_snippets;
 pub mod settings;
 pub mod state;
 pub mod topics;
+pub mod uploads_data;
 pub mod user_data;
 pub mod user_status;
 pub mod users;

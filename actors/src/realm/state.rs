@@ -12,15 +12,16 @@
 use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
-use rusqlite::Connection;
 
 use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, FolderId, GroupId, MessageId, RealmId, UserId};
-use crate::store::{self, StoreResult};
+use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
+
+mod load;
 
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
@@ -47,6 +48,8 @@ pub struct RealmState {
     user_data: UserData,
     /// Invitations and the recent invitation mails (for the daily limit).
     pub(super) invites: Invites,
+    /// Attachments and custom emoji.
+    uploads: UploadsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -88,6 +91,7 @@ impl RealmState {
             last_message_id: MessageId(0),
             user_data: UserData::default(),
             invites: Invites::default(),
+            uploads: UploadsData::default(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -97,53 +101,6 @@ impl RealmState {
             }
         }
         state
-    }
-
-    /// Loads a realm and everything in it.
-    pub fn load(conn: &Connection, realm_id: RealmId) -> StoreResult<Option<RealmState>> {
-        let Some(realm) = store::realms::by_id(conn, realm_id)? else {
-            return Ok(None);
-        };
-        let mut users = store::users::in_realm(conn, realm_id)?;
-        let groups = store::groups::in_realm(conn, realm_id)?;
-        let fields = store::profile_fields::in_realm(conn, realm_id)?;
-        let mut values = store::profile_fields::values_in_realm(conn, realm_id)?;
-        for user in &mut users {
-            if let Some(data) = values.remove(&user.id) {
-                user.profile_data = data;
-            }
-        }
-        let mut state = RealmState::new(realm, users, groups);
-        state.set_profile_fields(fields);
-        for channel in store::channels::in_realm(conn, realm_id)? {
-            state.put_channel(channel);
-        }
-        for sub in store::channels::subscriptions_in_realm(conn, realm_id)? {
-            state.put_subscription(sub);
-        }
-        for channel in store::channels::default_channels(conn, realm_id)? {
-            state.set_default_channel(channel, true);
-        }
-        for folder in store::channels::folders_in_realm(conn, realm_id)? {
-            state.put_folder(folder);
-        }
-        for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
-            state.put_user_topic(topic);
-        }
-        state.channels.first_messages =
-            store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
-        state.last_message_id = store::messages::newest_message_id(conn)?;
-        state.user_data = UserData::load(conn, realm_id)?;
-        state.invites = Invites::load(conn, realm_id)?;
-        Ok(Some(state))
-    }
-
-    /// Loads the realm with this subdomain.
-    pub fn load_by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<RealmState>> {
-        match store::realms::by_subdomain(conn, subdomain)? {
-            Some(realm) => Self::load(conn, realm.id),
-            None => Ok(None),
-        }
     }
 
     /// The realm row.
@@ -445,5 +402,14 @@ impl RealmState {
     /// Users' statuses, alert words and mutes, to change once committed.
     pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
         &mut self.user_data
+    }
+
+    /// Attachments and custom emoji.
+    pub fn uploads(&self) -> &UploadsData {
+        &self.uploads
+    }
+
+    pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
+        &mut self.uploads
     }
 }

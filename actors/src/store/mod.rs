@@ -4,6 +4,7 @@
 //! keys. Writes go through [`Store::write`], which opens a `BEGIN IMMEDIATE` transaction so
 //! that two writers never deadlock on lock upgrades.
 
+pub mod attachments;
 pub mod channels;
 pub mod drafts;
 mod fixes;

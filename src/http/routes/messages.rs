@@ -142,9 +142,9 @@ async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -
         stream_id: params.int("stream_id")?,
         propagate_mode: mode.as_deref().map_or(Ok(PropagateMode::ChangeOne), PropagateMode::parse)?,
     };
-    auth.realm.addr.send(msg).await??;
+    let detached = auth.realm.addr.send(msg).await??;
     let mut data = Map::new();
-    data.insert("detached_uploads".to_owned(), json!([]));
+    data.insert("detached_uploads".to_owned(), json!(detached));
     Ok(params.success(data))
 }
 

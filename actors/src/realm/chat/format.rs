@@ -159,7 +159,8 @@ pub fn message_dict(
     }
     let avatar = sender.map(avatar_url);
     // Clients can compute a gravatar only from an email address they are shown.
-    let computable = sender.is_some_and(|u| u.email_address_visibility == EmailVisibility::Everyone);
+    let computable =
+        sender.is_some_and(|u| u.avatar_source == "G" && u.email_address_visibility == EmailVisibility::Everyone);
     match shape {
         Shape::Fetch { apply_markdown, client_gravatar, .. } => {
             m.insert("avatar_url".into(), if client_gravatar && computable { Value::Null } else { json!(avatar) });

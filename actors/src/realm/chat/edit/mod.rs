@@ -53,7 +53,7 @@ impl PropagateMode {
 
 /// `PATCH /messages/{message_id}`.
 #[derive(Message, Debug, Clone)]
-#[rtype(result = "ApiResult<()>")]
+#[rtype(result = "ApiResult<Vec<serde_json::Value>>")]
 pub struct UpdateMessage {
     pub user_id: UserId,
     pub message_id: MessageId,
@@ -69,16 +69,17 @@ pub struct UpdateMessage {
 }
 
 impl Handler<UpdateMessage> for RealmActor {
-    type Result = ApiResult<()>;
+    type Result = ApiResult<Vec<serde_json::Value>>;
 
     fn handle(&mut self, msg: UpdateMessage, _: &mut Self::Context) -> Self::Result {
         let (old, new) = (msg.send_notification_to_old_thread, msg.send_notification_to_new_thread);
         let change = plan_edit(&self.state, msg, crate::clock::now())?;
-        if let Some(report) = self.commit(change)? {
+        let (report, detached) = self.commit(change)?;
+        if let Some(report) = report {
             let realm_url = self.config.realm_url(&self.state.realm().subdomain);
             let notices = crate::realm::notices::moves::move_notices(&self.state, &realm_url, &report, old, new);
             self.post_notices(notices);
         }
-        Ok(())
+        Ok(detached)
     }
 }

@@ -27,6 +27,7 @@ use crate::realm::chat::send::mentions::{check_mentions, mention_bits, mentioned
 use crate::realm::chat::send::{normalize_content, normalize_topic, stripped_topic};
 use crate::realm::model::{Channel, User};
 use crate::realm::state::RealmState;
+use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, EditedMessage};
 use crate::store::reactions as rows;
@@ -50,6 +51,8 @@ pub struct MessageEdit {
     content: Option<ApiResult<(String, Rendered)>>,
     /// Set by the write.
     done: Option<Edited>,
+    /// The uploads the new content claims and no longer claims, set by the write.
+    claims: Claims,
     /// Set by the write, for a move.
     report: Option<MoveReport>,
 }
@@ -85,7 +88,16 @@ pub fn plan_edit(state: &RealmState, cmd: UpdateMessage, now: i64) -> ApiResult<
         let rendered = render(state, &content);
         Ok((content, rendered))
     });
-    Ok(MessageEdit { state: state.clone(), editor, cmd, now, content, done: None, report: None })
+    Ok(MessageEdit {
+        state: state.clone(),
+        editor,
+        cmd,
+        now,
+        content,
+        done: None,
+        report: None,
+        claims: Claims::default(),
+    })
 }
 
 /// Checks an edit in Zulip's order (`check_update_message`): access, the content
@@ -296,7 +308,9 @@ fn move_report(
 }
 
 impl Change for MessageEdit {
-    type Output = Option<MoveReport>;
+    /// What a move did (for its notices), and Zulip's `detached_uploads`: attachments the
+    /// edit left unclaimed.
+    type Output = (Option<MoveReport>, Vec<Value>);
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         let content = self.content.take();
@@ -313,6 +327,11 @@ impl Change for MessageEdit {
                 changed.push(write_one(state, tx, self.editor, &edit, before, self.now)?);
             }
         }
+        if let (Some((content, _)), Some(sender)) = (&edit.content, state.user(edit.message.sender_id)) {
+            let channel = edit.message.channel_id.and_then(|c| state.channel(c));
+            self.claims = claims::plan_edit(state, sender, &edit.message.content, content, channel);
+            self.claims.write(tx, edit.message.id)?;
+        }
         let new_audience = match rows::message(tx, edit.message.id)? {
             Some(row) => event_recipients(state, tx, &row)?,
             None => Vec::new(),
@@ -322,17 +341,19 @@ impl Change for MessageEdit {
         Ok(())
     }
 
-    fn apply(self, state: &mut RealmState) -> Applied<Option<MoveReport>> {
-        let MessageEdit { state: planned, editor, cmd, now, done, report, .. } = self;
+    fn apply(self, state: &mut RealmState) -> Applied<(Option<MoveReport>, Vec<Value>)> {
+        let MessageEdit { state: planned, editor, cmd, now, done, report, claims, .. } = self;
         // The plan's copy of the state shares its maps with `state`: let go of it first.
         drop(planned);
-        let Some(done) = done else { return Applied::new(None, Vec::new()) };
-        let events = edit_events(state, editor, &done, cmd.propagate_mode, now);
+        let Some(done) = done else { return Applied::new((None, Vec::new()), Vec::new()) };
+        let mut events = edit_events(state, editor, &done, cmd.propagate_mode, now);
+        let detached = claims.detached(state);
+        events.extend(claims.apply(state));
         if let Some(target) = done.edit.target {
             for changed in &done.changed {
                 state.note_channel_message(target, changed.before.id);
             }
         }
-        Applied::new(report, events)
+        Applied::new((report, detached), events)
     }
 }

@@ -107,6 +107,8 @@ pub fn plan_notice(
         may_mention_anyone: true,
         public_audience,
         echo: None,
+        // Notices link no upload.
+        claims: Default::default(),
         id: MessageId(0),
         automatic: None,
     })
