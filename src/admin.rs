@@ -18,8 +18,9 @@ use agora_actors::config::ServerConfig;
 use agora_actors::ids::RealmId;
 use agora_actors::realm::admin::{self, AdminOp, Administer, Offline};
 use agora_actors::realm::model::Role;
+use agora_actors::realm::onboarding::create_member;
 use agora_actors::realm::organization::{create_realm, NewRealm};
-use agora_actors::realm::users::{create_user, CreateUser, CreatedUser, NewUser};
+use agora_actors::realm::users::{CreateUser, CreatedUser, NewUser};
 use agora_actors::realm::RealmState;
 use agora_actors::registry::{CreateRealm, Realms};
 use agora_actors::store::{Store, Synchronous};
@@ -162,7 +163,7 @@ impl AdminRequest {
             Command::CreateUser { subdomain, new } => {
                 let mut state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
                     .ok_or_else(|| unknown_realm(&subdomain))?;
-                let (created, _) = create_user(&mut state, store, config, new, clock::now())?;
+                let created = create_member(&mut state, store, config, new, clock::now())?;
                 Ok(printed(state.realm().id, &created))
             }
             Command::Backup { to } => backup(store, &to),

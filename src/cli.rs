@@ -89,6 +89,25 @@ pub struct SettingsArgs {
     /// This server's secret key at the push notification service
     #[arg(long, env = "AGORA_PUSH_BOUNCER_ORG_KEY", value_name = "KEY", global = true, hide_env_values = true)]
     pub push_bouncer_org_key: Option<String>,
+    /// SMTP server for outgoing mail; without one, mail is written to <data-dir>/outbox/
+    #[arg(long, env = "AGORA_SMTP_HOST", value_name = "HOST", global = true)]
+    pub smtp_host: Option<String>,
+    /// SMTP port [default: 587 with starttls, 465 with tls, 25 with none]
+    #[arg(long, env = "AGORA_SMTP_PORT", value_name = "PORT", global = true)]
+    pub smtp_port: Option<u16>,
+    /// SMTP connection security: starttls, tls or none [default: starttls]
+    #[arg(long, env = "AGORA_SMTP_TLS", value_name = "MODE", global = true,
+          value_parser = crate::settings::mail::parse_tls)]
+    pub smtp_tls: Option<agora_actors::mail::SmtpTls>,
+    /// SMTP user name (the password comes from AGORA_SMTP_PASSWORD or the settings file)
+    #[arg(long, env = "AGORA_SMTP_USERNAME", value_name = "USER", global = true)]
+    pub smtp_username: Option<String>,
+    /// SMTP password
+    #[arg(long = "smtp-password-from-env-only", env = "AGORA_SMTP_PASSWORD", hide = true, global = true)]
+    pub smtp_password: Option<String>,
+    /// Sender address of outgoing mail [default: noreply@<external host>]
+    #[arg(long, env = "AGORA_MAIL_FROM", value_name = "ADDRESS", global = true)]
+    pub mail_from: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -196,6 +215,18 @@ impl SettingsArgs {
                 slot.clone_from(flag);
             }
         }
+        let mail = &mut s.mail;
+        let pick = |slot: &mut Option<String>, v: &Option<String>| {
+            if v.is_some() {
+                slot.clone_from(v);
+            }
+        };
+        pick(&mut mail.smtp_host, &self.smtp_host);
+        pick(&mut mail.smtp_username, &self.smtp_username);
+        pick(&mut mail.smtp_password, &self.smtp_password);
+        pick(&mut mail.from_address, &self.mail_from);
+        mail.smtp_port = self.smtp_port.or(mail.smtp_port);
+        mail.smtp_tls = self.smtp_tls.unwrap_or(mail.smtp_tls);
         s.validate()?;
         Ok(s)
     }

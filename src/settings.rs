@@ -5,16 +5,19 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{PresenceConfig, PushConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig, ServerConfig, UploadConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use agora_actors::store::Synchronous;
 use serde::Deserialize;
 
+pub mod mail;
+
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
 use crate::telemetry::LogFormat;
+use mail::MailOptions;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +69,14 @@ pub struct Settings {
     pub metrics_bind: Option<String>,
     /// SQLite's `synchronous`: what a power loss may take back (see [`Synchronous`]).
     pub synchronous: Synchronous,
+    /// Outgoing mail: SMTP or files, sender, retries.
+    pub mail: MailOptions,
+    /// Invitations: link validity, daily limit, minimum account age, contact address.
+    pub invites: InviteConfig,
+    /// The contact address of invitation mails [default: the sender address].
+    pub support_email: Option<String>,
+    /// Uploads: size limit and body timeouts (`[uploads]`).
+    pub uploads: UploadConfig,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -116,6 +127,10 @@ impl Default for Settings {
             push: PushConfig::default(),
             metrics_bind: None,
             synchronous: Synchronous::Normal,
+            mail: MailOptions::default(),
+            invites: InviteConfig::default(),
+            support_email: None,
+            uploads: UploadConfig::default(),
         }
     }
 }
@@ -129,6 +144,14 @@ impl Settings {
             queues: self.queues,
             presence: self.presence,
             push: self.push.clone(),
+            invites: InviteConfig {
+                support_email: self
+                    .support_email
+                    .clone()
+                    .unwrap_or_else(|| self.mail.from_address(&self.external_host)),
+                ..self.invites.clone()
+            },
+            uploads: self.uploads,
             ..ServerConfig::default()
         }
     }
@@ -138,11 +161,10 @@ impl Settings {
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
         let file: FileSettings =
             toml::from_str(&text).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
-        self.apply(file);
-        Ok(())
+        self.apply(file)
     }
 
-    fn apply(&mut self, f: FileSettings) {
+    fn apply(&mut self, f: FileSettings) -> Result<(), SettingsError> {
         set(&mut self.bind, f.bind);
         set(&mut self.data_dir, f.data_dir);
         set(&mut self.external_host, f.external_host);
@@ -191,6 +213,11 @@ impl Settings {
             set(&mut self.queues.max_reply_events, q.max_reply_events);
             set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
         }
+        if let Some(u) = f.uploads {
+            set(&mut self.uploads.max_file_upload_size_mib, u.max_file_upload_size_mib);
+            set(&mut self.uploads.timeout, u.timeout_secs.map(Duration::from_secs));
+            set(&mut self.uploads.idle_timeout, u.idle_timeout_secs.map(Duration::from_secs));
+        }
         if let Some(p) = f.presence {
             set(&mut self.presence.limit_to_accessible_users, p.limit_to_accessible_users);
             set(&mut self.presence.write_interval, p.write_interval_secs.map(Duration::from_secs));
@@ -207,6 +234,10 @@ impl Settings {
             set(&mut push.poll_interval, p.poll_interval_ms.map(Duration::from_millis));
             set(&mut push.request_timeout, p.request_timeout_secs.map(Duration::from_secs));
         }
+        if let Some(i) = f.invitations {
+            i.apply(&mut self.invites, &mut self.support_email);
+        }
+        f.mail.map_or(Ok(()), |m| m.apply(&mut self.mail))
     }
 
     /// Checks values that would otherwise fail late.
@@ -255,6 +286,7 @@ impl Settings {
         if self.metrics_bind.as_ref().is_some_and(|b| *b == self.bind && !b.ends_with(":0")) {
             return Err(SettingsError("metrics_bind must differ from bind".into()));
         }
+        self.mail.validate()?;
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
         }
@@ -331,6 +363,9 @@ struct FileSettings {
     event_queues: Option<FileQueues>,
     presence: Option<FilePresence>,
     push: Option<FilePush>,
+    mail: Option<mail::FileMail>,
+    invitations: Option<mail::FileInvitations>,
+    uploads: Option<FileUploads>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -344,6 +379,14 @@ struct FilePush {
     max_attempts: Option<u32>,
     poll_interval_ms: Option<u64>,
     request_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileUploads {
+    max_file_upload_size_mib: Option<u64>,
+    timeout_secs: Option<u64>,
+    idle_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -14,11 +14,15 @@ use agora_actors::login::Logins;
 use agora_actors::reader;
 use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
 use agora_actors::store::Store;
+use agora_actors::thumbnailer::Thumbnailer;
+use agora_actors::uploads::signing::Signer;
+use agora_actors::uploads::{LocalStorage, Storage};
 
 use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
 use crate::http::access;
+use crate::http::body::BodyRules;
 use crate::http::gate::{ApiLimits, Limits};
 use crate::http::hashing::HashPool;
 use crate::http::routes;
@@ -42,6 +46,8 @@ pub struct Application {
     push_worker: agora_actors::push::PushWorker,
     /// The metrics endpoint and its port, when `metrics_bind` is set.
     metrics: Option<(Server, u16)>,
+    /// The thread of the mail worker.
+    mail_arbiter: Arbiter,
     /// Held for the process lifetime: one server per data directory.
     _lock: File,
 }
@@ -102,6 +108,7 @@ impl Application {
         )
         .start();
 
+        let mail_arbiter = start_mail_worker(&settings, &store, &config)?;
         let hashing = HashPool::start(settings.hash_pool)?;
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
         let realms = Realms { registry, directory, store: store.clone() };
@@ -110,12 +117,20 @@ impl Application {
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = hashing.run(move || Logins::new(rule, cost)).await?;
         let api = &settings.api_rate_limit;
+        let uploads = settings.uploads;
         let limits = Limits {
             params_body: settings.request_body,
+            upload_body: BodyRules {
+                max_bytes: (uploads.max_file_upload_size_mib as usize).saturating_mul(1 << 20).saturating_add(1 << 20),
+                timeout: uploads.timeout,
+                idle_timeout: uploads.idle_timeout,
+            },
             api: api.enabled.then(|| ApiLimits::new(api.per_user, api.per_ip)),
             trusted_proxies: settings.trusted_proxies.clone(),
         };
 
+        let storage: Arc<dyn Storage> = Arc::new(LocalStorage::open(&settings.data_dir.join("uploads"))?);
+        let thumbnailer = Thumbnailer::start(Arc::clone(&storage), store.clone(), realms.clone());
         let state = web::Data::new(AppState {
             realms: realms.clone(),
             store,
@@ -125,6 +140,9 @@ impl Application {
             hashing: hashing.clone(),
             limits,
             metrics: metrics_listener.is_some(),
+            storage,
+            signer: Signer::random(),
+            thumbnailer,
         });
         let mut server = HttpServer::new(move || {
             App::new()
@@ -133,6 +151,9 @@ impl Application {
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })
+        // Responses written in two parts (a file's headers, then its body) would otherwise
+        // wait for the client's delayed ACK (40 ms) under Nagle's algorithm.
+        .tcp_nodelay(true)
         .listen(listener)?
         .shutdown_timeout(settings.shutdown_timeout.as_secs());
         if settings.http_workers > 0 {
@@ -160,6 +181,7 @@ impl Application {
             hashing,
             push_worker,
             metrics,
+            mail_arbiter,
             _lock: lock,
         })
     }
@@ -226,12 +248,31 @@ impl Application {
         for arbiter in &self.arbiters {
             arbiter.stop();
         }
+        self.mail_arbiter.stop();
         if let Some(path) = &self.admin_socket {
             let _ = std::fs::remove_file(path);
         }
         tracing::info!("server stopped");
         result
     }
+}
+
+/// Starts the mail worker on a thread of its own: it drains the outbox (mail left from a
+/// previous run first) whenever a realm actor wakes it or a retry falls due.
+fn start_mail_worker(
+    settings: &Settings,
+    store: &Store,
+    config: &agora_actors::config::ServerConfig,
+) -> Result<Arbiter, StartupError> {
+    let worker = settings.mail.worker_settings(&settings.data_dir, &settings.external_host);
+    let arbiter = Arbiter::new();
+    let (store, waker) = (store.clone(), config.mail.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    arbiter.spawn_fn(move || {
+        let _ = tx.send(agora_actors::mail::spawn_worker(store, worker, waker));
+    });
+    rx.recv().map_err(|e| e.to_string())??;
+    Ok(arbiter)
 }
 
 /// Resolves on SIGINT or SIGTERM.

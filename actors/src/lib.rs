@@ -20,6 +20,7 @@ pub mod error;
 pub mod events;
 pub mod ids;
 pub mod login;
+pub mod mail;
 pub mod mailbox;
 pub mod markdown;
 pub mod presence;
@@ -33,6 +34,8 @@ pub mod secrets;
 pub mod server_info;
 pub mod stats;
 pub mod store;
+pub mod thumbnailer;
+pub mod uploads;
 pub mod validate;
 
 pub use error::{ApiError, ApiResult, ErrorCode};

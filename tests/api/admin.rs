@@ -125,7 +125,9 @@ async fn commands_on_a_running_server_go_through_the_realm_actor() {
         ),
         (&json!(""), &json!(2), &json!(1), &json!(0), &json!(0))
     );
-    assert_eq!(stats["database"]["tables"]["users"], 2);
+    // Bob, the owner and the system bots.
+    assert!(stats["database"]["tables"]["users"].as_i64().unwrap() >= 2);
+    assert!(stats["database"]["tables"]["messages"].is_i64());
     assert!(stats["database"]["bytes"].as_u64().unwrap() > 0);
     assert_eq!(stats["uploads"], json!({"files": 0, "bytes": 0}));
 

@@ -12,20 +12,24 @@
 use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
-use rusqlite::Connection;
 
+use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, FolderId, GroupId, MessageId, RealmId, UserId};
-use crate::store::{self, StoreResult};
+use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
+
+mod load;
 
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
 pub struct RealmState {
     realm: Arc<Realm>,
     users: OrdMap<UserId, Arc<User>>,
+    /// The system bots: found by id, but not among [`RealmState::users`].
+    pub(super) system_bots: OrdMap<UserId, Arc<User>>,
     /// Lower-cased delivery email -> user.
     by_delivery_email: HashMap<String, UserId>,
     /// Lower-cased API email -> user.
@@ -42,6 +46,10 @@ pub struct RealmState {
     last_message_id: MessageId,
     /// Users' statuses, alert words and mutes.
     user_data: UserData,
+    /// Invitations and the recent invitation mails (for the daily limit).
+    pub(super) invites: Invites,
+    /// Attachments and custom emoji.
+    uploads: UploadsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -73,6 +81,7 @@ impl RealmState {
         let mut state = RealmState {
             realm: Arc::new(realm),
             users: OrdMap::new(),
+            system_bots: OrdMap::new(),
             by_delivery_email: HashMap::new(),
             by_api_email: HashMap::new(),
             system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
@@ -81,57 +90,17 @@ impl RealmState {
             channels: Channels::default(),
             last_message_id: MessageId(0),
             user_data: UserData::default(),
+            invites: Invites::default(),
+            uploads: UploadsData::default(),
         };
         for user in users {
-            state.put_user(user);
-        }
-        state
-    }
-
-    /// Loads a realm and everything in it.
-    pub fn load(conn: &Connection, realm_id: RealmId) -> StoreResult<Option<RealmState>> {
-        let Some(realm) = store::realms::by_id(conn, realm_id)? else {
-            return Ok(None);
-        };
-        let mut users = store::users::in_realm(conn, realm_id)?;
-        let groups = store::groups::in_realm(conn, realm_id)?;
-        let fields = store::profile_fields::in_realm(conn, realm_id)?;
-        let mut values = store::profile_fields::values_in_realm(conn, realm_id)?;
-        for user in &mut users {
-            if let Some(data) = values.remove(&user.id) {
-                user.profile_data = data;
+            if user.is_system_bot() {
+                state.system_bots.insert(user.id, Arc::new(user));
+            } else {
+                state.put_user(user);
             }
         }
-        let mut state = RealmState::new(realm, users, groups);
-        state.set_profile_fields(fields);
-        for channel in store::channels::in_realm(conn, realm_id)? {
-            state.put_channel(channel);
-        }
-        for sub in store::channels::subscriptions_in_realm(conn, realm_id)? {
-            state.put_subscription(sub);
-        }
-        for channel in store::channels::default_channels(conn, realm_id)? {
-            state.set_default_channel(channel, true);
-        }
-        for folder in store::channels::folders_in_realm(conn, realm_id)? {
-            state.put_folder(folder);
-        }
-        for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
-            state.put_user_topic(topic);
-        }
-        state.channels.first_messages =
-            store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
-        state.last_message_id = store::messages::newest_message_id(conn)?;
-        state.user_data = UserData::load(conn, realm_id)?;
-        Ok(Some(state))
-    }
-
-    /// Loads the realm with this subdomain.
-    pub fn load_by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<RealmState>> {
-        match store::realms::by_subdomain(conn, subdomain)? {
-            Some(realm) => Self::load(conn, realm.id),
-            None => Ok(None),
-        }
+        state
     }
 
     /// The realm row.
@@ -139,9 +108,9 @@ impl RealmState {
         &self.realm
     }
 
-    /// A user of this realm.
+    /// A user of this realm, or one of its system bots.
     pub fn user(&self, id: UserId) -> Option<&User> {
-        self.users.get(&id).map(|u| &**u)
+        self.users.get(&id).or_else(|| self.system_bots.get(&id)).map(|u| &**u)
     }
 
     /// A user of this realm, or Zulip's "No such user".
@@ -178,8 +147,9 @@ impl RealmState {
     /// real one, or the API address (`user<ID>@<domain>`) another account goes by, which
     /// must stay unique too.
     pub fn email_taken(&self, email: &str, except: Option<UserId>) -> bool {
-        let other = |u: &User| Some(u.id) != except;
-        self.user_by_delivery_email(email).is_some_and(other) || self.user_by_api_email(email).is_some_and(other)
+        let o = |u: &User| Some(u.id) != except;
+        let own = self.user_by_delivery_email(email).is_some_and(o) || self.user_by_api_email(email).is_some_and(o);
+        own || self.system_bot(email).is_some()
     }
 
     /// A group of this realm.
@@ -432,5 +402,14 @@ impl RealmState {
     /// Users' statuses, alert words and mutes, to change once committed.
     pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
         &mut self.user_data
+    }
+
+    /// Attachments and custom emoji.
+    pub fn uploads(&self) -> &UploadsData {
+        &self.uploads
+    }
+
+    pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
+        &mut self.uploads
     }
 }

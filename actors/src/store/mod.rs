@@ -4,14 +4,17 @@
 //! the operator asks for `FULL`), a busy timeout and foreign keys. Writes go through [`Store::write`], which opens a `BEGIN IMMEDIATE` transaction so
 //! that two writers never deadlock on lock upgrades.
 
+pub mod attachments;
 pub mod backup;
 pub mod channels;
 pub mod drafts;
 mod fixes;
 pub mod groups;
+pub mod invites;
 pub mod messages;
 mod migrate;
 pub mod narrow;
+pub mod outbox;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;

@@ -57,26 +57,6 @@ pub struct SetUserActive {
     pub active: bool,
 }
 
-impl Handler<CreateUser> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
-
-    fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        let change = create::plan_create_user(&self.state, &self.config, &msg.0, clock::now())?;
-        self.commit(change)
-    }
-}
-
-impl Handler<CreateUserAs> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
-
-    fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
-        let acting = self.viewer(msg.acting)?;
-        let (new, weak) = (&msg.new, msg.password_too_weak);
-        let change = create::plan_create_user_as(&self.state, &self.config, acting, new, weak, clock::now())?;
-        self.commit(change)
-    }
-}
-
 impl Handler<RegenerateApiKey> for RealmActor {
     type Result = ApiResult<String>;
 
