@@ -37,7 +37,7 @@ pub enum OpsCommand {
     ResetApiKey(UserArgs),
     /// Change organization settings, as PATCH /realm does (--set NAME=VALUE, repeated)
     SetRealmSettings(RealmSettingsArgs),
-    /// Create a reusable invitation link
+    /// Create a reusable invitation link; prints its id and the link
     CreateInviteLink(InviteLinkArgs),
     /// Revoke a reusable invitation link
     RevokeInviteLink(RevokeInviteLinkArgs),
@@ -116,9 +116,15 @@ pub struct InviteLinkArgs {
     /// A channel (name or id) they are subscribed to; repeat for more
     #[arg(long = "channel", value_name = "CHANNEL")]
     pub channels: Vec<String>,
-    /// Minutes until the link expires [default: never]
+    /// Subscribe them to the organization's default channels too
     #[arg(long)]
+    pub include_default_channels: bool,
+    /// Minutes until the link expires [default: the invitation validity, 10 days]
+    #[arg(long, conflicts_with = "never_expires")]
     pub expires_in_minutes: Option<i64>,
+    /// The link never expires
+    #[arg(long)]
+    pub never_expires: bool,
 }
 
 #[derive(Debug, Args)]
@@ -126,7 +132,7 @@ pub struct RevokeInviteLinkArgs {
     /// Subdomain of the organization; "" for the root domain
     #[arg(long)]
     pub subdomain: String,
-    /// The link's invitation id
+    /// The link's invitation id (create-invite-link prints it; GET /invites lists them)
     #[arg(long)]
     pub id: i64,
 }
@@ -173,7 +179,9 @@ pub fn run(settings: &Settings, command: OpsCommand) -> Result<(), StartupError>
             AdminOp::CreateInviteLink {
                 role: args.role.as_i64(),
                 channels: args.channels,
+                include_default_channels: args.include_default_channels,
                 expires_in_minutes: args.expires_in_minutes,
+                never_expires: args.never_expires,
             },
         ),
         OpsCommand::RevokeInviteLink(RevokeInviteLinkArgs { subdomain, id }) => {

@@ -141,12 +141,29 @@ async fn commands_on_a_running_server_go_through_the_realm_actor() {
         ),
         (&["set-realm-settings", "--subdomain", "", "--set", "colour=blue"], "Unknown organization setting: colour"),
         (&["create-invite-link", "--subdomain", "", "--channel", "nowhere"], "Invalid channel: nowhere"),
-        (&["create-invite-link", "--subdomain", ""], "Invitation links are not available in this build"),
-        (&["revoke-invite-link", "--subdomain", "", "--id", "1"], "Invitation links are not available in this build"),
+        (&["revoke-invite-link", "--subdomain", "", "--id", "999"], "No such invitation"),
     ] {
         let reason_got = failed(&agora(&dir, args).await);
         assert!(reason_got.contains(reason), "{args:?}: {reason_got}");
     }
+    // A reusable invitation link, made in an owner's name, listed by the API, then revoked.
+    let mut invites = Watch::new(&app, &app.owner, r#"["invites_changed"]"#).await;
+    let out = run(&dir, &["create-invite-link", "--subdomain", "", "--role", "guest", "--never-expires"]).await;
+    let (id, link) = (out["invite_id"].as_i64().unwrap(), out["link"].as_str().unwrap().to_owned());
+    assert_eq!(out, json!({"invite_id": id, "link": link, "expires_in_minutes": null}));
+    assert!(link.starts_with("http://agora.test/join/"), "{link}");
+    let (_, listed) = json(app.as_user(&app.owner, Method::GET, "/invites").send().await.unwrap()).await;
+    let listed = &listed["invites"][0];
+    assert_eq!((&listed["id"], &listed["link_url"], &listed["invited_as"]), (&json!(id), &json!(link), &json!(600)));
+    assert_eq!(listed["invited_by_user_id"], app.owner.user_id);
+    let out = run(&dir, &["create-invite-link", "--subdomain", "", "--expires-in-minutes", "60"]).await;
+    assert_eq!(out["expires_in_minutes"], 60);
+    let out = run(&dir, &["revoke-invite-link", "--subdomain", "", "--id", &id.to_string()]).await;
+    assert_eq!(out, json!({"invite_id": id, "revoked": true}));
+    let again = failed(&agora(&dir, &["revoke-invite-link", "--subdomain", "", "--id", &id.to_string()]).await);
+    assert!(again.contains("Invitation has already been revoked"), "{again}");
+    assert_eq!(invites.events(&app).await, vec![json!({"type": "invites_changed"}); 3]);
+
     // Malformed arguments: exit 2, as every usage error.
     let out = agora(&dir, &["set-realm-settings", "--subdomain", "", "--set", "name"]).await;
     assert_eq!(out.status.code(), Some(2));
@@ -173,6 +190,7 @@ async fn commands_without_a_server_change_what_the_next_one_serves() {
     let key = run(&dir, &["reset-api-key", "--subdomain", "", "--user", "bob@agora.test"]).await;
     let password = run(&dir, &["reset-password", "--subdomain", "", "--user", "bob@agora.test"]).await;
     run(&dir, &["set-realm-settings", "--subdomain", "", "--set", "name=Offline Edit"]).await;
+    let link = run(&dir, &["create-invite-link", "--subdomain", "", "--role", "moderator"]).await;
     let stats = run(&dir, &["stats"]).await;
     assert_eq!(
         (&stats["server_running"], &stats["realms"], &stats["saved_event_queues"]),
@@ -189,6 +207,11 @@ async fn commands_without_a_server_change_what_the_next_one_serves() {
     assert_eq!(login(&app, "bob@agora.test", password["password"].as_str().unwrap()).await, 200);
     let (_, settings) = json(app.request(Method::GET, "/server_settings").send().await.unwrap()).await;
     assert_eq!(settings["realm_name"], "Offline Edit");
+    let (_, invites) = json(app.as_user(&owner, Method::GET, "/invites").send().await.unwrap()).await;
+    assert_eq!(invites["invites"][0]["id"], link["invite_id"]);
+    // The command printed the link with its own settings' host (the default here).
+    let key = |l: &Value| l.as_str().unwrap().rsplit("/join/").next().unwrap().to_owned();
+    assert_eq!(key(&invites["invites"][0]["link_url"]), key(&link["link"]));
     app.stop().await;
     drop(tmp);
 }

@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 use super::Committer;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};
+use crate::realm::invites::links::{plan_link, plan_revoke_link};
+use crate::realm::invites::InviteRequest;
 use crate::realm::model::{Role, User};
 use crate::realm::settings::organization::{plan_realm_settings, realm_group_settings, realm_settings, wire, Wire};
 use crate::realm::settings::SettingValue;
@@ -37,8 +39,15 @@ pub enum AdminOp {
     /// anonymous group's JSON).
     UpdateSettings { settings: Vec<(String, String)> },
     /// A reusable invitation link for new users of `role`, subscribed to `channels` (names
-    /// or ids), expiring after `expires_in_minutes` (never without it).
-    CreateInviteLink { role: i64, channels: Vec<String>, expires_in_minutes: Option<i64> },
+    /// or ids) and, with `include_default_channels`, to the default channels; expiring
+    /// after `expires_in_minutes` (the server's invitation validity without it), or never.
+    CreateInviteLink {
+        role: i64,
+        channels: Vec<String>,
+        include_default_channels: bool,
+        expires_in_minutes: Option<i64>,
+        never_expires: bool,
+    },
     /// Revokes a reusable invitation link.
     RevokeInviteLink { id: i64 },
 }
@@ -86,23 +95,34 @@ pub fn execute(c: &mut impl Committer, op: AdminOp, now: i64) -> ApiResult<Value
             let changed = c.commit(change)?;
             Ok(json!({"realm_id": c.state().realm().id, "changed": changed}))
         }
-        AdminOp::CreateInviteLink { role, channels, expires_in_minutes } => {
-            check_invite_link(c.state(), role, &channels, expires_in_minutes)?;
-            Err(invitations_unavailable())
+        AdminOp::CreateInviteLink { role, channels, include_default_channels, expires_in_minutes, never_expires } => {
+            let (owner, invite_as, stream_ids) = check_invite_link(c.state(), role, &channels, expires_in_minutes)?;
+            let expires_in_minutes =
+                (!never_expires).then(|| expires_in_minutes.unwrap_or(c.config().invites.validity_minutes));
+            let request = InviteRequest {
+                emails_raw: String::new(),
+                expires_in_minutes,
+                invite_as,
+                stream_ids: stream_ids.iter().map(|id| id.0).collect(),
+                group_ids: None,
+                include_realm_default_subscriptions: include_default_channels,
+                notify_referrer_on_join: false,
+                welcome_message_custom_text: None,
+            };
+            let change = plan_link(c.state(), c.config(), owner, &request, now)?;
+            let link = c.commit(change)?;
+            // The link ends with its key: `.../join/<key>/`.
+            let key = link.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+            let invite = c.state().invites().by_key(key).map(|i| i.id);
+            Ok(json!({"invite_id": invite, "link": link, "expires_in_minutes": expires_in_minutes}))
         }
         AdminOp::RevokeInviteLink { id } => {
-            if id <= 0 {
-                return Err(ApiError::bad_request("No such invitation"));
-            }
-            Err(invitations_unavailable())
+            let owner = first_owner(c.state())?;
+            let change = plan_revoke_link(c.state(), owner, id)?;
+            c.commit(change)?;
+            Ok(json!({"invite_id": id, "revoked": true}))
         }
     }
-}
-
-/// Invitations are another branch's work: until it is merged, the commands check what
-/// they can and stop here.
-fn invitations_unavailable() -> ApiError {
-    ApiError::bad_request("Invitation links are not available in this build (they come with invitations)")
 }
 
 /// The name a role is shown and given by.
@@ -184,8 +204,9 @@ fn decode_settings(
     Ok((settings, groups))
 }
 
-/// What an invitation link needs, checked without storage: a role, channels that exist,
-/// a positive lifetime and an owner to invite in the organization's name.
+/// What an invitation link needs before the invitations' own checks: a role, channels
+/// that exist (by name or id), a positive lifetime, and an owner to invite in the
+/// organization's name.
 fn check_invite_link(
     state: &RealmState,
     role: i64,

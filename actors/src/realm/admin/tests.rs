@@ -209,19 +209,32 @@ fn organization_settings_are_decoded_as_patch_realm_decodes_them() {
 }
 
 #[test]
-fn invitation_links_are_checked_then_wait_for_invitations() {
+fn invitation_links_through_the_invitations_plans() {
     let mut m = acme();
     m.state.put_channel(fixture_tests::channel(ChannelId(7), "general", false, true));
-    let link = |role: i64, channels: &[&str], expires: Option<i64>| AdminOp::CreateInviteLink {
+    let link = |role: i64, channels: &[&str], expires: Option<i64>, never: bool| AdminOp::CreateInviteLink {
         role,
         channels: channels.iter().map(|c| c.to_string()).collect(),
+        include_default_channels: false,
         expires_in_minutes: expires,
+        never_expires: never,
     };
-    assert_eq!(refused(&mut m, link(250, &[], None)), "Invalid role 250");
-    assert_eq!(refused(&mut m, link(400, &["nowhere"], None)), "Invalid channel: nowhere");
-    assert_eq!(refused(&mut m, link(400, &["general"], Some(0))), "expires_in_minutes must be positive");
-    let unavailable = "Invitation links are not available in this build (they come with invitations)";
-    assert_eq!(refused(&mut m, link(400, &["General", "7"], Some(60))), unavailable);
-    assert_eq!(refused(&mut m, AdminOp::RevokeInviteLink { id: 0 }), "No such invitation");
-    assert_eq!(refused(&mut m, AdminOp::RevokeInviteLink { id: 3 }), unavailable);
+    assert_eq!(refused(&mut m, link(250, &[], None, false)), "Invalid role 250");
+    assert_eq!(refused(&mut m, link(400, &["nowhere"], None, false)), "Invalid channel: nowhere");
+    assert_eq!(refused(&mut m, link(400, &["general"], Some(0), false)), "expires_in_minutes must be positive");
+    assert!(m.events.is_empty());
+
+    // The server's validity by default; the link names the organization.
+    let out = run(&mut m, link(400, &["General", "7"], None, false)).unwrap();
+    let url = out["link"].as_str().unwrap();
+    assert!(url.starts_with("http://acme.localhost:9991/join/") && url.ends_with('/'), "{url}");
+    assert_eq!(out["expires_in_minutes"], m.config.invites.validity_minutes);
+    let key = url.trim_end_matches('/').rsplit('/').next().unwrap();
+    let invite = m.state.invites().by_key(key).unwrap();
+    assert_eq!((invite.multiuse, invite.referred_by), (true, UserId(1)));
+    assert_eq!(bodies(&m), vec![json!({"type": "invites_changed"})]);
+    let out = run(&mut m, link(300, &[], None, true)).unwrap();
+    assert_eq!(out["expires_in_minutes"], Value::Null);
+
+    assert_eq!(refused(&mut m, AdminOp::RevokeInviteLink { id: 99 }), "No such invitation");
 }
