@@ -65,6 +65,8 @@ fn describe() {
         "Write transactions, from BEGIN IMMEDIATE (waiting for the write lock included) to the end of COMMIT."
     );
     describe_counter!("agora_events_delivered_total", "Events handed to clients in GET /events replies.");
+    describe_counter!("agora_uploads_total", "Files uploaded (POST /user_uploads).");
+    describe_counter!("agora_upload_bytes_total", Unit::Bytes, "Bytes of the files uploaded.");
     describe_gauge!("agora_realms_running", "Organizations whose actor is running.");
     describe_gauge!("agora_active_users", "Active accounts of the running organizations.");
     describe_gauge!("agora_event_queues", "Open event queues.");

@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::cli::{agora, printed};
 use crate::helpers::{json, post, spawn_app, spawn_app_at, Creds, TestApp};
+use crate::uploads::{fetch_file, uploaded};
 
 /// Sends direct messages from `from` to `to` until told to stop, reporting each
 /// acknowledged one (its id and content).
@@ -75,9 +76,7 @@ async fn a_backup_under_load_restores_every_acknowledged_message() {
     let bob = app.create_user("", "bob@agora.test", "Bob Builder", 400).await;
     let carol = app.create_user("", "carol@agora.test", "Carol Chen", 400).await;
     // An uploaded file, and a half-written one that stays out of the archive.
-    std::fs::create_dir_all(app.data_dir.join("uploads/1/ab")).unwrap();
-    std::fs::create_dir_all(app.data_dir.join("uploads/tmp")).unwrap();
-    std::fs::write(app.data_dir.join("uploads/1/ab/notes.txt"), "uploaded bytes").unwrap();
+    let url = uploaded(&app, &bob, "notes.txt", b"uploaded bytes").await;
     std::fs::write(app.data_dir.join("uploads/tmp/partial"), "half").unwrap();
 
     let (ack_tx, mut acks) = mpsc::unbounded_channel();
@@ -114,6 +113,8 @@ async fn a_backup_under_load_restores_every_acknowledged_message() {
     }
     assert_eq!(summary["archive"], archive.to_str().unwrap());
     assert_eq!((summary["upload_files"].as_u64(), summary["upload_bytes"].as_u64()), (Some(1), Some(14)));
+    // Its path in the archive is its path id.
+    let path_id = url.strip_prefix("/user_uploads/").unwrap().to_owned();
     assert!(summary["schema_version"].as_i64().unwrap() > 0);
     let owner = app.owner.clone();
     app.stop().await;
@@ -123,7 +124,7 @@ async fn a_backup_under_load_restores_every_acknowledged_message() {
     let restored = printed(&restore(&archive, &restored_dir).await);
     assert_eq!(restored["data_dir"], restored_dir.to_str().unwrap());
     assert_eq!(restored["upload_files"], 1);
-    assert_eq!(std::fs::read_to_string(restored_dir.join("uploads/1/ab/notes.txt")).unwrap(), "uploaded bytes");
+    assert_eq!(std::fs::read_to_string(restored_dir.join("uploads").join(&path_id)).unwrap(), "uploaded bytes");
     assert!(!restored_dir.join("uploads/tmp").exists());
     // A second restore into the same directory is refused: it is not empty.
     let again = restore(&archive, &restored_dir).await;
@@ -136,6 +137,10 @@ async fn a_backup_under_load_restores_every_acknowledged_message() {
     for (id, content) in &acked_before {
         assert_eq!(seen.get(id), Some(content), "message {id} acknowledged before the backup is missing");
     }
+    // The restored server serves the upload.
+    let file = fetch_file(&app, Some(&bob), &url).await;
+    assert_eq!(file.status(), 200);
+    assert_eq!(file.text().await.unwrap(), "uploaded bytes");
     // The restored server takes new messages after the restored ones.
     let (status, body) = json(
         post(&app, &bob, "/messages", &[("type", "direct"), ("to", &carol.user_id.to_string()), ("content", "after")])

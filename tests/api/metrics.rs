@@ -101,6 +101,13 @@ async fn the_endpoint_shows_the_figures_moving() {
         r#"agora_http_request_duration_seconds_bucket{method="POST",route="/api/v1/messages",status="200",le="0.005"}"#
     ));
 
+    // Uploads are counted with their bytes.
+    let before = sample(&text, "agora_upload_bytes_total").unwrap_or(0.0);
+    crate::uploads::uploaded(&app, &owner, "n.txt", b"12345").await;
+    let text = scrape(&client, metrics).await;
+    assert!(sample(&text, "agora_uploads_total").unwrap() >= 1.0);
+    assert!(sample(&text, "agora_upload_bytes_total").unwrap() >= before + 5.0);
+
     // Presence pings show in the presence figures.
     let ping = app.as_user(&owner, Method::POST, "/users/me/presence").form(&[("status", "active")]);
     assert_eq!(ping.send().await.unwrap().status(), 200);
