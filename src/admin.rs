@@ -231,7 +231,7 @@ pub fn serve(data_dir: &Path, realms: Realms) -> Option<PathBuf> {
     let listener = match tokio::net::UnixListener::bind(&path) {
         Ok(listener) => listener,
         Err(e) => {
-            tracing::warn!(path = %path.display(), error = %e, "admin socket unavailable; agora create-* will fail while the server runs");
+            tracing::warn!(path = %path.display(), error = %e, "admin socket unavailable; administration commands will fail while the server runs");
             return None;
         }
     };

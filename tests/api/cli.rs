@@ -50,7 +50,31 @@ async fn help_documents_every_command() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
-    for word in ["serve", "create-realm", "create-user", "--data-dir", "--bind", "--external-host", "--config"] {
+    for word in [
+        "serve",
+        "create-realm",
+        "create-user",
+        "backup",
+        "restore",
+        "list-realms",
+        "list-users",
+        "change-role",
+        "deactivate-user",
+        "reactivate-user",
+        "reset-password",
+        "reset-api-key",
+        "set-realm-settings",
+        "create-invite-link",
+        "revoke-invite-link",
+        "stats",
+        "--data-dir",
+        "--bind",
+        "--external-host",
+        "--config",
+        "--metrics-bind",
+        "--synchronous",
+        "--log-format",
+    ] {
         assert!(help.contains(word), "--help lacks {word}:\n{help}");
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).args(["create-user", "--help"]).output().unwrap();
