@@ -9,12 +9,14 @@ use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
+use agora_actors::store::Synchronous;
 use serde::Deserialize;
 
 pub mod mail;
 
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
+use crate::telemetry::LogFormat;
 use mail::MailOptions;
 
 /// Everything the server needs to start.
@@ -31,6 +33,8 @@ pub struct Settings {
     pub external_scheme: String,
     /// Log filter in `tracing` syntax (`info`, `agora=debug,actix_web=warn`, ...).
     pub log: String,
+    /// Text lines, or JSON objects for log collectors.
+    pub log_format: LogFormat,
     /// HTTP worker threads; 0 means one per CPU.
     pub http_workers: usize,
     /// Threads the realm actors run on; 0 means half the CPUs (at least one).
@@ -61,6 +65,10 @@ pub struct Settings {
     pub presence: PresenceConfig,
     /// Mobile push notifications: the bouncer and this server's credentials there, retries.
     pub push: PushConfig,
+    /// Address of the Prometheus metrics endpoint (`/metrics`); `None`: no metrics.
+    pub metrics_bind: Option<String>,
+    /// SQLite's `synchronous`: what a power loss may take back (see [`Synchronous`]).
+    pub synchronous: Synchronous,
     /// Outgoing mail: SMTP or files, sender, retries.
     pub mail: MailOptions,
     /// Invitations: link validity, daily limit, minimum account age, contact address.
@@ -102,6 +110,7 @@ impl Default for Settings {
             external_host: "localhost:9991".into(),
             external_scheme: "http".into(),
             log: "info".into(),
+            log_format: LogFormat::Text,
             http_workers: 0,
             actor_threads: 0,
             reader_threads: 0,
@@ -116,6 +125,8 @@ impl Default for Settings {
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
+            metrics_bind: None,
+            synchronous: Synchronous::Normal,
             mail: MailOptions::default(),
             invites: InviteConfig::default(),
             support_email: None,
@@ -159,9 +170,12 @@ impl Settings {
         set(&mut self.external_host, f.external_host);
         set(&mut self.external_scheme, f.external_scheme);
         set(&mut self.log, f.log);
+        set(&mut self.log_format, f.log_format);
         set(&mut self.http_workers, f.http_workers);
         set(&mut self.actor_threads, f.actor_threads);
         set(&mut self.reader_threads, f.reader_threads);
+        set(&mut self.metrics_bind, f.metrics_bind.map(Some));
+        set(&mut self.synchronous, f.synchronous);
         if let Some(cost) = f.password_hash {
             set(&mut self.password_hash.memory_kib, cost.memory_kib);
             set(&mut self.password_hash.iterations, cost.iterations);
@@ -269,6 +283,9 @@ impl Settings {
             return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
         self.validate_push()?;
+        if self.metrics_bind.as_ref().is_some_and(|b| *b == self.bind && !b.ends_with(":0")) {
+            return Err(SettingsError("metrics_bind must differ from bind".into()));
+        }
         self.mail.validate()?;
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
@@ -331,9 +348,12 @@ struct FileSettings {
     external_host: Option<String>,
     external_scheme: Option<String>,
     log: Option<String>,
+    log_format: Option<LogFormat>,
     http_workers: Option<usize>,
     actor_threads: Option<usize>,
     reader_threads: Option<usize>,
+    metrics_bind: Option<String>,
+    synchronous: Option<Synchronous>,
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
     api_rate_limit: Option<FileApiRateLimit>,

@@ -5,10 +5,10 @@ use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use actix::prelude::*;
-use actix_web::dev::{Server, ServerHandle, Service};
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
 use agora_actors::reader;
@@ -21,6 +21,7 @@ use agora_actors::uploads::{LocalStorage, Storage};
 use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
+use crate::http::access;
 use crate::http::body::BodyRules;
 use crate::http::gate::{ApiLimits, Limits};
 use crate::http::hashing::HashPool;
@@ -43,6 +44,8 @@ pub struct Application {
     hashing: HashPool,
     /// Sends the push outbox to the bouncer, on a thread of its own.
     push_worker: agora_actors::push::PushWorker,
+    /// The metrics endpoint and its port, when `metrics_bind` is set.
+    metrics: Option<(Server, u16)>,
     /// The thread of the mail worker.
     mail_arbiter: Arbiter,
     /// Held for the process lifetime: one server per data directory.
@@ -82,7 +85,15 @@ impl Application {
         // Bind before changing anything, so a taken port leaves nothing behind.
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
-        let store = Store::open(&settings.data_dir)?;
+        let metrics_listener = match &settings.metrics_bind {
+            Some(bind) => {
+                let listener = TcpListener::bind(bind).map_err(|e| format!("metrics_bind {bind}: {e}"))?;
+                Some((listener, crate::metrics::recorder()?))
+            }
+            None => None,
+        };
+        let store = Store::open_with(&settings.data_dir, settings.synchronous)?;
+        tracing::info!(synchronous = ?settings.synchronous, "database opened");
         let config = Arc::new(settings.server_config());
 
         let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
@@ -100,7 +111,7 @@ impl Application {
         let mail_arbiter = start_mail_worker(&settings, &store, &config)?;
         let hashing = HashPool::start(settings.hash_pool)?;
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
-        let realms = Realms { registry, directory };
+        let realms = Realms { registry, directory, store: store.clone() };
         let push_worker = agora_actors::push::PushWorker::start(store.clone(), realms.clone(), Arc::clone(&config))?;
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
@@ -128,6 +139,7 @@ impl Application {
             password_cost: cost,
             hashing: hashing.clone(),
             limits,
+            metrics: metrics_listener.is_some(),
             storage,
             signer: Signer::random(),
             thumbnailer,
@@ -135,25 +147,7 @@ impl Application {
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .wrap_fn(|req, srv| {
-                    // Only copy what the access log needs when it is on.
-                    let logged = tracing::enabled!(target: "agora::access", tracing::Level::INFO)
-                        .then(|| (Instant::now(), req.method().clone(), req.path().to_owned()));
-                    let response = srv.call(req);
-                    async move {
-                        let response = response.await?;
-                        if let Some((start, method, path)) = logged {
-                            tracing::info!(
-                                target: "agora::access",
-                                %method,
-                                %path,
-                                status = response.status().as_u16(),
-                                micros = start.elapsed().as_micros() as u64,
-                            );
-                        }
-                        Ok(response)
-                    }
-                })
+                .wrap(from_fn(access::log))
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })
@@ -168,6 +162,13 @@ impl Application {
         // Signals are ours: event queues must be saved before the HTTP server waits for the
         // requests in flight, long-polls included.
         server = server.disable_signals();
+        let metrics = match metrics_listener {
+            Some((listener, handle)) => {
+                let metrics_port = listener.local_addr()?.port();
+                Some((crate::metrics::serve(listener, handle, realms.clone())?, metrics_port))
+            }
+            None => None,
+        };
         let handle_signals = settings.handle_signals;
         Ok(Application {
             server: server.run(),
@@ -179,6 +180,7 @@ impl Application {
             handle_signals,
             hashing,
             push_worker,
+            metrics,
             mail_arbiter,
             _lock: lock,
         })
@@ -192,6 +194,11 @@ impl Application {
     /// A handle that stops the server (gracefully or not).
     pub fn handle(&self) -> ShutdownHandle {
         ShutdownHandle { realms: self.realms.clone(), server: self.server.handle() }
+    }
+
+    /// The metrics endpoint's port, when it is on.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(_, port)| *port)
     }
 
     /// What was created on an empty data directory, if anything.
@@ -224,7 +231,15 @@ impl Application {
                 handle.stop(true).await;
             });
         }
+        let metrics = self.metrics.map(|(server, _)| {
+            let handle = server.handle();
+            actix_web::rt::spawn(server);
+            handle
+        });
         let result = self.server.await;
+        if let Some(metrics) = metrics {
+            metrics.stop(false).await;
+        }
         // After a graceful stop the realms are already stopped; otherwise queues are lost.
         let _ = self.realms.registry.send(StopAll { save_queues: false }).await;
         // Its jobs stay in the outbox for the next start.

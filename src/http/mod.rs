@@ -1,6 +1,7 @@
 //! The HTTP layer: gates, extractors, parameter decoding, envelopes and routes. Handlers
 //! here only authenticate, decode parameters, send one message and render the reply.
 
+pub mod access;
 pub mod auth;
 pub mod body;
 pub mod decode;

@@ -27,6 +27,8 @@ pub struct AppState {
     pub hashing: HashPool,
     /// Body limits and rate limits.
     pub limits: Limits,
+    /// Whether requests are measured for the metrics endpoint.
+    pub metrics: bool,
     /// Where uploaded files are kept.
     pub storage: Arc<dyn Storage>,
     /// Signs the temporary URLs of uploaded files.

@@ -35,6 +35,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The server's password-hashing pool.
     pub hash_pool: HashPool,
+    /// The metrics endpoint's port, when `metrics_bind` is set.
+    pub metrics_port: Option<u16>,
     handle: ShutdownHandle,
     join: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
     _tmp: Option<tempfile::TempDir>,
@@ -97,9 +99,11 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let realms = app.realms();
     let handle = app.handle();
     let hash_pool = app.hash_pool();
+    let metrics_port = app.metrics_port();
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
-    TestApp { address, data_dir, owner, realms, client: reqwest::Client::new(), hash_pool, handle, join, _tmp: None }
+    let client = reqwest::Client::new();
+    TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None }
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the

@@ -1,8 +1,10 @@
 //! Integration tests over real HTTP: one test binary, one server per test.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
+mod admin;
 mod auth;
 mod avatars;
+mod backup;
 mod bodies;
 mod browser;
 mod channels;
@@ -17,11 +19,13 @@ mod groups;
 mod helpers;
 mod invites;
 mod limits;
+mod logs;
 mod message_changes;
 mod message_edits;
 mod message_flags;
 mod message_rules;
 mod messages;
+mod metrics;
 mod navigation_views;
 mod notices;
 mod params;

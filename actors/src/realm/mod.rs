@@ -11,6 +11,7 @@
 //! the command-line tools and tests run them through [`commit`].
 
 pub mod actor;
+pub mod admin;
 pub mod alert_words;
 pub mod attachments;
 pub mod avatars;

@@ -134,6 +134,8 @@ async fn upload_file(
     if image.is_some() {
         state.thumbnailer.enqueue(ThumbnailJob { realm_id: auth.realm.id, attachment_id, path_id: path_id.clone() });
     }
+    metrics::counter!("agora_uploads_total").increment(1);
+    metrics::counter!("agora_upload_bytes_total").increment(file.size);
     let url = format!("/user_uploads/{path_id}");
     Ok(params.success(json_object(json!({"uri": url, "url": url, "filename": name}))))
 }
