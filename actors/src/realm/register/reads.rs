@@ -48,6 +48,7 @@ const DATA_SETS: &[DataSet] = &[
     custom_profile_fields,
     message,
     saved_snippets_views_drafts,
+    scheduled_messages_reminders,
     muted_topics,
     realm_user_groups,
     realm,
@@ -119,6 +120,19 @@ fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) 
     }
     if ctx.want("drafts") {
         out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
+    }
+    Ok(())
+}
+
+/// `scheduled_messages` and `reminders`: the user's pending ones (failed ones included), by
+/// due time, as Zulip adds them right after the drafts.
+fn scheduled_messages_reminders(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    use crate::realm::scheduled::pending_of;
+    if ctx.want("scheduled_messages") {
+        out.insert("scheduled_messages".into(), Value::Array(pending_of(ctx.state, ctx.user.id, false)));
+    }
+    if ctx.want("reminders") {
+        out.insert("reminders".into(), Value::Array(pending_of(ctx.state, ctx.user.id, true)));
     }
     Ok(())
 }
