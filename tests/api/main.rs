@@ -40,6 +40,7 @@ mod realms;
 mod register_golden;
 mod restart;
 mod saved_snippets;
+mod scheduled;
 mod server_settings;
 mod settings;
 mod signup;

@@ -75,8 +75,12 @@ impl ScheduledData {
     /// A user's pending scheduled messages (`reminders` false) or reminders, by due time
     /// then id.
     pub fn of_user(&self, user: UserId, reminders: bool) -> Vec<&ScheduledItem> {
-        let mut out: Vec<&ScheduledItem> =
-            self.items.values().filter(|i| i.sender == user && i.is_reminder() == reminders).map(AsRef::as_ref).collect();
+        let mut out: Vec<&ScheduledItem> = self
+            .items
+            .values()
+            .filter(|i| i.sender == user && i.is_reminder() == reminders)
+            .map(AsRef::as_ref)
+            .collect();
         out.sort_by_key(|i| (i.deliver_at, i.id));
         out
     }

@@ -72,7 +72,9 @@ pub fn subdomains_with_pending(conn: &Connection) -> StoreResult<Vec<String>> {
 fn participants_json(target: &ScheduledTarget) -> Option<String> {
     match target {
         ScheduledTarget::Channel(..) => None,
-        ScheduledTarget::Direct(ids) => Some(serde_json::Value::from(ids.iter().map(|u| u.0).collect::<Vec<_>>()).to_string()),
+        ScheduledTarget::Direct(ids) => {
+            Some(serde_json::Value::from(ids.iter().map(|u| u.0).collect::<Vec<_>>()).to_string())
+        }
     }
 }
 
@@ -141,7 +143,9 @@ pub fn update(conn: &Connection, item: &ScheduledItem) -> StoreResult<bool> {
 pub fn delivered_state(conn: &Connection, sender: UserId, id: i64, reminder: bool) -> StoreResult<Option<bool>> {
     let kind = if reminder { REMIND } else { SEND_LATER };
     Ok(conn
-        .prepare_cached("SELECT delivered FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivery_type = ?3")?
+        .prepare_cached(
+            "SELECT delivered FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivery_type = ?3",
+        )?
         .query_row(params![id, sender, kind], |r| r.get(0))
         .optional()?)
 }

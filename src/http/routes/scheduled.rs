@@ -32,7 +32,9 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .route(Method::DELETE, delete_scheduled_message)
                 .build(),
         )
-        .service(Endpoint::new("/reminders").route(Method::GET, list_reminders).route(Method::POST, create_reminder).build())
+        .service(
+            Endpoint::new("/reminders").route(Method::GET, list_reminders).route(Method::POST, create_reminder).build(),
+        )
         .service(Endpoint::new(r"/reminders/{reminder_id:\d+}").route(Method::DELETE, delete_reminder).build())
 }
 
@@ -83,8 +85,15 @@ async fn schedule_message(auth: Authed, req: HttpRequest, params: Params) -> Res
     let deliver_at = params
         .int("scheduled_delivery_timestamp")?
         .ok_or_else(|| ApiError::missing_argument("scheduled_delivery_timestamp"))?;
-    let message =
-        NewScheduled { kind, to, topic: topic_param(&params), content, deliver_at, read_by_sender, client: client(&req) };
+    let message = NewScheduled {
+        kind,
+        to,
+        topic: topic_param(&params),
+        content,
+        deliver_at,
+        read_by_sender,
+        client: client(&req),
+    };
     let id = auth.realm.addr.send(ScheduleMessage { user_id: auth.user.user_id, message }).await??;
     Ok(params.success(json_object(json!({ "scheduled_message_id": id }))))
 }

@@ -221,7 +221,9 @@ impl RealmActor {
 
     fn send_scheduled(&mut self, item: &ScheduledItem, now: i64) -> ApiResult<()> {
         let (to, topic) = match &item.target {
-            ScheduledTarget::Channel(channel, topic) => (SendTo::Channel(ChannelRef::Id(channel.0)), Some(topic.clone())),
+            ScheduledTarget::Channel(channel, topic) => {
+                (SendTo::Channel(ChannelRef::Id(channel.0)), Some(topic.clone()))
+            }
             ScheduledTarget::Direct(ids) => (SendTo::Direct(DirectRef::Ids(ids.iter().map(|u| u.0).collect())), None),
         };
         let msg = SendMessage {

@@ -75,7 +75,8 @@ pub fn added(item: &ScheduledItem) -> Outgoing {
 
 /// `scheduled_messages` `update` with the whole scheduled message, to its sender.
 pub fn updated(item: &ScheduledItem) -> Outgoing {
-    let event = Event::new("scheduled_messages", json!({"op": "update", "scheduled_message": scheduled_message_dict(item)}));
+    let event =
+        Event::new("scheduled_messages", json!({"op": "update", "scheduled_message": scheduled_message_dict(item)}));
     Outgoing::to(vec![item.sender], event)
 }
 

@@ -64,12 +64,7 @@ fn mentions_for_display(users: &[&User]) -> String {
 
 /// The text of a reminder about `message` for `user` (Zulip's
 /// `get_reminder_formatted_content`).
-pub fn reminder_content(
-    state: &RealmState,
-    realm_url: &str,
-    message: &MessageRow,
-    note: &str,
-) -> ApiResult<String> {
+pub fn reminder_content(state: &RealmState, realm_url: &str, message: &MessageRow, note: &str) -> ApiResult<String> {
     let note = if note.is_empty() { String::new() } else { normalize_note(note)? };
     let sender = state.user(message.sender_id).ok_or_else(ApiError::internal)?;
     let mention = silent_mention(sender);
@@ -115,7 +110,9 @@ pub fn reminder_content(
             let line = match (others.is_empty(), widget) {
                 (true, Some(widget)) => format!("You [sent]({url}) yourself a {widget}."),
                 (true, None) => format!("You [sent]({url}) a note to yourself:"),
-                (false, Some(widget)) => format!("{mention} [sent]({url}) a {widget} to {}.", mentions_for_display(&others)),
+                (false, Some(widget)) => {
+                    format!("{mention} [sent]({url}) a {widget} to {}.", mentions_for_display(&others))
+                }
                 (false, None) => format!("{mention} [said]({url}) to {}:", mentions_for_display(&others)),
             };
             (intro, line)
