@@ -38,6 +38,7 @@ mod rate_limits;
 mod realm_emoji;
 mod realms;
 mod register_golden;
+mod reminders;
 mod restart;
 mod saved_snippets;
 mod scheduled;

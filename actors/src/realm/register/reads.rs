@@ -48,7 +48,6 @@ const DATA_SETS: &[DataSet] = &[
     custom_profile_fields,
     message,
     saved_snippets_views_drafts,
-    scheduled_messages_reminders,
     muted_topics,
     realm_user_groups,
     realm,
@@ -108,7 +107,8 @@ fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
 }
 
 /// A user's own things, in Zulip's order: `saved_snippets` (as made), `navigation_views`
-/// (as added) and `drafts` (kept in the database; the most recently edited first).
+/// (as added), `drafts` (kept in the database; the most recently edited first), then
+/// `scheduled_messages` and `reminders`.
 fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     use crate::realm::{drafts, navigation_views, saved_snippets};
     let (state, user) = (ctx.state, ctx.user.id);
@@ -121,19 +121,7 @@ fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) 
     if ctx.want("drafts") {
         out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
     }
-    Ok(())
-}
-
-/// `scheduled_messages` and `reminders`: the user's pending ones (failed ones included), by
-/// due time, as Zulip adds them right after the drafts.
-fn scheduled_messages_reminders(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    use crate::realm::scheduled::pending_of;
-    if ctx.want("scheduled_messages") {
-        out.insert("scheduled_messages".into(), Value::Array(pending_of(ctx.state, ctx.user.id, false)));
-    }
-    if ctx.want("reminders") {
-        out.insert("reminders".into(), Value::Array(pending_of(ctx.state, ctx.user.id, true)));
-    }
+    crate::realm::scheduled::register_data(|name| ctx.want(name), state, user, out);
     Ok(())
 }
 

@@ -17,7 +17,7 @@ pub mod ops;
 pub mod reminders;
 
 use actix::prelude::*;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use ops::{Kind, NewScheduled, ScheduledEdit, To};
 pub use reminders::NewReminder;
@@ -96,6 +96,17 @@ pub fn pending_of(state: &RealmState, user: UserId, reminders: bool) -> Vec<Valu
     let items = state.scheduled().of_user(user, reminders);
     let dict = if reminders { format::reminder_dict } else { format::scheduled_message_dict };
     items.into_iter().map(dict).collect()
+}
+
+/// The `scheduled_messages` and `reminders` data sets the client wants: the user's pending
+/// ones (failed ones included), by due time.
+pub fn register_data(want: impl Fn(&str) -> bool, state: &RealmState, user: UserId, out: &mut Map<String, Value>) {
+    if want("scheduled_messages") {
+        out.insert("scheduled_messages".into(), Value::Array(pending_of(state, user, false)));
+    }
+    if want("reminders") {
+        out.insert("reminders".into(), Value::Array(pending_of(state, user, true)));
+    }
 }
 
 impl Handler<ListScheduledMessages> for RealmActor {
