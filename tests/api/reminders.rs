@@ -102,7 +102,8 @@ async fn reminders_refuse_what_zulip_refuses() {
     let message = sent(&app, &iago, &[("type", "stream"), ("to", &to), ("topic", "t"), ("content", "hidden")]).await;
     let (id, future, past) = (message.to_string(), (now() + 3600).to_string(), (now() - 1).to_string());
     let long = "n".repeat(1001);
-    let cases: Vec<(&Creds, Vec<(&str, &str)>, Value)> = vec![
+    type Case<'a> = (&'a Creds, Vec<(&'a str, &'a str)>, Value);
+    let cases: Vec<Case> = vec![
         (&iago, vec![("scheduled_delivery_timestamp", &future)], missing("message_id")),
         (&iago, vec![("message_id", &id)], missing("scheduled_delivery_timestamp")),
         (

@@ -169,7 +169,8 @@ async fn scheduling_refuses_what_zulip_refuses_in_its_order() {
     let secret = make_channel(&app, &iago, "secret", true).await;
     let (g, s, future, past) =
         (general.to_string(), secret.to_string(), (now() + 3600).to_string(), (now() - 10).to_string());
-    let cases: Vec<(Vec<(&str, &str)>, u16, Value)> = vec![
+    type Case<'a> = (Vec<(&'a str, &'a str)>, u16, Value);
+    let cases: Vec<Case> = vec![
         (vec![("type", "stream"), ("to", &g), ("scheduled_delivery_timestamp", &future)], 400, missing("content")),
         (vec![("type", "stream"), ("content", "x"), ("scheduled_delivery_timestamp", &future)], 400, missing("to")),
         (vec![("to", &g), ("content", "x"), ("scheduled_delivery_timestamp", &future)], 400, missing("type")),
