@@ -42,7 +42,12 @@ async fn listed(app: &TestApp, who: &Creds) -> Value {
 
 /// Hands the organization's actor the time `at`: it sends what is due then.
 pub async fn deliver_at(app: &TestApp, at: i64) {
-    let realm = app.realms.find("").await.unwrap().unwrap();
+    deliver_in(app, "", at).await;
+}
+
+/// [`deliver_at`] for the organization of `subdomain`.
+pub async fn deliver_in(app: &TestApp, subdomain: &str, at: i64) {
+    let realm = app.realms.find(subdomain).await.unwrap().unwrap();
     realm.addr.send(DeliverDue { now: Some(at) }).await.unwrap();
 }
 
@@ -486,7 +491,8 @@ async fn a_send_refused_at_delivery_time_fails_with_zulips_error() {
 #[actix_web::test]
 async fn a_message_due_while_the_server_was_down_is_sent_once_after_a_restart() {
     let app = spawn_app().await;
-    let iago = app.owner.clone();
+    // Another organization than the root one, which nothing asks for after the restart.
+    let iago = app.create_realm("acme", "boss@acme.test").await;
     let general = make_channel(&app, &iago, "general", false).await;
     let due = now() + 1;
     let (to, at) = (general.to_string(), due.to_string());
@@ -506,6 +512,8 @@ async fn a_message_due_while_the_server_was_down_is_sent_once_after_a_restart() 
     }
 
     let app = spawn_app_at(&data_dir).await;
+    // The server started the organization itself, for its pending message.
+    assert!(app.realms.directory.get("acme").is_some());
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut sent = Vec::new();
     while sent.is_empty() && Instant::now() < deadline {
@@ -519,7 +527,7 @@ async fn a_message_due_while_the_server_was_down_is_sent_once_after_a_restart() 
 
     // And never again.
     let app = spawn_app_at(&data_dir).await;
-    deliver_at(&app, now() + 5).await;
+    deliver_in(&app, "acme", now() + 5).await;
     let sent: Vec<_> = inbox(&app, &iago).await.into_iter().filter(|m| m.3 == "while down").collect();
     assert_eq!(sent.len(), 1);
     app.stop().await;
