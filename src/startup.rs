@@ -113,6 +113,10 @@ impl Application {
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
         let realms = Realms { registry, directory, store: store.clone() };
         let push_worker = agora_actors::push::PushWorker::start(store.clone(), realms.clone(), Arc::clone(&config))?;
+        let started = realms.start_scheduled().await?;
+        if started > 0 {
+            tracing::info!(realms = started, "started organizations with scheduled messages");
+        }
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = hashing.run(move || Logins::new(rule, cost)).await?;

@@ -75,6 +75,9 @@ pub struct RealmActor {
     readers: Readers,
     /// The presence actor's published rows, for `POST /register`.
     pub(super) presence: Arc<ArcSwap<PresenceState>>,
+    /// The timer armed for the earliest due scheduled message or reminder, with its due
+    /// time (see `realm::scheduled::delivery`).
+    pub(super) scheduler: Option<(i64, SpawnHandle)>,
 }
 
 /// Where a user's events go: a client queue, or any other recipient (tests).
@@ -113,6 +116,7 @@ impl RealmActor {
             queues,
             readers,
             presence,
+            scheduler: None,
         }
     }
 

@@ -41,6 +41,8 @@ pub mod realm_emoji;
 pub mod realm_icon;
 pub mod register;
 pub mod saved_snippets;
+pub mod scheduled;
+pub mod scheduled_data;
 pub mod settings;
 pub mod state;
 pub mod topics;

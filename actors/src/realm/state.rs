@@ -15,6 +15,7 @@ use imbl::{HashMap, OrdMap, OrdSet};
 
 use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::scheduled_data::ScheduledData;
 use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
@@ -50,6 +51,8 @@ pub struct RealmState {
     pub(super) invites: Invites,
     /// Attachments and custom emoji.
     uploads: UploadsData,
+    /// Pending scheduled messages and reminders.
+    pub(super) scheduled: ScheduledData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -92,6 +95,7 @@ impl RealmState {
             user_data: UserData::default(),
             invites: Invites::default(),
             uploads: UploadsData::default(),
+            scheduled: ScheduledData::default(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -411,5 +415,14 @@ impl RealmState {
 
     pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
         &mut self.uploads
+    }
+
+    /// Pending scheduled messages and reminders.
+    pub fn scheduled(&self) -> &ScheduledData {
+        &self.scheduled
+    }
+
+    pub(crate) fn scheduled_mut(&mut self) -> &mut ScheduledData {
+        &mut self.scheduled
     }
 }

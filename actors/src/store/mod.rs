@@ -21,6 +21,7 @@ pub mod push;
 pub mod queues;
 pub mod reactions;
 pub mod realms;
+pub mod scheduled;
 pub mod stats;
 pub mod user_data;
 pub mod user_messages;

@@ -16,6 +16,7 @@ mod personal;
 mod presence;
 mod profile_fields;
 mod push;
+mod scheduled;
 mod server;
 mod settings;
 mod topics;
@@ -56,6 +57,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = emoji::routes(scope);
     let scope = presence::routes(scope);
     let scope = drafts::routes(scope);
+    let scope = scheduled::routes(scope);
     let scope = push::routes(scope);
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);

@@ -78,6 +78,20 @@ pub fn topic_link(id: ChannelId, name: &str, topic: &str) -> String {
     }
 }
 
+/// Zulip's `get_message_link_syntax`: a link to a channel message, shown as the channel and
+/// its topic.
+pub fn message_link_syntax(id: ChannelId, name: &str, topic: &str, message: MessageId) -> String {
+    let shown = if topic.is_empty() { "general chat" } else { topic };
+    format!(
+        "[#{} > {}](#narrow/channel/{}/topic/{}/with/{})",
+        escape_link_text(name),
+        escape_link_text(shown),
+        encode_channel(id, name),
+        encode_hash_component(topic),
+        message.0
+    )
+}
+
 /// Zulip's `stream_message_url`.
 pub fn message_url(realm_url: &str, channel: ChannelId, name: &str, topic: &str, message: MessageId) -> String {
     format!(

@@ -180,7 +180,6 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("realm_incoming_webhook_bots", vec![("realm_incoming_webhook_bots", json!([]))]),
         ("realm_linkifiers", vec![("realm_linkifiers", json!([]))]),
         ("realm_playgrounds", vec![("realm_playgrounds", json!([]))]),
-        ("scheduled_messages", vec![("scheduled_messages", json!([]))]),
         ("stop_words", vec![("stop_words", json!(STOP_WORDS))]),
         ("video_calls", vec![("has_zoom_token", json!(false))]),
     ]

@@ -107,7 +107,8 @@ fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
 }
 
 /// A user's own things, in Zulip's order: `saved_snippets` (as made), `navigation_views`
-/// (as added) and `drafts` (kept in the database; the most recently edited first).
+/// (as added), `drafts` (kept in the database; the most recently edited first), then
+/// `scheduled_messages` and `reminders`.
 fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     use crate::realm::{drafts, navigation_views, saved_snippets};
     let (state, user) = (ctx.state, ctx.user.id);
@@ -120,6 +121,7 @@ fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) 
     if ctx.want("drafts") {
         out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
     }
+    crate::realm::scheduled::register_data(|name| ctx.want(name), state, user, out);
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 use rusqlite::Connection;
 
 use super::super::invite_data::Invites;
+use super::super::scheduled_data::ScheduledData;
 use super::super::uploads_data::UploadsData;
 use super::super::user_data::UserData;
 use super::RealmState;
@@ -47,6 +48,7 @@ impl RealmState {
         state.user_data = UserData::load(conn, realm_id)?;
         state.invites = Invites::load(conn, realm_id)?;
         state.uploads = UploadsData::load(conn, realm_id)?;
+        state.scheduled = ScheduledData::load(conn, realm_id)?;
         Ok(Some(state))
     }
 

@@ -132,6 +132,11 @@ impl PlannedMessage {
         self.channel_id
     }
 
+    /// Its content as it will be stored (normalized).
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
     /// Its rendered content.
     pub fn rendered_html(&self) -> &str {
         &self.rendered.html
@@ -316,10 +321,20 @@ impl PlannedMessage {
     }
 }
 
-impl Change for PlannedMessage {
-    type Output = SentMessage;
+impl PlannedMessage {
+    /// The checks that need storage, as the write runs them, without writing anything
+    /// (a message scheduled for later is checked as if it were sent now): the conversation
+    /// the sender may not start, the refusal that waits for it, and the topic wildcard's
+    /// reach.
+    pub fn check_stored(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        self.check_conversation(tx)?;
+        if let Some(channel) = self.channel_id {
+            self.topic_wildcard(tx, channel)?;
+        }
+        Ok(())
+    }
 
-    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+    fn check_conversation(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if let Some(key) = &self.needs_conversation {
             if !db::dm_conversation_exists(tx, key)? {
                 return Err(initiation_refused());
@@ -328,6 +343,15 @@ impl Change for PlannedMessage {
         if let Some(refusal) = self.refusal.take() {
             return Err(refusal);
         }
+        Ok(())
+    }
+}
+
+impl Change for PlannedMessage {
+    type Output = SentMessage;
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        self.check_conversation(tx)?;
         let initiated = match self.channel_id {
             Some(channel) => self.topic_wildcard(tx, channel)?,
             None => false,
