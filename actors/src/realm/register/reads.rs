@@ -186,6 +186,7 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
     out.insert("zulip_feature_level".into(), Value::from(server_info::FEATURE_LEVEL));
     out.insert("zulip_merge_base".into(), Value::from(server_info::ZULIP_MERGE_BASE));
+    out.insert("agora_version".into(), Value::from(server_info::AGORA_VERSION));
     for data_set in DATA_SETS {
         data_set(ctx, &mut out)?;
     }
