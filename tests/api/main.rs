@@ -14,6 +14,7 @@ mod emoji;
 mod errors;
 mod events;
 mod fetch_api_key;
+mod fidelity;
 mod folders;
 mod groups;
 mod helpers;

@@ -22,6 +22,7 @@ pub mod queues;
 pub mod reactions;
 pub mod realms;
 pub mod stats;
+pub mod submessages;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;

@@ -47,6 +47,9 @@ impl RealmState {
         state.user_data = UserData::load(conn, realm_id)?;
         state.invites = Invites::load(conn, realm_id)?;
         state.uploads = UploadsData::load(conn, realm_id)?;
+        for (key, id) in store::submessages::dm_groups_in_realm(conn, realm_id)? {
+            state.put_dm_group(key, id);
+        }
         Ok(Some(state))
     }
 

@@ -18,7 +18,7 @@ use super::checks::{
 };
 use super::events::{edit_events, Changed, Edited, Validated};
 use super::{PropagateMode, UpdateMessage};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::chat::changes::{access_message, access_message_to_change, event_recipients};
 use crate::realm::chat::flag;
@@ -138,6 +138,19 @@ fn validate(
     if msg.content.is_some() && msg.stream_id.is_some() {
         return Err(ApiError::bad_request("Cannot change message content while changing channel"));
     }
+    if msg.content.is_some() && crate::store::submessages::exists_for(conn, message.id)? {
+        return Err(ApiError::bad_request("Widgets cannot be edited."));
+    }
+    // Zulip checks the hash whatever the edit changes (a client's conflict check).
+    if let Some(expected) = &msg.prev_content_sha256 {
+        if *expected != sha256_hex(&message.content) {
+            return Err(ApiError::new(
+                ErrorCode::ExpectationMismatch,
+                400,
+                "'prev_content_sha256' value does not match the expected value.",
+            ));
+        }
+    }
     let content = match content.transpose()? {
         None => None,
         Some((content, rendered)) => {
@@ -169,6 +182,12 @@ fn validate(
         }
     }
     Ok(Validated { message, content, topic, target: target.map(|c| c.id), ids })
+}
+
+/// The lowercase hex SHA-256 of a message's raw content (Zulip's `sha256_hash`).
+fn sha256_hex(content: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(content.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes one message's edit: its row and search entry, its history entry, its rows in a

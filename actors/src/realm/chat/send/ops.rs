@@ -21,12 +21,14 @@ use crate::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::realm::chat::flag;
 use crate::realm::chat::format::{dm_key, message_dict, Shape};
 use crate::realm::chat::render::{render, Rendered};
+use crate::realm::chat::widgets::submessage_dict;
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{policy_events, FOLLOWED};
 use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
+use crate::store::submessages::SubmessageRow;
 
 pub use internal::{plan_notice, Notice, NoticeTo};
 
@@ -86,9 +88,14 @@ pub struct PlannedMessage {
     echo: Option<(String, String)>,
     /// The uploads the message links and claims.
     claims: Claims,
+    /// The `widget` submessage a `/poll` or `/todo` message starts (its content).
+    widget: Option<String>,
     /// Set by the write.
     id: MessageId,
     automatic: Option<UserTopic>,
+    /// Set by the write: the widget submessage's id, and the group conversation's number.
+    widget_id: Option<i64>,
+    dm_group: Option<i64>,
 }
 
 impl PlannedMessage {
@@ -181,6 +188,7 @@ pub fn plan_send(
         }
     };
     let rendered = render(state, &content);
+    let content_for_widget = content.clone();
     let channel = match &target {
         Target::Channel(channel, _) => Some(*channel),
         Target::Direct(_) => None,
@@ -238,8 +246,11 @@ pub fn plan_send(
         may_mention_anyone: may_mention_anyone(state, sender.id),
         public_audience,
         echo: msg.queue_id.zip(msg.local_id),
+        widget: crate::realm::chat::widgets::data::widget_content(&content_for_widget),
         id: MessageId(0),
         automatic: None,
+        widget_id: None,
+        dm_group: None,
     })
 }
 
@@ -348,6 +359,12 @@ impl Change for PlannedMessage {
         };
         self.id = db::insert(tx, &new, &self.flags)?;
         self.claims.write(tx, self.id)?;
+        if let Some(key) = self.dm_key.as_deref().filter(|k| k.matches(',').count() >= 2) {
+            self.dm_group = Some(crate::store::submessages::ensure_dm_group(tx, self.realm_id, key)?);
+        }
+        if let Some(widget) = &self.widget {
+            self.widget_id = Some(crate::store::submessages::insert(tx, self.id, self.sender, "widget", widget)?);
+        }
         if let Some(follow) = self.follow.take().filter(|f| initiated || !f.on_initiation) {
             // A failure here must not fail the send (the client would send it again): the
             // policy is left as it was.
@@ -363,7 +380,17 @@ impl Change for PlannedMessage {
 
     fn apply(self, state: &mut RealmState) -> Applied<SentMessage> {
         let row = self.row();
-        let message = Value::Object(message_dict(state, &row, &[], Shape::Event));
+        if let (Some(key), Some(group)) = (&self.dm_key, self.dm_group) {
+            state.put_dm_group(key.clone(), group);
+        }
+        let mut message = message_dict(state, &row, &[], Shape::Event);
+        // The widget is on the message from the start (Zulip's `do_widget_post_save_actions`).
+        if let (Some(content), Some(id)) = (self.widget.clone(), self.widget_id) {
+            let widget =
+                SubmessageRow { id, message_id: self.id, sender_id: self.sender, msg_type: "widget".into(), content };
+            message.insert("submessages".into(), Value::Array(vec![submessage_dict(&widget)]));
+        }
+        let message = Value::Object(message);
         let echo = self.echo.as_ref().map(|(queue, local)| (queue.as_str(), local.as_str()));
         let mut events = message_events(&message, self.sender, &self.flags, echo);
         events.extend(all_public_streams_event(&message, self.public_audience));
