@@ -10,6 +10,7 @@
 pub mod checks;
 pub mod events;
 pub mod ops;
+pub mod topics;
 
 #[cfg(test)]
 mod tests;

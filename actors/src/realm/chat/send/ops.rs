@@ -24,12 +24,14 @@ use crate::realm::chat::render::{render, Rendered};
 use crate::realm::chat::widgets::submessage_dict;
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
-use crate::realm::topics::policies::{policy_events, FOLLOWED};
+use crate::realm::topics::policies::policy_events;
 use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
 use crate::store::submessages::SubmessageRow;
 
+use super::follow::automatic_follow;
+pub use super::follow::AutomaticFollow;
 pub use internal::{plan_notice, Notice, NoticeTo};
 
 /// Where a message goes, as Zulip's `Addressee` checks it before the content: the channel
@@ -43,16 +45,6 @@ enum Addressee<'r, 's> {
 enum Target<'a> {
     Channel(&'a Channel, String),
     Direct(Vec<UserId>),
-}
-
-/// The topic policy a send sets for its sender (Zulip's `automatically_follow_topics_policy`:
-/// 1 on participation, 2 on send, 3 on initiation, 4 never), planned.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AutomaticFollow {
-    /// Only if the message starts the topic.
-    pub on_initiation: bool,
-    /// The sender's policy row once set (the topic spelled as their existing row has it).
-    pub row: UserTopic,
 }
 
 /// A message to send, checked against the state. What the state cannot tell is checked
@@ -254,38 +246,6 @@ pub fn plan_send(
     })
 }
 
-/// The topic policy a send may set for its sender, if any (never for bots, nor when the
-/// topic is already followed).
-fn automatic_follow(
-    state: &RealmState,
-    sender: &User,
-    channel: ChannelId,
-    topic: &str,
-    now: i64,
-) -> Option<AutomaticFollow> {
-    if sender.is_bot {
-        return None;
-    }
-    let follow = sender.settings.get("automatically_follow_topics_policy").and_then(Value::as_i64).unwrap_or(3);
-    let on_initiation = match follow {
-        1 | 2 => false,
-        3 => true,
-        _ => return None,
-    };
-    let existing = state.user_topic(sender.id, channel, topic);
-    if existing.is_some_and(|t| t.visibility_policy == FOLLOWED) {
-        return None;
-    }
-    let row = UserTopic {
-        user_id: sender.id,
-        channel_id: channel,
-        topic: existing.map_or_else(|| topic.to_owned(), |r| r.topic.clone()),
-        visibility_policy: FOLLOWED,
-        last_updated: now,
-    };
-    Some(AutomaticFollow { on_initiation, row })
-}
-
 impl PlannedMessage {
     /// The stored message, once written.
     fn row(&self) -> MessageRow {
@@ -365,11 +325,15 @@ impl Change for PlannedMessage {
         if let Some(widget) = &self.widget {
             self.widget_id = Some(crate::store::submessages::insert(tx, self.id, self.sender, "widget", widget)?);
         }
-        if let Some(follow) = self.follow.take().filter(|f| initiated || !f.on_initiation) {
+        let follow = self.follow.take().and_then(|f| {
+            let policy = f.policy(initiated)?;
+            Some(UserTopic { visibility_policy: policy, ..f.row })
+        });
+        if let Some(row) = follow {
             // A failure here must not fail the send (the client would send it again): the
             // policy is left as it was.
-            match db::put_automatic_user_topic(tx, &follow.row) {
-                Ok(()) => self.automatic = Some(follow.row),
+            match db::put_automatic_user_topic(tx, &row) {
+                Ok(()) => self.automatic = Some(row),
                 Err(e) => {
                     tracing::error!(error = %e, message.id = %self.id, "could not follow the topic automatically")
                 }
