@@ -215,7 +215,27 @@ impl Default for QueueConfig {
     }
 }
 
+/// A queue's requested idle timeout (`idle_queue_timeout` at `POST /register`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleTimeout {
+    /// This many seconds (at most `max_timeout`).
+    Seconds(i64),
+    /// The mobile apps' timeout: 12 hours (Zulip's `"mobile"`).
+    Mobile,
+}
+
+/// Zulip's idle timeout for the mobile apps' queues.
+pub const MOBILE_QUEUE_TIMEOUT: Duration = Duration::from_secs(12 * 3600);
+
 impl QueueConfig {
+    /// The idle timeout a client asked for with `idle_queue_timeout`.
+    pub fn idle_timeout(&self, asked: IdleTimeout) -> Duration {
+        match asked {
+            IdleTimeout::Seconds(secs) => self.timeout_for(secs),
+            IdleTimeout::Mobile => MOBILE_QUEUE_TIMEOUT.min(self.max_timeout),
+        }
+    }
+
     /// The idle timeout of a queue registered with `queue_lifespan_secs` (0: the default).
     pub fn timeout_for(&self, lifespan_secs: i64) -> Duration {
         if lifespan_secs <= 0 {

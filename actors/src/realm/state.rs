@@ -53,6 +53,9 @@ pub struct RealmState {
     uploads: UploadsData,
     /// Pending scheduled messages and reminders.
     pub(super) scheduled: ScheduledData,
+    /// The number of each group direct-message conversation (`dm_key` -> id), for its
+    /// messages' `recipient_id`.
+    dm_groups: HashMap<String, i64>,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -96,6 +99,7 @@ impl RealmState {
             invites: Invites::default(),
             uploads: UploadsData::default(),
             scheduled: ScheduledData::default(),
+            dm_groups: HashMap::new(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -217,6 +221,16 @@ impl RealmState {
     /// newer).
     pub fn last_message_id(&self) -> MessageId {
         self.last_message_id
+    }
+
+    /// The number of the group direct-message conversation `dm_key`, once it has one.
+    pub fn dm_group(&self, dm_key: &str) -> Option<i64> {
+        self.dm_groups.get(dm_key).copied()
+    }
+
+    /// Records the number of a group direct-message conversation.
+    pub fn put_dm_group(&mut self, dm_key: String, id: i64) {
+        self.dm_groups.insert(dm_key, id);
     }
 
     /// The id of a channel's first message, if it has any.

@@ -23,6 +23,7 @@ pub mod reactions;
 pub mod realms;
 pub mod scheduled;
 pub mod stats;
+pub mod submessages;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;

@@ -22,6 +22,7 @@ mod settings;
 mod topics;
 pub(crate) mod uploads;
 mod users;
+mod widgets;
 
 use actix_web::http::{header, Method};
 use actix_web::middleware::from_fn;
@@ -51,6 +52,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = folders::routes(scope);
     let scope = topics::routes(scope);
     let scope = channels::routes(scope);
+    let scope = widgets::routes(scope);
     let scope = messages::routes(scope);
     let scope = users::routes(scope);
     let scope = personal::routes(scope);

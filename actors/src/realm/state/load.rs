@@ -49,6 +49,9 @@ impl RealmState {
         state.invites = Invites::load(conn, realm_id)?;
         state.uploads = UploadsData::load(conn, realm_id)?;
         state.scheduled = ScheduledData::load(conn, realm_id)?;
+        for (key, id) in store::submessages::dm_groups_in_realm(conn, realm_id)? {
+            state.put_dm_group(key, id);
+        }
         Ok(Some(state))
     }
 

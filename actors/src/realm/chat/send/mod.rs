@@ -5,6 +5,7 @@
 pub mod addressee;
 pub mod content;
 pub mod events;
+pub mod follow;
 pub mod mentions;
 pub mod ops;
 pub mod recipients;
