@@ -18,6 +18,7 @@ use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscripti
 use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
+use crate::markdown::linkifier::Linkifiers;
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
 
@@ -50,6 +51,8 @@ pub struct RealmState {
     pub(super) invites: Invites,
     /// Attachments and custom emoji.
     uploads: UploadsData,
+    /// Linkifiers in their order, compiled (once per change of the list).
+    linkifiers: Linkifiers,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -92,6 +95,7 @@ impl RealmState {
             user_data: UserData::default(),
             invites: Invites::default(),
             uploads: UploadsData::default(),
+            linkifiers: Linkifiers::default(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -411,5 +415,15 @@ impl RealmState {
 
     pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
         &mut self.uploads
+    }
+
+    /// The linkifiers, in their order, compiled.
+    pub fn linkifiers(&self) -> &Linkifiers {
+        &self.linkifiers
+    }
+
+    /// Replaces the linkifiers (compiled by the caller, once per change).
+    pub(crate) fn set_linkifiers(&mut self, linkifiers: Linkifiers) {
+        self.linkifiers = linkifiers;
     }
 }

@@ -53,6 +53,7 @@ const DATA_SETS: &[DataSet] = &[
     realm,
     realm_user_settings_defaults,
     realm_emoji,
+    realm_linkifiers,
     realm_user,
     subscription,
     starred_messages,
@@ -288,6 +289,13 @@ fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
         let emoji = ctx.state.uploads().emoji_dicts(ctx.state.realm().id);
         out.insert("realm_emoji".into(), Value::Object(emoji));
     }
+    Ok(())
+}
+
+/// `realm_linkifiers` (for clients with `linkifier_url_template`) and the legacy `realm_filters`.
+fn realm_linkifiers(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    let capable = ctx.spec.capabilities.linkifier_url_template;
+    crate::realm::linkifiers::register_data(ctx.state.linkifiers(), capable, |name| ctx.want(name), out);
     Ok(())
 }
 

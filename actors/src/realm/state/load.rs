@@ -7,6 +7,7 @@ use super::super::uploads_data::UploadsData;
 use super::super::user_data::UserData;
 use super::RealmState;
 use crate::ids::{MessageId, RealmId};
+use crate::markdown::linkifier::Linkifiers;
 use crate::store::{self, StoreResult};
 
 impl RealmState {
@@ -47,6 +48,7 @@ impl RealmState {
         state.user_data = UserData::load(conn, realm_id)?;
         state.invites = Invites::load(conn, realm_id)?;
         state.uploads = UploadsData::load(conn, realm_id)?;
+        state.linkifiers = Linkifiers::new(store::linkifiers::in_realm(conn, realm_id)?);
         Ok(Some(state))
     }
 
