@@ -48,6 +48,8 @@ pub struct Found {
     pub text_end: usize,
     /// Where the next search starts (the character after the match is left to it).
     pub next: usize,
+    /// The end of the whole match (the character after it included).
+    pub end: usize,
     pub url: String,
 }
 
@@ -93,7 +95,14 @@ impl Compiled {
             let index = self.names.iter().find(|(n, _)| n == name).map(|(_, i)| *i)?;
             Some(caps.get(index).map(|m| m.as_str()))
         });
-        Some(Found { start: whole.start(), text_start: outer.start(), text_end: outer.end(), next: whole.end() - after, url })
+        Some(Found {
+            start: whole.start(),
+            text_start: outer.start(),
+            text_end: outer.end(),
+            next: whole.end() - after,
+            end: whole.end(),
+            url,
+        })
     }
 }
 
@@ -133,6 +142,15 @@ impl Linkifiers {
     /// A copy of the list (to change and rebuild).
     pub fn to_vec(&self) -> Vec<Linkifier> {
         self.list().cloned().collect()
+    }
+
+    /// A message's `topic_links`: `[{"text", "url"}]` for its topic.
+    pub fn topic_links_json(&self, topic: &str) -> serde_json::Value {
+        if topic.is_empty() || self.is_empty() && !topic.contains("://") {
+            return serde_json::Value::Array(Vec::new());
+        }
+        let links = self.topic_links(topic).into_iter();
+        links.map(|(text, url)| serde_json::json!({"text": text, "url": url})).collect()
     }
 
     /// Zulip's `topic_links`: `(text, url)` of each linkifier match in `topic` (earlier

@@ -40,11 +40,3 @@ pub fn register_data(
         out.insert("realm_filters".into(), json!([]));
     }
 }
-
-/// A message's `topic_links`: `[{"text", "url"}]` for its topic.
-pub fn topic_links(linkifiers: &Linkifiers, topic: &str) -> Value {
-    if topic.is_empty() {
-        return json!([]);
-    }
-    linkifiers.topic_links(topic).into_iter().map(|(text, url)| json!({"text": text, "url": url})).collect()
-}

@@ -2,7 +2,7 @@
 //! `DELETE /realm/filters/{filter_id}`, `PATCH /realm/linkifiers`; the `realm_linkifiers`
 //! and legacy `realm_filters` data sets and the `realm_linkifiers` event): patterns whose
 //! matches in messages and topics become links. Administrators manage them; rendering
-//! (`chat::render`) and `topic_links` (`format::topic_links`) apply them. Messages already
+//! (`chat::render`) and `topic_links` (`Linkifiers::topic_links_json`) apply them. Messages already
 //! rendered keep their HTML when the linkifiers change, as in Zulip.
 //!
 //! - [`ops`]: the checks and the changes.
@@ -14,7 +14,7 @@ pub mod ops;
 use actix::prelude::*;
 use serde_json::Value;
 
-pub use format::{register_data, topic_links};
+pub use format::register_data;
 
 use super::actor::RealmActor;
 use crate::error::ApiResult;

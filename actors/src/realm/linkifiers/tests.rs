@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::format::{linkifiers_list, topic_links};
+use super::format::linkifiers_list;
 use super::ops::{check, plan_add, plan_remove, plan_reorder, plan_update, LinkifierChange};
 use crate::ids::UserId;
 use crate::realm::chat::fixture_tests::{realm, user};
@@ -73,7 +73,7 @@ fn administrators_add_update_reorder_and_remove_and_everyone_is_told() {
     assert_eq!(duplicate.msg, "Realm filter with this Realm and Pattern already exists.");
     let change = plan_add(&state, iago, "ZUL-(?P<id>[0-9]+)", "https://z.com/{id}").unwrap();
     apply(&mut state, change, 9);
-    assert_eq!(topic_links(state.linkifiers(), "#1 ZUL-2"), json!([
+    assert_eq!(state.linkifiers().topic_links_json("#1 ZUL-2"), json!([
         {"text": "#1", "url": "https://e.com/1"}, {"text": "ZUL-2", "url": "https://z.com/2"}
     ]));
 
