@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use crate::helpers::{error, expect, json, missing, post, register, send, spawn_app, success, Creds, TestApp, Watch};
 
 const TRAC: (&str, &str) = ("#(?P<id>[0-9]+)", "https://trac.example.com/ticket/{id}");
-const GITHUB: (&str, &str) = ("(?P<org>[a-z]+)/(?P<repo>[a-z]+)#(?P<id>[0-9]+)", "https://github.com/{org}/{repo}/issues/{id}");
+const GITHUB: (&str, &str) =
+    ("(?P<org>[a-z]+)/(?P<repo>[a-z]+)#(?P<id>[0-9]+)", "https://github.com/{org}/{repo}/issues/{id}");
 
 async fn add(app: &TestApp, who: &Creds, pattern: &str, url_template: &str) -> Response {
     post(app, who, "/realm/filters", &[("pattern", pattern), ("url_template", url_template)]).await
@@ -55,7 +56,8 @@ async fn legacy_watch(app: &TestApp, who: &Creds) -> Watch {
 async fn only_administrators_change_linkifiers_and_everyone_capable_is_told() {
     let app = spawn_app().await;
     let hamlet = app.create_user("", "hamlet@agora.test", "King Hamlet", 400).await;
-    let admin_only = json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
+    let admin_only =
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
     // The role is checked before any parameter, as Zulip's `require_realm_admin`.
     expect(post(&app, &hamlet, "/realm/filters", &[]).await, 400, admin_only.clone()).await;
     expect(send(&app, &hamlet, Method::DELETE, "/realm/filters/15", &[]).await, 400, admin_only.clone()).await;
@@ -132,13 +134,33 @@ async fn patterns_and_templates_are_checked_as_zulip_checks_them() {
     let both_blank = invalid("This field cannot be blank.", json!({"pattern": blank, "url_template": blank}));
     expect(add(&app, owner, " ", "").await, 400, both_blank).await;
     let cases: &[(&str, &str, &str, Value)] = &[
-        ("(foo", "https://e.com", "Bad regular expression: missing ): (foo", json!({"__all__": ["Bad regular expression: missing ): (foo"]})),
-        (r"ZUL-(?P<id>\d????)", "https://e.com/{id}", "Bad regular expression: bad repetition operator: ????", Value::Null),
+        (
+            "(foo",
+            "https://e.com",
+            "Bad regular expression: missing ): (foo",
+            json!({"__all__": ["Bad regular expression: missing ): (foo"]}),
+        ),
+        (
+            r"ZUL-(?P<id>\d????)",
+            "https://e.com/{id}",
+            "Bad regular expression: bad repetition operator: ????",
+            Value::Null,
+        ),
         // Lookaround is not RE2 (nor Rust's regex): refused with RE2's message.
-        (r"(?<=\s)#(?P<id>\d+)", "https://e.com/{id}", "Bad regular expression: invalid perl operator: (?<=", Value::Null),
+        (
+            r"(?<=\s)#(?P<id>\d+)",
+            "https://e.com/{id}",
+            "Bad regular expression: invalid perl operator: (?<=",
+            Value::Null,
+        ),
         (r"(?P<id>\d+)\1", "https://e.com/{id}", r"Bad regular expression: invalid escape sequence: \1", Value::Null),
         (r"ZUL-(?P<id>\d+)", "$fgfg", "Group 'id' in linkifier pattern is not present in URL template.", Value::Null),
-        (r"ZUL-(?P<id>\d+)", "https://e.com/{hello}", "Group 'hello' in URL template is not present in linkifier pattern.", Value::Null),
+        (
+            r"ZUL-(?P<id>\d+)",
+            "https://e.com/{hello}",
+            "Group 'hello' in URL template is not present in linkifier pattern.",
+            Value::Null,
+        ),
         (r"#(?P<id>[123])", "{id", "Invalid URL template.", json!({"url_template": ["Invalid URL template."]})),
     ];
     for (pattern, template, msg, errors) in cases {
@@ -168,10 +190,8 @@ async fn data_sets_follow_the_url_template_capability() {
     let app = spawn_app().await;
     let trac = added(&app, TRAC).await;
     let fetch = [("fetch_event_types", r#"["realm_linkifiers", "realm_filters"]"#)];
-    let modern = [
-        fetch[0],
-        ("client_capabilities", r#"{"notification_settings_null": true, "linkifier_url_template": true}"#),
-    ];
+    let modern =
+        [fetch[0], ("client_capabilities", r#"{"notification_settings_null": true, "linkifier_url_template": true}"#)];
     let state = register(&app, &app.owner, &modern).await;
     assert_eq!(state["realm_linkifiers"], json!([entry(TRAC, trac)]));
     assert_eq!(state["realm_filters"], json!([]));
@@ -240,7 +260,10 @@ async fn messages_are_linkified_in_order_and_topics_get_their_links() {
     let form = [("type", "direct"), ("to", to.as_str()), ("content", "#1")];
     let (_, body) = json(post(&app, &app.owner, "/messages", &form).await).await;
     let dm = fetched(&app, body["id"].as_i64().unwrap()).await;
-    assert_eq!((&dm["topic_links"], &dm["content"]), (&json!([]), &json!("<p><a href=\"https://trac.example.com/ticket/1\">#1</a></p>")));
+    assert_eq!(
+        (&dm["topic_links"], &dm["content"]),
+        (&json!([]), &json!("<p><a href=\"https://trac.example.com/ticket/1\">#1</a></p>"))
+    );
 }
 
 #[actix_web::test]
@@ -270,7 +293,11 @@ async fn render_previews_as_sending_would_and_stores_nothing() {
     let query = [("anchor", "newest"), ("num_before", "10"), ("num_after", "0")];
     let response = app.as_user(&hamlet, Method::GET, "/messages").query(&query).send().await.unwrap();
     let (_, body) = json(response).await;
-    let mentioning: Vec<&Value> =
-        body["messages"].as_array().unwrap().iter().filter(|m| m["content"].as_str().unwrap().contains("#12")).collect();
+    let mentioning: Vec<&Value> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["content"].as_str().unwrap().contains("#12"))
+        .collect();
     assert!(mentioning.is_empty(), "{body}");
 }

@@ -76,10 +76,7 @@ impl Compiled {
         let template = UriTemplate::parse(&linkifier.url_template)?;
         // Groups: 1 the delimiter before, 2 the match, 3.. the pattern's own, then the
         // character after.
-        let source = format!(
-            "(^|[\\t\\n\\x{{C}}\\r ]|\\x{{85}}|\\pZ|['\"(,:<])({})($|[^\\pL\\pN])",
-            translated.source
-        );
+        let source = format!("(^|[\\t\\n\\x{{C}}\\r ]|\\x{{85}}|\\pZ|['\"(,:<])({})($|[^\\pL\\pN])", translated.source);
         let regex = build(&source).ok()?;
         let names = translated.names.into_iter().map(|(name, n)| (name, n + 2)).collect();
         Some(Compiled { regex, names, after: translated.captures + 3, template })

@@ -26,7 +26,11 @@ enum Part {
     Literal(String),
     /// An expression: its operator (`'\0'` for a simple one), variables, and a trailing
     /// joiner that replaces the prefix (the package's extension).
-    Expr { op: char, vars: Vec<Var>, trailing: Option<char> },
+    Expr {
+        op: char,
+        vars: Vec<Var>,
+        trailing: Option<char>,
+    },
 }
 
 /// A parsed template.
@@ -265,15 +269,25 @@ mod tests {
         ] {
             assert!(valid(t), "{t}");
         }
-        for t in ["https://example.com/{foo", "https://example.com/{{}", "https://example.com/{//foo}", "https://example.com/{bar++}", "a}b", "{=x}", "{x:0}", "{x:1000}"] {
+        for t in [
+            "https://example.com/{foo",
+            "https://example.com/{{}",
+            "https://example.com/{//foo}",
+            "https://example.com/{bar++}",
+            "a}b",
+            "{=x}",
+            "{x:0}",
+            "{x:1000}",
+        ] {
             assert!(!valid(t), "{t}");
         }
     }
 
     #[test]
     fn names_and_expansions_as_the_python_package() {
-        let t = UriTemplate::parse("https://zone_{zone}{.domain}.net/ticket{/location}{/id}{?name,chapter}{#fragment:5}")
-            .unwrap();
+        let t =
+            UriTemplate::parse("https://zone_{zone}{.domain}.net/ticket{/location}{/id}{?name,chapter}{#fragment:5}")
+                .unwrap();
         assert_eq!(t.variable_names(), ["zone", "domain", "location", "id", "name", "chapter", "fragment"]);
         let values = |k: &str| match k {
             "zone" => Some(Some("a b")),

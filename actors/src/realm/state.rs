@@ -18,9 +18,9 @@ use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscripti
 use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
-use crate::markdown::linkifier::Linkifiers;
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
+use crate::markdown::linkifier::Linkifiers;
 
 mod load;
 

@@ -42,7 +42,8 @@ pub fn remove(conn: &Connection, realm: RealmId, id: i64) -> StoreResult<()> {
 
 /// Orders the linkifiers as `ids` lists them (0, 1, ...).
 pub fn reorder(conn: &Connection, realm: RealmId, ids: &[i64]) -> StoreResult<()> {
-    let mut stmt = conn.prepare_cached("UPDATE realm_linkifiers SET sort_order = ?3 WHERE realm_id = ?1 AND id = ?2")?;
+    let mut stmt =
+        conn.prepare_cached("UPDATE realm_linkifiers SET sort_order = ?3 WHERE realm_id = ?1 AND id = ?2")?;
     for (order, id) in ids.iter().enumerate() {
         stmt.execute(params![realm, id, order as i64])?;
     }

@@ -24,10 +24,22 @@ use crate::validate::python_strip;
 #[derive(Debug, Clone)]
 pub enum LinkifierChange {
     /// The id is set by the write.
-    Add { realm_id: RealmId, linkifier: Linkifier },
-    Update { realm_id: RealmId, linkifier: Linkifier },
-    Remove { realm_id: RealmId, id: i64 },
-    Reorder { realm_id: RealmId, ids: Vec<i64> },
+    Add {
+        realm_id: RealmId,
+        linkifier: Linkifier,
+    },
+    Update {
+        realm_id: RealmId,
+        linkifier: Linkifier,
+    },
+    Remove {
+        realm_id: RealmId,
+        id: i64,
+    },
+    Reorder {
+        realm_id: RealmId,
+        ids: Vec<i64>,
+    },
 }
 
 /// "Linkifier not found." (400).
@@ -62,10 +74,12 @@ pub fn check(state: &RealmState, id: i64, pattern: &str, url_template: &str) -> 
                 let missing_in_pattern = vars.iter().filter(|v| !groups.iter().any(|g| g == *v)).min();
                 let missing_in_url = groups.iter().filter(|g| !vars.contains(&g.as_str())).min();
                 if let Some(name) = missing_in_pattern {
-                    let message = format!("Group {} in URL template is not present in linkifier pattern.", py_repr(name));
+                    let message =
+                        format!("Group {} in URL template is not present in linkifier pattern.", py_repr(name));
                     errors.push(("__all__", message));
                 } else if let Some(name) = missing_in_url {
-                    let message = format!("Group {} in linkifier pattern is not present in URL template.", py_repr(name));
+                    let message =
+                        format!("Group {} in linkifier pattern is not present in URL template.", py_repr(name));
                     errors.push(("__all__", message));
                 }
             }

@@ -32,7 +32,10 @@ fn refusal(state: &RealmState, pattern: &str, template: &str) -> (String, Value)
 fn checks_in_djangos_order_with_zulips_messages() {
     let state = realm();
     let blank = json!(["This field cannot be blank."]);
-    assert_eq!(refusal(&state, "", ""), ("This field cannot be blank.".into(), json!({"pattern": blank, "url_template": blank})));
+    assert_eq!(
+        refusal(&state, "", ""),
+        ("This field cannot be blank.".into(), json!({"pattern": blank, "url_template": blank}))
+    );
     assert_eq!(
         refusal(&state, "(foo", "{id"),
         (
@@ -49,7 +52,8 @@ fn checks_in_djangos_order_with_zulips_messages() {
         "Group 'hello' in URL template is not present in linkifier pattern."
     );
     assert_eq!(
-        refusal(&state, r"ZUL-(?P<id>\d+)-(?P<hello>\d+)-(?P<world>\d+)", "https://realm.com/my_realm_filter/{hello}").0,
+        refusal(&state, r"ZUL-(?P<id>\d+)-(?P<hello>\d+)-(?P<world>\d+)", "https://realm.com/my_realm_filter/{hello}")
+            .0,
         "Group 'id' in linkifier pattern is not present in URL template."
     );
     assert!(check(&state, 0, r"ZULZ-(?P<hello>\d+)-(?P<world>\d+)", "https://realm.com/{hello}/{world}").is_ok());
@@ -73,14 +77,20 @@ fn administrators_add_update_reorder_and_remove_and_everyone_is_told() {
     assert_eq!(duplicate.msg, "Realm filter with this Realm and Pattern already exists.");
     let change = plan_add(&state, iago, "ZUL-(?P<id>[0-9]+)", "https://z.com/{id}").unwrap();
     apply(&mut state, change, 9);
-    assert_eq!(state.linkifiers().topic_links_json("#1 ZUL-2"), json!([
-        {"text": "#1", "url": "https://e.com/1"}, {"text": "ZUL-2", "url": "https://z.com/2"}
-    ]));
+    assert_eq!(
+        state.linkifiers().topic_links_json("#1 ZUL-2"),
+        json!([
+            {"text": "#1", "url": "https://e.com/1"}, {"text": "ZUL-2", "url": "https://z.com/2"}
+        ])
+    );
 
     assert_eq!(plan_update(&state, iago, 5, "(", "x").unwrap_err().msg, "Linkifier not found.");
     let change = plan_update(&state, iago, 4, "#(?P<id>[0-9]+)", "https://e.com/t/{id}").unwrap();
     apply(&mut state, change, 0);
-    assert_eq!(plan_reorder(&state, iago, vec![9, 4, 9]).unwrap_err().msg, "The ordered list must not contain duplicated linkifiers");
+    assert_eq!(
+        plan_reorder(&state, iago, vec![9, 4, 9]).unwrap_err().msg,
+        "The ordered list must not contain duplicated linkifiers"
+    );
     assert_eq!(
         plan_reorder(&state, iago, vec![9]).unwrap_err().msg,
         "The ordered list must enumerate all existing linkifiers exactly once"
