@@ -1,7 +1,6 @@
 //! The pieces of RE2's syntax that stand alone: escapes, Unicode classes, counted
 //! repetitions.
 
-
 use super::err;
 
 /// RE2's general categories (`\pL`, `\p{Lu}`...).
