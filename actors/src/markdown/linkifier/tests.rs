@@ -68,3 +68,27 @@ fn topic_links_in_zulips_order() {
     assert_eq!(l.topic_links("ZUL-12"), vec![("ZUL-12".into(), "https://a.com/12".into())]);
     assert!(set(&[]).topic_links("").is_empty());
 }
+
+/// Cost of compiling 50 linkifiers and of applying them to a 10,000-character message
+/// (run with `--ignored --nocapture`; numbers, not assertions).
+#[test]
+#[ignore]
+fn measure_cost() {
+    let list: Vec<(String, String)> =
+        (0..50).map(|i| (format!("P{i}-(?P<id>[0-9]+)"), format!("https://e.com/{i}/{{id}}"))).collect();
+    let refs: Vec<(&str, &str)> = list.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let start = std::time::Instant::now();
+    let set = set(&refs);
+    let compiled = start.elapsed();
+    let text = "word P7-123 and #9, ".repeat(500);
+    let start = std::time::Instant::now();
+    let mut found = 0;
+    for c in set.compiled() {
+        let mut pos = 0;
+        while let Some(f) = c.find_at(&text, pos) {
+            found += 1;
+            pos = f.end;
+        }
+    }
+    println!("compile 50: {compiled:?}; scan {} chars with 50: {:?} ({found} matches)", text.len(), start.elapsed());
+}
