@@ -20,6 +20,7 @@ mod groups;
 mod helpers;
 mod invites;
 mod limits;
+mod linkifiers;
 mod logs;
 mod message_changes;
 mod message_edits;

@@ -26,6 +26,7 @@ pub mod group_setting;
 pub mod groups;
 pub mod invite_data;
 pub mod invites;
+pub mod linkifiers;
 pub mod model;
 pub mod muted_users;
 pub mod navigation_views;

@@ -21,8 +21,10 @@ use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
+use crate::markdown::linkifier::Linkifiers;
 
 mod load;
+mod parts;
 
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
@@ -56,6 +58,8 @@ pub struct RealmState {
     /// The number of each group direct-message conversation (`dm_key` -> id), for its
     /// messages' `recipient_id`.
     dm_groups: HashMap<String, i64>,
+    /// Linkifiers in their order, compiled (once per change of the list).
+    linkifiers: Linkifiers,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -100,6 +104,7 @@ impl RealmState {
             uploads: UploadsData::default(),
             scheduled: ScheduledData::default(),
             dm_groups: HashMap::new(),
+            linkifiers: Linkifiers::default(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -410,33 +415,5 @@ impl RealmState {
             self.system_groups.insert(group.name.clone(), group.id);
         }
         self.groups.insert(group.id, Arc::new(group));
-    }
-
-    /// Users' statuses, alert words and mutes.
-    pub fn user_data(&self) -> &UserData {
-        &self.user_data
-    }
-
-    /// Users' statuses, alert words and mutes, to change once committed.
-    pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
-        &mut self.user_data
-    }
-
-    /// Attachments and custom emoji.
-    pub fn uploads(&self) -> &UploadsData {
-        &self.uploads
-    }
-
-    pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
-        &mut self.uploads
-    }
-
-    /// Pending scheduled messages and reminders.
-    pub fn scheduled(&self) -> &ScheduledData {
-        &self.scheduled
-    }
-
-    pub(crate) fn scheduled_mut(&mut self) -> &mut ScheduledData {
-        &mut self.scheduled
     }
 }

@@ -11,6 +11,7 @@ pub mod drafts;
 mod fixes;
 pub mod groups;
 pub mod invites;
+pub mod linkifiers;
 pub mod messages;
 mod migrate;
 pub mod narrow;

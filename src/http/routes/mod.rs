@@ -11,6 +11,7 @@ mod events;
 mod folders;
 mod groups;
 mod invites;
+mod linkifiers;
 mod messages;
 mod personal;
 mod presence;
@@ -63,6 +64,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = push::routes(scope);
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);
+    let scope = linkifiers::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
     super::pages::configure(cfg);

@@ -99,7 +99,7 @@ pub fn message_dict(
     m.insert("timestamp".into(), json!(row.date_sent));
     m.insert("client".into(), json!(row.sending_client));
     m.insert("subject".into(), json!(row.topic));
-    m.insert("topic_links".into(), json!([]));
+    m.insert("topic_links".into(), state.linkifiers().topic_links_json(&row.topic));
     m.insert("is_me_message".into(), json!(is_me_message(&row.content)));
     let reactions: Vec<Value> = reactions
         .iter()

@@ -25,6 +25,7 @@ pub mod highlight;
 pub mod narrow;
 #[cfg(test)]
 mod narrow_prop_tests;
+pub mod preview;
 pub mod receipts;
 pub mod render;
 pub mod send;

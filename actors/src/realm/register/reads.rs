@@ -7,6 +7,10 @@
 
 use serde_json::{json, Map, Value};
 
+use super::personal::{
+    alert_words, muted_users, push_devices, recent_private_conversations, saved_snippets_views_drafts,
+    starred_messages, user_status,
+};
 use super::FetchOptions;
 use crate::config::ServerConfig;
 use crate::error::ApiResult;
@@ -53,6 +57,7 @@ const DATA_SETS: &[DataSet] = &[
     realm,
     realm_user_settings_defaults,
     realm_emoji,
+    realm_linkifiers,
     realm_user,
     subscription,
     starred_messages,
@@ -70,20 +75,6 @@ const DATA_SETS: &[DataSet] = &[
     push_devices,
     not_built_yet,
 ];
-
-/// `push_devices` (the user's end-to-end encrypted devices, from SQLite), and
-/// `realm_push_notifications_enabled`: true when the server uses a push notification service,
-/// as Zulip's `push_notifications_configured`.
-fn push_devices(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("realm") {
-        out.insert("realm_push_notifications_enabled".into(), Value::Bool(ctx.config.push.configured()));
-    }
-    if ctx.want("push_device") {
-        let conn = ctx.store.conn()?;
-        out.insert("push_devices".into(), crate::realm::push::ops::push_devices(&conn, ctx.user.id)?);
-    }
-    Ok(())
-}
 
 /// The data sets of features not built yet, with Zulip's empty values.
 fn not_built_yet(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
@@ -106,33 +97,6 @@ fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     Ok(())
 }
 
-/// A user's own things, in Zulip's order: `saved_snippets` (as made), `navigation_views`
-/// (as added), `drafts` (kept in the database; the most recently edited first), then
-/// `scheduled_messages` and `reminders`.
-fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    use crate::realm::{drafts, navigation_views, saved_snippets};
-    let (state, user) = (ctx.state, ctx.user.id);
-    if ctx.want("saved_snippets") {
-        out.insert("saved_snippets".into(), saved_snippets::saved_snippets_list(state, user));
-    }
-    if ctx.want("navigation_views") {
-        out.insert("navigation_views".into(), navigation_views::navigation_views_list(state, user));
-    }
-    if ctx.want("drafts") {
-        out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
-    }
-    crate::realm::scheduled::register_data(|name| ctx.want(name), state, user, out);
-    Ok(())
-}
-
-/// `starred_messages`: the ids, ascending.
-fn starred_messages(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("starred_messages") {
-        out.insert("starred_messages".into(), message_sets::starred_messages(ctx.store, ctx.user.id)?);
-    }
-    Ok(())
-}
-
 /// `unread_msgs`: the aggregated unread state (only with both `message` and
 /// `update_message_flags`, as Zulip).
 fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
@@ -142,39 +106,6 @@ fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
             "unread_msgs".into(),
             message_sets::unread_msgs(ctx.state, ctx.store, ctx.user.id, empty_topic_name)?,
         );
-    }
-    Ok(())
-}
-
-/// `alert_words`: the user's alert words, in the order they were added.
-fn alert_words(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("alert_words") {
-        out.insert("alert_words".into(), json!(ctx.state.user_data().alert_words(ctx.user.id)));
-    }
-    Ok(())
-}
-
-/// `muted_users`: whom the user muted (`id`, `timestamp`), in the order they did.
-fn muted_users(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("muted_users") {
-        out.insert("muted_users".into(), crate::realm::muted_users::muted_users_list(ctx.state, ctx.user.id));
-    }
-    Ok(())
-}
-
-/// `user_status`: the statuses of active users who set one, keyed by user id.
-fn user_status(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("user_status") {
-        out.insert("user_status".into(), crate::realm::user_status::format::user_status_data(ctx.state));
-    }
-    Ok(())
-}
-
-/// `recent_private_conversations`: most recent first.
-fn recent_private_conversations(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("recent_private_conversations") {
-        let list = message_sets::recent_private_conversations(ctx.store, ctx.user.id)?;
-        out.insert("recent_private_conversations".into(), list);
     }
     Ok(())
 }
@@ -293,6 +224,13 @@ fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
         let emoji = ctx.state.uploads().emoji_dicts(ctx.state.realm().id);
         out.insert("realm_emoji".into(), Value::Object(emoji));
     }
+    Ok(())
+}
+
+/// `realm_linkifiers` (for clients with `linkifier_url_template`) and the legacy `realm_filters`.
+fn realm_linkifiers(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    let capable = ctx.spec.capabilities.linkifier_url_template;
+    crate::realm::linkifiers::register_data(ctx.state.linkifiers(), capable, |name| ctx.want(name), out);
     Ok(())
 }
 

@@ -8,6 +8,7 @@ use super::super::uploads_data::UploadsData;
 use super::super::user_data::UserData;
 use super::RealmState;
 use crate::ids::{MessageId, RealmId};
+use crate::markdown::linkifier::Linkifiers;
 use crate::store::{self, StoreResult};
 
 impl RealmState {
@@ -52,6 +53,7 @@ impl RealmState {
         for (key, id) in store::submessages::dm_groups_in_realm(conn, realm_id)? {
             state.put_dm_group(key, id);
         }
+        state.linkifiers = Linkifiers::new(store::linkifiers::in_realm(conn, realm_id)?);
         Ok(Some(state))
     }
 
