@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
 
+use super::bot_data::BotsData;
 use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
 use super::uploads_data::UploadsData;
@@ -50,6 +51,8 @@ pub struct RealmState {
     pub(super) invites: Invites,
     /// Attachments and custom emoji.
     uploads: UploadsData,
+    /// Bots' default channels, services and configuration.
+    pub(super) bots: BotsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -92,6 +95,7 @@ impl RealmState {
             user_data: UserData::default(),
             invites: Invites::default(),
             uploads: UploadsData::default(),
+            bots: BotsData::default(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -411,5 +415,14 @@ impl RealmState {
 
     pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
         &mut self.uploads
+    }
+
+    /// Bots' default channels, services and configuration.
+    pub fn bots(&self) -> &BotsData {
+        &self.bots
+    }
+
+    pub(crate) fn bots_mut(&mut self) -> &mut BotsData {
+        &mut self.bots
     }
 }

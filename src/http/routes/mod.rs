@@ -4,6 +4,7 @@
 //! paths get a JSON 404.
 
 mod auth;
+mod bots;
 mod channels;
 mod drafts;
 mod emoji;
@@ -59,6 +60,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = push::routes(scope);
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);
+    let scope = bots::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
     super::pages::configure(cfg);

@@ -54,6 +54,7 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_settings_defaults,
     realm_emoji,
     realm_user,
+    realm_bots,
     subscription,
     starred_messages,
     channel_folders,
@@ -81,6 +82,14 @@ fn push_devices(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()
     if ctx.want("push_device") {
         let conn = ctx.store.conn()?;
         out.insert("push_devices".into(), crate::realm::push::ops::push_devices(&conn, ctx.user.id)?);
+    }
+    Ok(())
+}
+
+/// `realm_bots`: every bot for administrators, one's own bots for others.
+fn realm_bots(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("realm_bot") {
+        out.insert("realm_bots".into(), crate::realm::bot_data::realm_bots(ctx.state, ctx.user));
     }
     Ok(())
 }

@@ -47,6 +47,7 @@ impl RealmState {
         state.user_data = UserData::load(conn, realm_id)?;
         state.invites = Invites::load(conn, realm_id)?;
         state.uploads = UploadsData::load(conn, realm_id)?;
+        state.bots = super::super::bot_data::BotsData::from_rows(store::bots::profiles_in_realm(conn, realm_id)?);
         Ok(Some(state))
     }
 

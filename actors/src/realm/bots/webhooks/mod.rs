@@ -1,0 +1,1 @@
+//! Incoming and outgoing webhooks.
