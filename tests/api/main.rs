@@ -6,6 +6,7 @@ mod auth;
 mod avatars;
 mod backup;
 mod bodies;
+mod bots;
 mod browser;
 mod channels;
 mod cli;
