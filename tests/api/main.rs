@@ -47,3 +47,4 @@ mod signup;
 mod topics;
 mod uploads;
 mod users;
+mod webhooks;

@@ -22,6 +22,7 @@ mod settings;
 mod topics;
 pub(crate) mod uploads;
 mod users;
+mod webhooks;
 
 use actix_web::http::{header, Method};
 use actix_web::middleware::from_fn;
@@ -61,6 +62,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);
     let scope = bots::routes(scope);
+    let scope = webhooks::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
     super::pages::configure(cfg);

@@ -1,1 +1,2 @@
 //! Incoming and outgoing webhooks.
+pub mod incoming;
