@@ -29,6 +29,7 @@ mod messages;
 mod metrics;
 mod navigation_views;
 mod notices;
+mod outgoing_webhooks;
 mod params;
 mod personal;
 mod presence;
