@@ -23,11 +23,21 @@ struct Service {
     url: String,
     requests: mpsc::UnboundedReceiver<Value>,
     script: Arc<Mutex<VecDeque<(u16, String)>>>,
+    /// Each answer waits for a permit.
+    gate: Arc<tokio::sync::Semaphore>,
 }
 
 impl Service {
     async fn start() -> Service {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Service::start_at(0, tokio::sync::Semaphore::MAX_PERMITS).await
+    }
+
+    /// A service on `port` (0: any) that gives `permits` answers before waiting for
+    /// [`Service::release`].
+    async fn start_at(port: u16, permits: usize) -> Service {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+        let gate = Arc::new(tokio::sync::Semaphore::new(permits));
+        let permits = Arc::clone(&gate);
         let url = format!("http://{}/hook", listener.local_addr().unwrap());
         let (tx, requests) = mpsc::unbounded_channel();
         let script: Arc<Mutex<VecDeque<(u16, String)>>> = Arc::default();
@@ -55,6 +65,7 @@ impl Service {
                 };
                 let Some(body) = body else { continue };
                 let _ = tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null));
+                permits.acquire().await.unwrap().forget();
                 let (status, text) = answers.lock().unwrap().pop_front().unwrap_or((200, "{}".into()));
                 let response = format!(
                     "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
@@ -63,7 +74,12 @@ impl Service {
                 let _ = conn.write_all(response.as_bytes()).await;
             }
         });
-        Service { url, requests, script }
+        Service { url, requests, script, gate }
+    }
+
+    /// Lets one more answer go.
+    fn release(&self) {
+        self.gate.add_permits(1);
     }
 
     fn answer(&self, status: u16, body: &str) {
@@ -277,4 +293,41 @@ async fn an_unreachable_service_is_retried_then_given_up() {
         ),
         "{note}"
     );
+}
+
+#[actix_web::test]
+async fn a_job_waiting_at_a_stop_is_sent_after_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port nothing listens on yet: the first server's attempt fails.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut settings = crate::helpers::test_settings(dir.path());
+    settings.outgoing_webhooks.retry_initial = Duration::from_secs(3600);
+    let app = crate::helpers::spawn_with(settings).await;
+    let url = format!("\"http://127.0.0.1:{port}/hook\"");
+    let _ = post(&app, &app.owner, "/users/me/subscriptions", &[("subscriptions", r#"[{"name": "Denmark"}]"#)]).await;
+    let bot =
+        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let id = send_to_channel(&app, &app.owner, "@**Echo** later").await;
+    app.stop().await;
+
+    // The job was written with the message; an hour passes (its retry falls due).
+    let conn = rusqlite::Connection::open(dir.path().join("agora.sqlite3")).unwrap();
+    let (message_id, attempts): (i64, i64) = conn
+        .query_row("SELECT message_id, attempts FROM outgoing_webhook_jobs", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!(message_id, id);
+    assert!(attempts <= 1, "{attempts}");
+    conn.execute("UPDATE outgoing_webhook_jobs SET next_attempt_at = 0", []).unwrap();
+    drop(conn);
+
+    let mut service = Service::start_at(port, 0).await;
+    service.answer(200, r#"{"content": "sorry I was away"}"#);
+    let app = crate::helpers::spawn_app_at(dir.path()).await;
+    let request = service.next().await;
+    assert_eq!((&request["data"], &request["message"]["id"]), (&json!("@**Echo** later"), &json!(id)));
+    let mut messages = Messages::new(&app, &app.owner).await;
+    service.release();
+    let reply = messages.from(&app, &bot).await;
+    assert_eq!((&reply["content"], &reply["subject"]), (&json!("sorry I was away"), &json!("pings")));
+    app.stop().await;
 }
