@@ -457,3 +457,31 @@ async fn bot_storage_keeps_strings_as_zulip_does() {
     let form = json!({"k0": "x".repeat(1_000_000)}).to_string();
     expect(send(&app, &bot, Method::PUT, "/bot_storage", &[("storage", form.as_str())]).await, 200, success()).await;
 }
+
+#[actix_web::test]
+async fn a_bots_role_is_changed_as_a_users_is() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let bot = create_bot(&app, &hamlet, "helper", &[]).await;
+    let path = format!("/bots/{}", bot.user_id);
+    let mut watch = Watch::new(&app, &hamlet, r#"["realm_user"]"#).await;
+    // Its owner may not make it an administrator.
+    expect(
+        send(&app, &hamlet, Method::PATCH, &path, &[("role", "200")]).await,
+        400,
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"}),
+    )
+    .await;
+    expect(
+        send(&app, &hamlet, Method::PATCH, &path, &[("role", "7")]).await,
+        400,
+        error("Invalid role: Value error, Not in the list of possible values"),
+    )
+    .await;
+    let (status, _) = json(send(&app, &app.owner, Method::PATCH, &path, &[("role", "200")]).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        watch.events(&app).await,
+        vec![json!({"type": "realm_user", "op": "update", "person": {"user_id": bot.user_id, "role": 200}})]
+    );
+}
