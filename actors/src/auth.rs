@@ -34,6 +34,8 @@ pub struct AuthSnapshot {
     pub realm_deactivated: bool,
     /// Lower-cased delivery email -> entry.
     by_email: HashMap<String, Arc<AuthEntry>>,
+    /// API key -> entry (incoming webhooks name their user by key alone).
+    by_key: HashMap<String, Arc<AuthEntry>>,
 }
 
 /// Why HTTP Basic credentials were refused.
@@ -48,7 +50,7 @@ pub enum KeyRejection {
 impl AuthSnapshot {
     /// The index of a realm's current state.
     pub fn of(state: &RealmState) -> Self {
-        let by_email = state
+        let by_email: HashMap<String, Arc<AuthEntry>> = state
             .users()
             .map(|u| {
                 let entry = AuthEntry {
@@ -65,7 +67,8 @@ impl AuthSnapshot {
                 (u.delivery_email.to_lowercase(), Arc::new(entry))
             })
             .collect();
-        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email }
+        let by_key = by_email.values().map(|e: &Arc<AuthEntry>| (e.api_key.clone(), Arc::clone(e))).collect();
+        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email, by_key }
     }
 
     /// The account with this delivery email, compared case-insensitively.
@@ -96,6 +99,40 @@ impl AuthSnapshot {
             )));
         }
         Ok(Arc::clone(entry))
+    }
+}
+
+impl AuthSnapshot {
+    /// Checks the API key of an incoming webhook (Zulip's `validate_api_key` for webhooks):
+    /// any active account of this organization, incoming-webhook bots included.
+    pub fn check_webhook_key(&self, api_key: &str) -> Result<Arc<AuthEntry>, ApiError> {
+        use crate::error::ErrorCode;
+        let api_key = api_key.trim();
+        if !has_api_key_format(api_key) {
+            return Err(ApiError::new(ErrorCode::InvalidApiKey, 401, "Malformed API key"));
+        }
+        let entry = self
+            .by_key
+            .get(api_key)
+            .filter(|e| secrets_equal(&e.api_key, api_key))
+            .ok_or_else(|| ApiError::new(ErrorCode::InvalidApiKey, 401, "Invalid API key"))?;
+        if self.realm_deactivated {
+            return Err(ApiError::new(ErrorCode::RealmDeactivated, 401, "This organization has been deactivated"));
+        }
+        if !entry.is_active {
+            return Err(ApiError::new(ErrorCode::UserDeactivated, 401, "Account is deactivated"));
+        }
+        Ok(Arc::clone(entry))
+    }
+
+    /// Checks HTTP Basic credentials of an incoming webhook: as [`Self::check_api_key`],
+    /// incoming-webhook bots allowed.
+    pub fn check_webhook_basic(&self, email: &str, api_key: &str) -> Result<Arc<AuthEntry>, ApiError> {
+        let entry = self.check_webhook_key(api_key)?;
+        if entry.delivery_email.to_lowercase() != email.trim().to_lowercase() {
+            return Err(ApiError::new(crate::error::ErrorCode::InvalidApiKey, 401, "Invalid API key"));
+        }
+        Ok(entry)
     }
 }
 

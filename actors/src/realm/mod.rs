@@ -15,6 +15,8 @@ pub mod admin;
 pub mod alert_words;
 pub mod attachments;
 pub mod avatars;
+pub mod bot_data;
+pub mod bots;
 pub mod catalog;
 pub mod channels;
 pub mod chat;

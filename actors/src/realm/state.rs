@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
 
+use super::bot_data::BotsData;
 use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
 use super::scheduled_data::ScheduledData;
@@ -60,6 +61,8 @@ pub struct RealmState {
     dm_groups: HashMap<String, i64>,
     /// Linkifiers in their order, compiled (once per change of the list).
     linkifiers: Linkifiers,
+    /// Bots' default channels, services and configuration.
+    pub(super) bots: BotsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -105,6 +108,7 @@ impl RealmState {
             scheduled: ScheduledData::default(),
             dm_groups: HashMap::new(),
             linkifiers: Linkifiers::default(),
+            bots: BotsData::default(),
         };
         for user in users {
             if user.is_system_bot() {

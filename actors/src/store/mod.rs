@@ -6,6 +6,7 @@
 
 pub mod attachments;
 pub mod backup;
+pub mod bots;
 pub mod channels;
 pub mod drafts;
 mod fixes;

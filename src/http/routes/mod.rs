@@ -4,6 +4,7 @@
 //! paths get a JSON 404.
 
 mod auth;
+mod bots;
 mod channels;
 mod drafts;
 mod emoji;
@@ -23,6 +24,7 @@ mod settings;
 mod topics;
 pub(crate) mod uploads;
 mod users;
+mod webhooks;
 mod widgets;
 
 use actix_web::http::{header, Method};
@@ -65,6 +67,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);
     let scope = linkifiers::routes(scope);
+    let scope = bots::routes(scope);
+    let scope = webhooks::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
     super::pages::configure(cfg);

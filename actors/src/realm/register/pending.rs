@@ -173,7 +173,6 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
             vec![("onboarding_steps", json!([])), ("navigation_tour_video_url", json!(NAVIGATION_TOUR_VIDEO_URL))],
         ),
         ("realm_billing", vec![("realm_billing", json!({"has_pending_sponsorship_request": false}))]),
-        ("realm_bot", vec![("realm_bots", json!([]))]),
         ("realm_domains", vec![("realm_domains", json!([]))]),
         ("realm_embedded_bots", vec![("realm_embedded_bots", json!([]))]),
         ("realm_incoming_webhook_bots", vec![("realm_incoming_webhook_bots", json!([]))]),

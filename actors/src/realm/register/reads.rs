@@ -59,6 +59,7 @@ const DATA_SETS: &[DataSet] = &[
     realm_emoji,
     realm_linkifiers,
     realm_user,
+    realm_bots,
     subscription,
     starred_messages,
     channel_folders,
@@ -75,6 +76,14 @@ const DATA_SETS: &[DataSet] = &[
     push_devices,
     not_built_yet,
 ];
+
+/// `realm_bots`: every bot for administrators, one's own bots for others.
+fn realm_bots(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("realm_bot") {
+        out.insert("realm_bots".into(), crate::realm::bot_data::realm_bots(ctx.state, ctx.user));
+    }
+    Ok(())
+}
 
 /// The data sets of features not built yet, with Zulip's empty values.
 fn not_built_yet(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {

@@ -26,6 +26,7 @@ use crate::clock;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
+use crate::realm::bots::webhooks::outgoing::{with_services, WithServices};
 use crate::realm::chat::send::{plan_notice, plan_send, ChannelRef, DirectRef, Notice, NoticeTo, SendMessage, SendTo};
 use crate::realm::model::SystemBot;
 use crate::realm::notifications::{with_push, PushContext, WithPush};
@@ -67,7 +68,7 @@ fn check_deliverable(state: &RealmState, item: &ScheduledItem, now: i64) -> Resu
 
 /// A due message, sent, and its item marked delivered in the same transaction.
 struct Delivered {
-    send: WithPush,
+    send: WithServices,
     item: ScheduledItem,
 }
 
@@ -238,7 +239,9 @@ impl RealmActor {
         };
         let listeners = self.all_public_streams_listeners();
         let planned = plan_send(&self.state, msg, &listeners, now)?;
-        let send = with_push(&self.state, planned, PushContext::of(self));
+        // Through the outgoing-webhook services, as `POST /messages`: a scheduled mention of
+        // such a bot reaches it.
+        let send = with_services(&self.state, with_push(&self.state, planned, PushContext::of(self)));
         self.commit(Delivered { send, item: item.clone() })
     }
 

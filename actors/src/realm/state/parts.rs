@@ -3,6 +3,7 @@
 
 use super::RealmState;
 use crate::markdown::linkifier::Linkifiers;
+use crate::realm::bot_data::BotsData;
 use crate::realm::scheduled_data::ScheduledData;
 use crate::realm::uploads_data::UploadsData;
 use crate::realm::user_data::UserData;
@@ -44,5 +45,14 @@ impl RealmState {
     /// Replaces the linkifiers (compiled by the caller, once per change).
     pub(crate) fn set_linkifiers(&mut self, linkifiers: Linkifiers) {
         self.linkifiers = linkifiers;
+    }
+
+    /// Bots' default channels, services and configuration.
+    pub fn bots(&self) -> &BotsData {
+        &self.bots
+    }
+
+    pub(crate) fn bots_mut(&mut self) -> &mut BotsData {
+        &mut self.bots
     }
 }

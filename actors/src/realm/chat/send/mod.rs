@@ -60,7 +60,9 @@ impl Handler<SendMessage> for RealmActor {
         let listeners = self.all_public_streams_listeners();
         let change = plan_send(&self.state, msg, &listeners, crate::clock::now())?;
         let context = crate::realm::notifications::PushContext::of(self);
-        self.commit(crate::realm::notifications::with_push(&self.state, change, context))
+        let change = crate::realm::notifications::with_push(&self.state, change, context);
+        // Outgoing-webhook bots it mentions or writes to get their jobs in its transaction.
+        self.commit(crate::realm::bots::webhooks::outgoing::with_services(&self.state, change))
     }
 }
 

@@ -151,6 +151,17 @@ impl PlannedMessage {
         self.date_sent
     }
 
+    /// The users it mentions by name (not silently).
+    pub fn mentioned_users(&self) -> &std::collections::BTreeSet<UserId> {
+        &self.rendered.mentioned_users
+    }
+
+    /// The message object as the `message` event carries it, before it is written (its
+    /// `id` is 0 until then).
+    pub fn event_dict(&self, state: &RealmState) -> serde_json::Map<String, Value> {
+        message_dict(state, &self.row(), &[], Shape::Event)
+    }
+
     /// The conversation that must already have messages for the send to go through.
     pub fn needs_conversation(&self) -> Option<&str> {
         self.needs_conversation.as_deref()
