@@ -145,6 +145,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         actor_threads: args.actor_threads,
         dir_prefix: "agora-msgload-",
         config: LOAD_CONFIG.to_owned(),
+        capture_log: true,
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (mut server, api) = ManagedServer::start(&options, http_client()?).await?;
@@ -163,11 +164,11 @@ async fn run(args: Args) -> Result<(), BoxError> {
     subscribe(&api, &admin, HISTORY_CHANNEL, std::slice::from_ref(&reader)).await?;
 
     // 1. Sending. A few unmeasured messages first (connections, statement caches).
-    send_all(&api, &senders[..1], 50, "warm-up").await?;
+    send_all(&api, &server, &senders[..1], 50, "warm-up").await?;
     eprintln!("1 sender, {} messages...", args.messages);
-    let one = send_all(&api, &senders[..1], args.messages, "one sender").await?;
+    let one = send_all(&api, &server, &senders[..1], args.messages, "one sender").await?;
     eprintln!("{} senders, {} messages each...", args.senders, args.messages_per_sender);
-    let many = send_all(&api, &senders, args.messages_per_sender, "many senders").await?;
+    let many = send_all(&api, &server, &senders, args.messages_per_sender, "many senders").await?;
 
     // 2. Delivery to long-polling queues.
     eprintln!("registering {} queues...", args.queues);
@@ -178,6 +179,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let mut deliveries = Deliveries::new(args.queues, pollers.drain()?);
     let mut round_posts = Vec::with_capacity(args.rounds);
     let timeout = Duration::from_secs(args.round_timeout_secs);
+    let rounds_cpu = CpuMeter::start(Some(server.pid()));
     for round in 1..=args.rounds {
         let t0 = Instant::now();
         let id = send(&api, &admin, DELIVERY_CHANNEL, "rounds", &format!("Round {round}")).await?;
@@ -188,6 +190,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
             tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
         }
     }
+    let rounds_cpu = rounds_cpu.stop();
     pollers.shutdown().await;
 
     // 3. GET /messages over a large history, written while the server is stopped.
@@ -204,21 +207,27 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let mut fetched = Vec::with_capacity(cases.len());
     for case in &cases {
         eprintln!("GET /messages, {}...", case.name);
-        fetched.push(fetch_case(&api, &reader, case, args.fetches).await?);
+        let cpu = CpuMeter::start(Some(server.pid()));
+        let stats = fetch_case(&api, &reader, case, args.fetches).await?;
+        fetched.push((stats, cpu.stop()));
     }
 
     // 4. One sender alone, then next to clients searching the history in a loop.
-    send_all(&api, &senders[..1], 50, "warm-up after restart").await?;
+    send_all(&api, &server, &senders[..1], 50, "warm-up after restart").await?;
     eprintln!("1 sender alone on the large history, {} messages...", args.contended_messages);
-    let alone = send_all(&api, &senders[..1], args.contended_messages, "alone").await?;
+    let alone = send_all(&api, &server, &senders[..1], args.contended_messages, "alone").await?;
     eprintln!("1 sender next to {} searching clients...", args.searchers);
     let search = cases.iter().find(|c| c.name == "search").ok_or("no search case")?;
     let searching = Searchers::start(&api, &reader, &search.query, args.searchers);
-    let contended = send_all(&api, &senders[..1], args.contended_messages, "next to searches").await?;
+    let contended = send_all(&api, &server, &senders[..1], args.contended_messages, "next to searches").await?;
     let searches = searching.stop().await?;
     let contention = Contention { alone, contended, searches };
 
-    report(&args, &one, &many, &deliveries, round_posts, &cases, fetched, write_secs, &contention);
+    let delivered = Delivered { deliveries, posts: round_posts, cpu: rounds_cpu };
+    report(&args, &one, &many, &delivered, &cases, fetched, write_secs, &contention);
+    for line in server.log_problems() {
+        eprintln!("server: {line}");
+    }
     Ok(())
 }
 
@@ -228,16 +237,16 @@ fn report(
     args: &Args,
     one: &SendRun,
     many: &SendRun,
-    deliveries: &Deliveries,
-    round_posts: Vec<Duration>,
+    delivered: &Delivered,
     cases: &[FetchCase],
-    fetched: Vec<Stats>,
+    fetched: Vec<(Stats, Option<CpuUse>)>,
     write_secs: f64,
     contention: &Contention,
 ) {
+    let deliveries = &delivered.deliveries;
     let delivery = Stats::new(deliveries.latencies.clone());
     let last = Stats::new(deliveries.last_poller.clone());
-    let posts = Stats::new(round_posts);
+    let posts = Stats::new(delivered.posts.clone());
     println!("Agora messages");
     println!("  1 sender: {}", one.describe());
     println!("  {} senders: {}", args.senders, many.describe());
@@ -252,6 +261,11 @@ fn report(
     );
     println!("    POST /messages of the rounds: {}", posts.describe());
     println!(
+        "    {} per round; {}",
+        describe_cpu(delivered.cpu, args.rounds, "round"),
+        describe_cpu(delivered.cpu, deliveries.latencies.len(), "delivery")
+    );
+    println!(
         "    missed deliveries: {}, failed pollers: {}, stray events: {}",
         deliveries.missed,
         deliveries.failed(),
@@ -261,11 +275,15 @@ fn report(
         "  GET /messages with {} messages ({write_secs:.1} s to write), {} requests each:",
         args.history, args.fetches
     );
-    for (case, stats) in cases.iter().zip(&fetched) {
-        println!("    {}: {}", case.name, stats.describe());
+    for (case, (stats, cpu)) in cases.iter().zip(&fetched) {
+        println!("    {}: {}; {}", case.name, stats.describe(), describe_cpu(*cpu, args.fetches + 5, "request"));
     }
     println!("  1 sender on that history, alone: {}", contention.alone.describe());
-    println!("  1 sender next to {} clients searching in a loop: {}", args.searchers, contention.contended.describe());
+    println!(
+        "  1 sender next to {} clients searching in a loop (the CPU includes the searches): {}",
+        args.searchers,
+        contention.contended.describe()
+    );
     println!(
         "    searches meanwhile: {} ({:.1}/s), latency {}",
         contention.searches.len(),
@@ -273,8 +291,15 @@ fn report(
         contention.searches.describe()
     );
     let stats_json = |s: &Stats| json!({ "p50": ms_json(s.percentile(50)), "p99": ms_json(s.percentile(99)), "max": ms_json(s.max()) });
-    let fetch_json: serde_json::Map<String, Value> =
-        cases.iter().zip(&fetched).map(|(case, stats)| (case.name.to_owned(), stats_json(stats))).collect();
+    let fetch_json: serde_json::Map<String, Value> = cases
+        .iter()
+        .zip(&fetched)
+        .map(|(case, (stats, cpu))| {
+            let mut figures = stats_json(stats);
+            figures["cpu"] = cpu_json(*cpu, args.fetches + 5);
+            (case.name.to_owned(), figures)
+        })
+        .collect();
     let summary = json!({
         "loadgen": "messages",
         "one_sender": one.to_json(),
@@ -282,6 +307,8 @@ fn report(
         "delivery": { "queues": args.queues, "rounds": args.rounds, "per_queue_ms": stats_json(&delivery),
                       "last_queue_ms": { "p50": ms_json(last.percentile(50)), "max": ms_json(last.max()) },
                       "post_ms": stats_json(&posts), "missed": deliveries.missed,
+                      "cpu_per_round": cpu_json(delivered.cpu, args.rounds),
+                      "cpu_per_delivery": cpu_json(delivered.cpu, deliveries.latencies.len()),
                       "failed_pollers": deliveries.failed(), "stray_events": deliveries.stray },
         "get_messages": { "history": args.history, "write_s": round3(write_secs), "requests": args.fetches,
                           "size": args.fetch_size, "ms": fetch_json },
@@ -320,6 +347,10 @@ struct SendRun {
     messages: usize,
     elapsed: Duration,
     latency: Stats,
+    /// The server's CPU over the run.
+    cpu: Option<CpuUse>,
+    /// The group commits that carried the messages.
+    groups: Option<GroupCommits>,
 }
 
 impl SendRun {
@@ -329,24 +360,36 @@ impl SendRun {
 
     fn describe(&self) -> String {
         format!(
-            "{} messages in {:.2} s = {:.0} msg/s; latency {}",
+            "{} messages in {:.2} s = {:.0} msg/s; latency {}; {}; {}",
             self.messages,
             self.elapsed.as_secs_f64(),
             self.rate(),
-            self.latency.describe()
+            self.latency.describe(),
+            describe_cpu(self.cpu, self.messages, "message"),
+            self.groups.as_ref().map_or_else(|| "group commits not counted".to_owned(), GroupCommits::describe)
         )
     }
 
     fn to_json(&self) -> Value {
         json!({ "messages": self.messages, "seconds": round3(self.elapsed.as_secs_f64()),
                 "msg_per_s": self.rate().round(), "p50_ms": ms_json(self.latency.percentile(50)),
-                "p99_ms": ms_json(self.latency.percentile(99)), "max_ms": ms_json(self.latency.max()) })
+                "p99_ms": ms_json(self.latency.percentile(99)), "max_ms": ms_json(self.latency.max()),
+                "cpu": cpu_json(self.cpu, self.messages),
+                "group_commits": self.groups.as_ref().map(GroupCommits::to_json) })
     }
 }
 
 /// Every sender sends `each` messages to the send channel, one after another, all senders
 /// at once; the rate counts from the start to the last reply.
-async fn send_all(api: &Api, senders: &[Creds], each: usize, topic: &str) -> Result<SendRun, BoxError> {
+async fn send_all(
+    api: &Api,
+    server: &ManagedServer,
+    senders: &[Creds],
+    each: usize,
+    topic: &str,
+) -> Result<SendRun, BoxError> {
+    let cpu = CpuMeter::start(Some(server.pid()));
+    let log_from = server.log_len();
     let started = Instant::now();
     let mut tasks = JoinSet::new();
     for (s, sender) in senders.iter().enumerate() {
@@ -366,7 +409,9 @@ async fn send_all(api: &Api, senders: &[Creds], each: usize, topic: &str) -> Res
         latencies.extend(done??);
     }
     let elapsed = started.elapsed();
-    Ok(SendRun { messages: latencies.len(), elapsed, latency: Stats::new(latencies) })
+    let cpu = cpu.stop();
+    let groups = server.group_commits(log_from);
+    Ok(SendRun { messages: latencies.len(), elapsed, latency: Stats::new(latencies), cpu, groups })
 }
 
 /// A `message` event's message id.
@@ -498,6 +543,13 @@ fn fetch_cases(history: &History, size: usize) -> Vec<FetchCase> {
         FetchCase { name: "topic", query: newest(topic_narrow.to_string()), anchor: None },
         FetchCase { name: "search", query: newest(search_narrow.to_string()), anchor: None },
     ]
+}
+
+/// The delivery rounds: latencies, the rounds' sends, the server's CPU over the rounds.
+struct Delivered {
+    deliveries: Deliveries,
+    posts: Vec<Duration>,
+    cpu: Option<CpuUse>,
 }
 
 /// One sender alone and next to searching clients.

@@ -96,6 +96,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         actor_threads: args.actor_threads,
         dir_prefix: "agora-presenceload-",
         config: LOAD_CONFIG.to_owned(),
+        capture_log: false,
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (server, api) = ManagedServer::start(&options, http_client()?).await?;
@@ -263,8 +264,7 @@ async fn ping(
         };
         let id = last_update_id.to_string();
         let form = [("status", status), ("last_update_id", id.as_str())];
-        let response =
-            api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(describe)?;
+        let response = api.post("users/me/presence", &users[user]).form(&form).send().await.map_err(describe)?;
         let status = response.status();
         let body = response.bytes().await.map_err(describe)?;
         let latency = sent.elapsed();
@@ -296,27 +296,6 @@ impl Window {
         let wall = self.opened.elapsed();
         Ok((ticks as f64 / clock_ticks_per_sec() / wall.as_secs_f64(), wall))
     }
-}
-
-/// utime + stime of a process, in clock ticks (`/proc/<pid>/stat` fields 14 and 15).
-fn cpu_ticks(pid: u32) -> Result<u64, BoxError> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // The command name (field 2) may hold spaces; the fields after it are plain.
-    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).ok_or("unexpected /proc/<pid>/stat")?;
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let field = |n: usize| -> Result<u64, BoxError> { Ok(fields.get(n - 3).ok_or("short /proc/<pid>/stat")?.parse()?) };
-    Ok(field(14)? + field(15)?)
-}
-
-/// `getconf CLK_TCK` (100 on Linux unless told otherwise).
-fn clock_ticks_per_sec() -> f64 {
-    std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|out| String::from_utf8(out.stdout).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(100.0)
 }
 
 /// A row written again sooner than this after its last write breaks the server's rule (a
