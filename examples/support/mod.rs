@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+pub mod presence;
 pub mod queues;
 
 /// Any error, sendable between tasks.
@@ -549,7 +550,7 @@ impl CpuUse {
         )
     }
 
-    pub fn to_json(&self, operations: usize) -> Value {
+    pub fn to_json(self, operations: usize) -> Value {
         serde_json::json!({ "cpu_us_per_op": round3(self.micros_per(operations)), "cpu_s": round3(self.cpu_secs),
                             "core_share": round3(self.share()) })
     }

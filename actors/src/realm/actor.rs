@@ -75,6 +75,50 @@ pub struct RealmActor {
     readers: Readers,
     /// The presence actor's published rows, for `POST /register`.
     pub(super) presence: Arc<ArcSwap<PresenceState>>,
+    /// Changes waiting for the group commit at the end of the current run of the mailbox
+    /// (`group_commit.rs`), in arrival order.
+    pub(super) pending: Vec<Box<dyn PendingChange + Send>>,
+    /// Group commits and the changes they carried, for the log.
+    pub(super) groups: GroupStats,
+}
+
+/// A change that waits for a group commit: planned when the group is written (against the
+/// state as the changes before it in the group left it), written inside the group's
+/// transaction, applied, and answered after the commit.
+pub(super) trait PendingChange {
+    /// Plans, writes (in `tx`, inside a savepoint of its own if `savepoint`) and applies
+    /// the change: its events, or why not.
+    fn stage(
+        &mut self,
+        actor: &mut RealmActor,
+        tx: &rusqlite::Transaction<'_>,
+        savepoint: bool,
+    ) -> Result<Staged, NotStaged>;
+
+    /// Answers the request: with the output kept by [`PendingChange::stage`], or `error`.
+    fn finish(self: Box<Self>, error: Option<ApiError>);
+}
+
+/// Why a change of a group was not staged.
+pub(super) enum NotStaged {
+    /// Refused with nothing written (by its plan, or by its write inside its savepoint).
+    Refused(ApiError),
+    /// Its write failed without a savepoint: what it wrote is still in the transaction.
+    WriteFailed(ApiError),
+}
+
+/// A change of a group, applied but not yet committed.
+pub(super) struct Staged {
+    pub events: Vec<Outgoing>,
+    pub auth: bool,
+    pub closed: Vec<UserId>,
+}
+
+/// Counters of group commits.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct GroupStats {
+    pub commits: u64,
+    pub changes: u64,
 }
 
 /// Where a user's events go: a client queue, or any other recipient (tests).
@@ -113,6 +157,8 @@ impl RealmActor {
             queues,
             readers,
             presence,
+            pending: Vec::new(),
+            groups: GroupStats::default(),
         }
     }
 
@@ -275,6 +321,8 @@ impl Actor for RealmActor {
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
+        // Nothing accepted is dropped unanswered.
+        self.flush_pending();
         tracing::debug!(realm.id = %self.state.realm().id, "realm actor stopped");
     }
 }
@@ -302,6 +350,7 @@ impl Handler<StopRealm> for RealmActor {
     type Result = ();
 
     fn handle(&mut self, _: StopRealm, ctx: &mut Self::Context) {
+        self.flush_pending();
         ctx.stop();
     }
 }
@@ -335,6 +384,8 @@ impl Handler<SaveQueues> for RealmActor {
     type Result = AtomicResponse<Self, usize>;
 
     fn handle(&mut self, _: SaveQueues, _: &mut Self::Context) -> Self::Result {
+        // The changes waiting for their group commit reach the queues before they are saved.
+        self.flush_pending();
         self.queues.set_closing();
         let queues: Vec<Addr<QueueActor>> =
             self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|(_, addr)| addr.clone())).collect();

@@ -15,17 +15,18 @@ pub use ops::{set_active, UserRef, UserUpdate};
 
 use super::actor::RealmActor;
 use super::format::UserDictOptions;
+use super::group_commit::Deferred;
 use crate::clock;
 use crate::error::ApiResult;
 use crate::ids::UserId;
 
 /// Creates an account (its password already hashed by the caller).
-#[derive(Message, Debug)]
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "ApiResult<CreatedUser>")]
 pub struct CreateUser(pub NewUser);
 
 /// `POST /users`: `acting` creates an account (its password already hashed).
-#[derive(Message, Debug)]
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "ApiResult<CreatedUser>")]
 pub struct CreateUserAs {
     pub acting: UserId,
@@ -58,22 +59,24 @@ pub struct SetUserActive {
 }
 
 impl Handler<CreateUser> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
+    /// Waits for the group commit, as sends do.
+    type Result = Deferred<ApiResult<CreatedUser>>;
 
-    fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        let change = create::plan_create_user(&self.state, &self.config, &msg.0, clock::now())?;
-        self.commit(change)
+    fn handle(&mut self, msg: CreateUser, ctx: &mut Self::Context) -> Self::Result {
+        self.defer(ctx, msg, |actor, msg| create::plan_create_user(&actor.state, &actor.config, &msg.0, clock::now()))
     }
 }
 
 impl Handler<CreateUserAs> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
+    /// Waits for the group commit, as sends do.
+    type Result = Deferred<ApiResult<CreatedUser>>;
 
-    fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
-        let acting = self.viewer(msg.acting)?;
-        let (new, weak) = (&msg.new, msg.password_too_weak);
-        let change = create::plan_create_user_as(&self.state, &self.config, acting, new, weak, clock::now())?;
-        self.commit(change)
+    fn handle(&mut self, msg: CreateUserAs, ctx: &mut Self::Context) -> Self::Result {
+        self.defer(ctx, msg, |actor, msg| {
+            let acting = actor.viewer(msg.acting)?;
+            let (new, weak) = (&msg.new, msg.password_too_weak);
+            create::plan_create_user_as(&actor.state, &actor.config, acting, new, weak, clock::now())
+        })
     }
 }
 
