@@ -116,6 +116,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
                 dir_prefix: "agora-loadgen-",
                 config: LOAD_CONFIG.to_owned(),
                 capture_log: false,
+                seed: None,
             };
             let (server, api) = ManagedServer::start(&options, client).await?;
             let maker = UserMaker::Cli { bin: server.bin.clone(), dir: server.dir.path().to_owned() };

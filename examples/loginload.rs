@@ -69,6 +69,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
             dir_prefix: "agora-loginload-",
             config: config.clone(),
             capture_log: false,
+            seed: None,
         };
         let (server, api) = ManagedServer::start(&options, http_client()?).await?;
         let pid = server.pid();

@@ -146,6 +146,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         dir_prefix: "agora-msgload-",
         config: LOAD_CONFIG.to_owned(),
         capture_log: true,
+        seed: None,
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (mut server, api) = ManagedServer::start(&options, http_client()?).await?;

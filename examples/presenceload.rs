@@ -88,6 +88,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         dir_prefix: "agora-presenceload-",
         config: LOAD_CONFIG.to_owned(),
         capture_log: false,
+        seed: None,
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (server, api) = ManagedServer::start(&options, http_client()?).await?;

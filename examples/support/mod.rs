@@ -54,6 +54,9 @@ pub struct ServerOptions {
     /// program's stderr, with the realm actors' group commits (`agora::group_commit` at
     /// `debug`), so that [`ManagedServer::group_commits`] can count them.
     pub capture_log: bool,
+    /// A directory whose files are copied into the fresh data directory before the server
+    /// first starts (a database prepared by an earlier run, with its `zuliprc`).
+    pub seed: Option<PathBuf>,
 }
 
 /// Settings for load generators that create users and send far more than Zulip's rate
@@ -327,6 +330,14 @@ impl ManagedServer {
         let dir = tempfile::Builder::new().prefix(options.dir_prefix).tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let addr = format!("127.0.0.1:{port}");
+        if let Some(seed) = &options.seed {
+            for entry in std::fs::read_dir(seed)? {
+                let entry = entry?;
+                if entry.file_type()?.is_file() {
+                    std::fs::copy(entry.path(), dir.path().join(entry.file_name()))?;
+                }
+            }
+        }
         let config = dir.path().join("loadgen.toml");
         std::fs::write(&config, &options.config)?;
         let mut args = vec!["--data-dir".to_owned(), path_arg(dir.path())?, "--config".to_owned(), path_arg(&config)?];

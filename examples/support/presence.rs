@@ -27,6 +27,8 @@ pub struct PingLoad {
 /// What a run measured.
 pub struct PingRun {
     pub latency: Stats,
+    /// Reply bytes, over the window.
+    pub bytes: u64,
     /// Server CPU over the window.
     pub cpu: CpuUse,
     pub writes: Writes,
@@ -39,6 +41,7 @@ struct Pinged {
     last_update_id: i64,
     latency: Duration,
     sent: Instant,
+    bytes: usize,
 }
 
 /// Pings as `load` says with `users` against the server `pid` whose database is `db`.
@@ -47,6 +50,16 @@ pub async fn run(api: &Api, pid: u32, db: &Path, users: Arc<Vec<Creds>>, load: &
     if n == 0 {
         return Err("no users to ping".into());
     }
+    // A user's connection idles for a minute between pings: longer than the server keeps
+    // it (5 s), so a pooled one would race with the server closing it. A client of its own
+    // drops them sooner.
+    let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(2))
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(10))
+        .no_proxy()
+        .build()?;
+    let api = &Api { client, base: api.base.clone() };
     let period = load.interval.div_f64(n as f64);
     let (tx, mut rx) = mpsc::unbounded_channel::<Result<Pinged, String>>();
     let mut last_ids = vec![-1i64; n];
@@ -65,6 +78,7 @@ pub async fn run(api: &Api, pid: u32, db: &Path, users: Arc<Vec<Creds>>, load: &
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
     let mut next = 0usize;
     let mut latencies = Vec::new();
+    let mut bytes = 0u64;
     let mut sent_in_window = 0usize;
     let mut window: Option<(Instant, CpuMeter)> = None;
     let mut sampler = tokio::time::interval(Duration::from_secs(1));
@@ -93,6 +107,7 @@ pub async fn run(api: &Api, pid: u32, db: &Path, users: Arc<Vec<Creds>>, load: &
                 last_ids[pinged.user] = pinged.last_update_id;
                 if window.as_ref().is_some_and(|(opened, _)| pinged.sent >= *opened) {
                     latencies.push(pinged.latency);
+                    bytes += pinged.bytes as u64;
                 }
             }
             _ = sampler.tick() => {
@@ -106,11 +121,15 @@ pub async fn run(api: &Api, pid: u32, db: &Path, users: Arc<Vec<Creds>>, load: &
     let deadline = Instant::now() + Duration::from_secs(30);
     while latencies.len() < sent_in_window && Instant::now() < deadline {
         match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
-            Ok(Some(result)) => latencies.push(result?.latency),
+            Ok(Some(result)) => {
+                let pinged = result?;
+                latencies.push(pinged.latency);
+                bytes += pinged.bytes as u64;
+            }
             _ => continue,
         }
     }
-    Ok(PingRun { latency: Stats::new(latencies), cpu, writes })
+    Ok(PingRun { latency: Stats::new(latencies), bytes, cpu, writes })
 }
 
 /// One ping; the reply's `presence_last_update_id` is read off the end of its body (the
@@ -147,7 +166,7 @@ async fn ping(
             .and_then(|(_, rest)| rest.trim_end().trim_end_matches('}').parse::<i64>().ok())
             .filter(|_| status.is_success())
             .ok_or_else(|| format!("POST /users/me/presence: HTTP {status}: {}", &text[..text.len().min(300)]))?;
-        Ok(Pinged { user, last_update_id, latency, sent })
+        Ok(Pinged { user, last_update_id, latency, sent, bytes: body.len() })
     };
     let _ = tx.send(outcome.await);
 }

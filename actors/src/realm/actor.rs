@@ -68,6 +68,8 @@ pub struct RealmActor {
     /// The state as of the last commit, published for the history readers.
     published: Arc<ArcSwap<RealmState>>,
     pub(super) listeners: HashMap<UserId, Vec<Listener>>,
+    /// The listeners registered for `all_public_streams`, apart (every send asks for them).
+    public_listeners: Vec<(UserId, Recipient<PushEvent>)>,
     next_listener: u64,
     /// Live event queues by id, shared with the HTTP workers.
     pub(super) queues: Arc<QueueIndex>,
@@ -127,8 +129,6 @@ pub(super) struct Listener {
     recipient: Recipient<PushEvent>,
     /// Set for event queues.
     queue: Option<(Arc<str>, Addr<QueueActor>)>,
-    /// The queue was registered with `all_public_streams`.
-    all_public_streams: bool,
 }
 
 impl RealmActor {
@@ -153,6 +153,7 @@ impl RealmActor {
             auth,
             published,
             listeners: HashMap::new(),
+            public_listeners: Vec::new(),
             next_listener: 0,
             queues,
             readers,
@@ -188,17 +189,17 @@ impl RealmActor {
     ) -> ListenerId {
         self.next_listener += 1;
         let id = ListenerId(self.next_listener);
-        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue, all_public_streams });
+        if all_public_streams {
+            self.public_listeners.retain(|(_, r)| r.connected());
+            self.public_listeners.push((user_id, recipient.clone()));
+        }
+        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue });
         id
     }
 
     /// The users with a live queue registered for `all_public_streams`.
     pub(super) fn all_public_streams_listeners(&self) -> BTreeSet<UserId> {
-        self.listeners
-            .iter()
-            .filter(|(_, list)| list.iter().any(|l| l.all_public_streams && l.recipient.connected()))
-            .map(|(user, _)| *user)
-            .collect()
+        self.public_listeners.iter().filter(|(_, r)| r.connected()).map(|(user, _)| *user).collect()
     }
 
     /// Takes a queue actor (new or restored) into the index and the fan-out.
@@ -246,7 +247,8 @@ impl RealmActor {
     }
 
     pub(super) fn publish_auth(&self) {
-        self.auth.store(Arc::new(AuthSnapshot::of(&self.state)));
+        let next = self.auth.load().updated(&self.state);
+        self.auth.store(Arc::new(next));
         self.publish_state();
     }
 
@@ -261,6 +263,7 @@ impl RealmActor {
     /// channels...) leaves the published auth index as it is, so the hot paths do not
     /// rebuild it.
     pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
+        self.state.tidy();
         self.publish_state();
         self.fan_out(events);
     }
@@ -268,6 +271,7 @@ impl RealmActor {
     /// After a commit that may change who can authenticate: publish the new auth index,
     /// then send the events.
     pub(super) fn committed_auth(&mut self, events: Vec<Outgoing>) {
+        self.state.tidy();
         self.publish_auth();
         self.fan_out(events);
     }

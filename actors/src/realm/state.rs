@@ -12,14 +12,17 @@
 use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
-use rusqlite::Connection;
 
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
-use crate::ids::{ChannelId, FolderId, GroupId, MessageId, RealmId, UserId};
-use crate::store::{self, StoreResult};
+use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
+
+mod active;
+mod channel_json;
+mod load;
+mod user_json;
 
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
@@ -42,6 +45,15 @@ pub struct RealmState {
     last_message_id: MessageId,
     /// Users' statuses, alert words and mutes.
     user_data: UserData,
+    /// Ids of the active users, ascending (`None` after [`RealmState::user_mut`], which may
+    /// change who is active, until [`RealmState::tidy`]). Organization-wide events go to
+    /// them all: a copy of this list is much cheaper than a walk over every user.
+    active_ids: Option<Arc<Vec<UserId>>>,
+    /// Users and channels as JSON, and channels' active subscribers, shared by every copy
+    /// of the state.
+    user_json: Arc<user_json::UserJsonCache>,
+    channel_json: Arc<channel_json::ChannelJsonCache>,
+    subscriber_cache: Arc<active::SubscriberCache>,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -81,57 +93,15 @@ impl RealmState {
             channels: Channels::default(),
             last_message_id: MessageId(0),
             user_data: UserData::default(),
+            active_ids: Some(Arc::default()),
+            user_json: Arc::default(),
+            channel_json: Arc::default(),
+            subscriber_cache: Arc::default(),
         };
         for user in users {
             state.put_user(user);
         }
         state
-    }
-
-    /// Loads a realm and everything in it.
-    pub fn load(conn: &Connection, realm_id: RealmId) -> StoreResult<Option<RealmState>> {
-        let Some(realm) = store::realms::by_id(conn, realm_id)? else {
-            return Ok(None);
-        };
-        let mut users = store::users::in_realm(conn, realm_id)?;
-        let groups = store::groups::in_realm(conn, realm_id)?;
-        let fields = store::profile_fields::in_realm(conn, realm_id)?;
-        let mut values = store::profile_fields::values_in_realm(conn, realm_id)?;
-        for user in &mut users {
-            if let Some(data) = values.remove(&user.id) {
-                user.profile_data = data;
-            }
-        }
-        let mut state = RealmState::new(realm, users, groups);
-        state.set_profile_fields(fields);
-        for channel in store::channels::in_realm(conn, realm_id)? {
-            state.put_channel(channel);
-        }
-        for sub in store::channels::subscriptions_in_realm(conn, realm_id)? {
-            state.put_subscription(sub);
-        }
-        for channel in store::channels::default_channels(conn, realm_id)? {
-            state.set_default_channel(channel, true);
-        }
-        for folder in store::channels::folders_in_realm(conn, realm_id)? {
-            state.put_folder(folder);
-        }
-        for topic in store::channels::user_topics_in_realm(conn, realm_id)? {
-            state.put_user_topic(topic);
-        }
-        state.channels.first_messages =
-            store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
-        state.last_message_id = store::messages::newest_message_id(conn)?;
-        state.user_data = UserData::load(conn, realm_id)?;
-        Ok(Some(state))
-    }
-
-    /// Loads the realm with this subdomain.
-    pub fn load_by_subdomain(conn: &Connection, subdomain: &str) -> StoreResult<Option<RealmState>> {
-        match store::realms::by_subdomain(conn, subdomain)? {
-            Some(realm) => Self::load(conn, realm.id),
-            None => Ok(None),
-        }
     }
 
     /// The realm row.
@@ -149,6 +119,11 @@ impl RealmState {
         self.user(id).ok_or_else(|| ApiError::bad_request("No such user"))
     }
 
+    /// The users by id, as shared (for telling what changed between two states).
+    pub(crate) fn user_map(&self) -> &OrdMap<UserId, Arc<User>> {
+        &self.users
+    }
+
     /// Every user, by id.
     pub fn users(&self) -> impl Iterator<Item = &User> {
         self.users.values().map(|u| &**u)
@@ -157,11 +132,6 @@ impl RealmState {
     /// `event` for every active user (most organization-wide events go to them).
     pub fn to_everyone(&self, event: Event) -> Outgoing {
         Outgoing::to(self.active_user_ids(), event)
-    }
-
-    /// Ids of active users, ascending.
-    pub fn active_user_ids(&self) -> Vec<UserId> {
-        self.users.values().filter(|u| u.is_active).map(|u| u.id).collect()
     }
 
     /// The user with this delivery (real) email, compared case-insensitively.
@@ -317,11 +287,14 @@ impl RealmState {
         }
         self.by_delivery_email.insert(user.delivery_email.to_lowercase(), user.id);
         self.by_api_email.insert(user.email.to_lowercase(), user.id);
+        self.note_active(user.id, user.is_active);
         self.users.insert(user.id, Arc::new(user));
     }
 
     /// Mutable access to a user for field changes that touch no index.
     pub(crate) fn user_mut(&mut self, id: UserId) -> Option<&mut User> {
+        // It may change who is active.
+        self.active_ids = None;
         self.users.get_mut(&id).map(Arc::make_mut)
     }
 

@@ -31,9 +31,17 @@ pub struct Context<'a> {
     pub max_message_id: i64,
     /// The organization's presence, as its presence actor last published it.
     pub presence: &'a crate::presence::PresenceState,
+    /// Members already written as JSON (their places in the map hold nulls).
+    pub raw: std::cell::RefCell<Vec<(&'static str, String)>>,
 }
 
 impl Context<'_> {
+    /// Adds a member already written as JSON.
+    fn put_raw(&self, out: &mut Map<String, Value>, key: &'static str, json: String) {
+        out.insert(key.into(), Value::Null);
+        self.raw.borrow_mut().push((key, json));
+    }
+
     /// Whether the client fetches the data set `name`.
     pub fn want(&self, name: &str) -> bool {
         self.fetch.fetch_event_types.as_ref().is_none_or(|types| types.contains(name))
@@ -189,7 +197,8 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     for data_set in DATA_SETS {
         data_set(ctx, &mut out)?;
     }
-    let raw = post_process(ctx, &mut out);
+    let mut raw = post_process(ctx, &mut out);
+    raw.extend(ctx.raw.take());
     // Zulip's post-processing appends it after the user lists.
     recent_private_conversations(ctx, &mut out)?;
     // Agora always sends the limits, fetched with `realm` or not.
@@ -352,7 +361,7 @@ fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()
         }
         out.insert("subscriptions".into(), Value::Array(subscribed));
         out.insert("unsubscribed".into(), Value::Array(unsubscribed));
-        out.insert("never_subscribed".into(), Value::Array(never));
+        ctx.put_raw(out, "never_subscribed", never);
     }
     Ok(())
 }
@@ -373,10 +382,7 @@ fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult
 fn streams(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("stream") {
         let archived = ctx.spec.capabilities.archived_channels;
-        out.insert(
-            "streams".into(),
-            Value::Array(crate::realm::channels::reads::register_streams(ctx.state, ctx.user, archived)),
-        );
+        ctx.put_raw(out, "streams", crate::realm::channels::reads::register_streams(ctx.state, ctx.user, archived));
     }
     Ok(())
 }
@@ -419,19 +425,14 @@ fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) -> Vec<(&'stati
         return Vec::new();
     }
     let options = UserDictOptions { client_gravatar: ctx.spec.client_gravatar, include_custom_profile_fields: true };
-    let (mut active, mut inactive) = (Vec::new(), Vec::new());
-    for target in ctx.state.users() {
-        let mut view = ctx.state.user_view(ctx.user, target, options);
-        view.is_active = None;
-        if target.is_active {
-            active.push(view);
-        } else {
-            inactive.push(view);
-        }
-    }
-    let json =
-        |list: &[crate::realm::format::UserView<'_>]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    let users = ctx.state.user_map().values();
+    let (active, inactive): (Vec<_>, Vec<_>) = users.partition(|u| u.is_active);
+    let json = |list: Vec<&std::sync::Arc<User>>| {
+        let mut text = String::with_capacity(list.len() * 400 + 2);
+        ctx.state.write_users_json(ctx.user, list.into_iter(), options, false, &mut text);
+        text
+    };
     out.insert("realm_users".into(), Value::Null);
     out.insert("realm_non_active_users".into(), Value::Null);
-    vec![("realm_users", json(&active)), ("realm_non_active_users", json(&inactive))]
+    vec![("realm_users", json(active)), ("realm_non_active_users", json(inactive))]
 }
