@@ -407,3 +407,6 @@ impl RealmState {
         &mut self.user_data
     }
 }
+
+#[cfg(test)]
+mod tests;
