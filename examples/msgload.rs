@@ -37,7 +37,7 @@ use tokio::task::JoinSet;
 
 #[path = "support/mod.rs"]
 mod support;
-use support::queues::{register_all, Deliveries, Pollers};
+use support::queues::{register_all, Deliveries, Pollers, Queue};
 use support::*;
 
 /// The channel of the send throughput measurements.
@@ -117,9 +117,25 @@ struct Args {
     actor_threads: Option<usize>,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    support::main_with("msgload", run(Args::parse())).await
+fn main() -> ExitCode {
+    // This program is also the floor server it compares Agora with (a process of its own).
+    if let Some((port, workers)) = support::floor::requested() {
+        return match support::floor::serve(port, workers) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("msgload floor server: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("msgload: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(support::main_with("msgload", run(Args::parse())))
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {
@@ -171,7 +187,10 @@ async fn run(args: Args) -> Result<(), BoxError> {
     eprintln!("{} senders, {} messages each...", args.senders, args.messages_per_sender);
     let many = send_all(&api, &server, &senders, args.messages_per_sender, "many senders").await?;
 
-    // 2. Delivery to long-polling queues.
+    // 2. Delivery to long-polling queues: first the machine's floor (a bare actix-web server
+    // waking as many long-polls), then Agora.
+    eprintln!("the floor: a bare actix-web server waking {} long-polls...", args.queues);
+    let floor = floor_rounds(&args).await?;
     eprintln!("registering {} queues...", args.queues);
     let queues = register_all(&api, &owners, args.queues, 50, r#"["message"]"#).await?;
     let mut pollers = Pollers::start(&api, &queues, message_id);
@@ -224,7 +243,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let searches = searching.stop().await?;
     let contention = Contention { alone, contended, searches };
 
-    let delivered = Delivered { deliveries, posts: round_posts, cpu: rounds_cpu };
+    let delivered = Delivered { deliveries, posts: round_posts, cpu: rounds_cpu, floor };
     report(&args, &one, &many, &delivered, &cases, fetched, write_secs, &contention);
     for line in server.log_problems() {
         eprintln!("server: {line}");
@@ -260,6 +279,17 @@ fn report(
         ms(last.percentile(50)),
         ms(last.max())
     );
+    let floor_last = Stats::new(delivered.floor.deliveries.last_poller.clone());
+    let floor_delivery = Stats::new(delivered.floor.deliveries.latencies.clone());
+    println!(
+        "    the floor (bare actix-web, same long-polls): per queue {}; last queue per round p50 {}, max {}; {}",
+        floor_delivery.describe(),
+        ms(floor_last.percentile(50)),
+        ms(floor_last.max()),
+        describe_cpu(delivered.floor.cpu, delivered.floor.deliveries.latencies.len(), "delivery")
+    );
+    let ratio = last.percentile(50).zip(floor_last.percentile(50)).map(|(a, f)| a.as_secs_f64() / f.as_secs_f64());
+    println!("    last queue p50 / floor's: {}", ratio.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}")));
     println!("    POST /messages of the rounds: {}", posts.describe());
     println!(
         "    {} per round; {}",
@@ -309,6 +339,11 @@ fn report(
                       "last_queue_ms": { "p50": ms_json(last.percentile(50)), "max": ms_json(last.max()) },
                       "post_ms": stats_json(&posts), "missed": deliveries.missed,
                       "cpu_per_round": cpu_json(delivered.cpu, args.rounds),
+                      "floor": { "per_queue_ms": stats_json(&floor_delivery),
+                                 "last_queue_ms": { "p50": ms_json(floor_last.percentile(50)), "max": ms_json(floor_last.max()) },
+                                 "cpu_per_delivery": cpu_json(delivered.floor.cpu, delivered.floor.deliveries.latencies.len()),
+                                 "missed": delivered.floor.deliveries.missed },
+                      "last_queue_over_floor": ratio.map(round3),
                       "cpu_per_delivery": cpu_json(delivered.cpu, deliveries.latencies.len()),
                       "failed_pollers": deliveries.failed(), "stray_events": deliveries.stray },
         "get_messages": { "history": args.history, "write_s": round3(write_secs), "requests": args.fetches,
@@ -551,6 +586,46 @@ struct Delivered {
     deliveries: Deliveries,
     posts: Vec<Duration>,
     cpu: Option<CpuUse>,
+    /// The same rounds on the floor server.
+    floor: Floor,
+}
+
+/// The floor server's rounds.
+struct Floor {
+    deliveries: Deliveries,
+    cpu: Option<CpuUse>,
+}
+
+/// The delivery rounds against the floor server, with as many long-polls.
+async fn floor_rounds(args: &Args) -> Result<Floor, BoxError> {
+    let server = support::floor::FloorServer::start(http_client()?, args.http_workers).await?;
+    let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
+    let queues: Vec<Queue> = (0..args.queues)
+        .map(|index| Queue {
+            index,
+            user: nobody.clone(),
+            id: format!("floor-{index}"),
+            last_event_id: -1,
+            register_latency: Duration::ZERO,
+        })
+        .collect();
+    let mut pollers = Pollers::start(&server.api, &queues, message_id);
+    pollers.wait_until_waiting().await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut deliveries = Deliveries::new(args.queues, pollers.drain()?);
+    let timeout = Duration::from_secs(args.round_timeout_secs);
+    let cpu = CpuMeter::start(Some(server.pid));
+    for round in 1..=args.rounds {
+        let t0 = Instant::now();
+        let id = server.fire().await?;
+        deliveries.collect(&format!("floor round {round}"), t0, timeout, &mut pollers.rx, |&got| got == id).await?;
+        if round < args.rounds {
+            tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
+        }
+    }
+    let cpu = cpu.stop();
+    pollers.shutdown().await;
+    Ok(Floor { deliveries, cpu })
 }
 
 /// One sender alone and next to searching clients.

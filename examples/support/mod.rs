@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+pub mod floor;
 pub mod presence;
 pub mod queues;
 
@@ -440,6 +441,13 @@ impl ManagedServer {
 
 fn path_arg(path: &Path) -> Result<String, BoxError> {
     path.to_str().map(str::to_owned).ok_or_else(|| format!("not UTF-8: {}", path.display()).into())
+}
+
+/// Starts `bin` with `args` (its output to this program's stderr), killed when dropped.
+pub fn spawn_guarded(bin: &Path, args: &[String]) -> Result<ChildGuard, BoxError> {
+    let mut command = std::process::Command::new(bin);
+    command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
+    Ok(ChildGuard(command.spawn().map_err(|e| format!("{}: {e}", bin.display()))?))
 }
 
 fn spawn(bin: &Path, args: &[String], log_file: Option<&Path>) -> Result<ChildGuard, BoxError> {
