@@ -1,4 +1,4 @@
-//! Administrative commands (`agora create-realm`, `agora create-user`).
+//! Administrative commands (`agora create-realm`, `agora create-user`, `agora backup`, ...).
 //!
 //! When a server is running on the data directory (it holds the directory's lock), the
 //! command goes through the server's Unix socket in the data directory, so the realm actor
@@ -16,18 +16,22 @@ use std::path::{Path, PathBuf};
 use agora_actors::clock;
 use agora_actors::config::ServerConfig;
 use agora_actors::ids::RealmId;
+use agora_actors::realm::admin::{self, AdminOp, Administer, Offline};
 use agora_actors::realm::model::Role;
+use agora_actors::realm::onboarding::create_member;
 use agora_actors::realm::organization::{create_realm, NewRealm};
-use agora_actors::realm::users::{create_user, CreateUser, CreatedUser, NewUser};
+use agora_actors::realm::users::{CreateUser, CreatedUser, NewUser};
 use agora_actors::realm::RealmState;
 use agora_actors::registry::{CreateRealm, Realms};
-use agora_actors::store::Store;
+use agora_actors::store::{Store, Synchronous};
 use agora_actors::ApiError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 use crate::datadir;
+
+mod report;
 
 /// The socket's file name in the data directory.
 pub const SOCKET_FILE: &str = "agora.sock";
@@ -51,6 +55,17 @@ pub enum AdminRequest {
         password_hash: Option<String>,
         can_create_users: bool,
     },
+    /// `agora backup`: the archive is written by the process holding the data directory.
+    Backup {
+        /// Absolute path of the archive to write.
+        to: PathBuf,
+    },
+    /// `agora list-realms`.
+    ListRealms,
+    /// `agora stats`: queues, mailboxes, presence, database and uploads.
+    Stats,
+    /// A command on one organization, run by its actor when a server runs.
+    Realm { subdomain: String, command: AdminOp },
 }
 
 /// A command's outcome: the JSON object to print, or the error.
@@ -75,6 +90,10 @@ fn unknown_realm(subdomain: &str) -> ApiError {
 enum Command {
     CreateRealm(NewRealm),
     CreateUser { subdomain: String, new: NewUser },
+    Backup { to: PathBuf },
+    ListRealms,
+    Stats,
+    Realm { subdomain: String, command: AdminOp },
 }
 
 /// What a command prints: the organization, the account and its API key.
@@ -94,6 +113,10 @@ impl AdminRequest {
                 let new = NewUser { can_create_users, ..NewUser::human(&email, &full_name, role, password_hash) };
                 Command::CreateUser { subdomain, new }
             }
+            AdminRequest::Backup { to } => Command::Backup { to },
+            AdminRequest::ListRealms => Command::ListRealms,
+            AdminRequest::Stats => Command::Stats,
+            AdminRequest::Realm { subdomain, command } => Command::Realm { subdomain, command },
         })
     }
 
@@ -109,6 +132,24 @@ impl AdminRequest {
                 let created = realm.addr.send(CreateUser(new)).await.map_err(mailbox)??;
                 Ok(printed(realm.id, &created))
             }
+            Command::Backup { to } => {
+                let store = realms.store.clone();
+                blocking(move || backup(&store, &to)).await
+            }
+            Command::ListRealms => {
+                let store = realms.store.clone();
+                let running: Vec<RealmId> = realms.directory.running().iter().map(|h| h.id).collect();
+                blocking(move || report::realms(&store, &running)).await
+            }
+            Command::Stats => {
+                let figures = agora_actors::stats::running(realms).await;
+                let store = realms.store.clone();
+                blocking(move || report::stats(&store, Some(&figures))).await
+            }
+            Command::Realm { subdomain, command } => {
+                let realm = realms.find(&subdomain).await?.ok_or_else(|| unknown_realm(&subdomain))?;
+                realm.addr.send(Administer(command)).await.map_err(mailbox)?
+            }
         }
     }
 
@@ -122,8 +163,16 @@ impl AdminRequest {
             Command::CreateUser { subdomain, new } => {
                 let mut state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
                     .ok_or_else(|| unknown_realm(&subdomain))?;
-                let (created, _) = create_user(&mut state, store, config, new, clock::now())?;
+                let created = create_member(&mut state, store, config, new, clock::now())?;
                 Ok(printed(state.realm().id, &created))
+            }
+            Command::Backup { to } => backup(store, &to),
+            Command::ListRealms => report::realms(store, &[]),
+            Command::Stats => report::stats(store, None),
+            Command::Realm { subdomain, command } => {
+                let state = RealmState::load_by_subdomain(&*store.conn()?, &subdomain)?
+                    .ok_or_else(|| unknown_realm(&subdomain))?;
+                admin::execute(&mut Offline { state, store, config }, command, clock::now())
             }
         }
     }
@@ -134,7 +183,10 @@ impl AdminRequest {
         datadir::ensure(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
         match datadir::lock(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))? {
             Some(_lock) => {
-                let store = Store::open(data_dir).map_err(|e| format!("cannot open the database: {e}"))?;
+                // A handful of transactions: each is made durable at once, whatever the
+                // server's setting.
+                let store = Store::open_with(data_dir, Synchronous::Full)
+                    .map_err(|e| format!("cannot open the database: {e}"))?;
                 Ok(self.run_offline(&store, config))
             }
             None => self.send(&data_dir.join(SOCKET_FILE)),
@@ -157,6 +209,20 @@ impl AdminRequest {
     }
 }
 
+/// Runs blocking work (SQLite, files) off the async threads.
+async fn blocking(f: impl FnOnce() -> AdminResult + Send + 'static) -> AdminResult {
+    actix_web::rt::task::spawn_blocking(f).await.map_err(|e| {
+        tracing::error!(error = %e, "admin command: blocking task failed");
+        ApiError::internal()
+    })?
+}
+
+/// Writes the backup archive of the database `store` holds and of its directory's uploads.
+fn backup(store: &Store, to: &Path) -> AdminResult {
+    let data_dir = store.path().parent().unwrap_or(Path::new("."));
+    crate::backup::create(store, data_dir, to).map_err(ApiError::bad_request)
+}
+
 /// Listens on the data directory's admin socket; `None` (with a warning) if it cannot.
 pub fn serve(data_dir: &Path, realms: Realms) -> Option<PathBuf> {
     let path = data_dir.join(SOCKET_FILE);
@@ -165,7 +231,7 @@ pub fn serve(data_dir: &Path, realms: Realms) -> Option<PathBuf> {
     let listener = match tokio::net::UnixListener::bind(&path) {
         Ok(listener) => listener,
         Err(e) => {
-            tracing::warn!(path = %path.display(), error = %e, "admin socket unavailable; agora create-* will fail while the server runs");
+            tracing::warn!(path = %path.display(), error = %e, "admin socket unavailable; administration commands will fail while the server runs");
             return None;
         }
     };

@@ -1,15 +1,19 @@
 //! The `agora` command line.
 
+pub mod ops;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use agora_actors::realm::model::Role;
 use agora_actors::secrets::hash_password;
+use agora_actors::store::Synchronous;
 use clap::{Args, Parser, Subcommand};
 
 use crate::admin::AdminRequest;
 use crate::settings::{Settings, SettingsError};
 use crate::startup::{Application, StartupError};
+use crate::telemetry::LogFormat;
 
 /// Agora: a team chat server that speaks the Zulip API.
 ///
@@ -48,6 +52,10 @@ pub struct SettingsArgs {
     /// Log filter, e.g. "info" or "agora=debug,agora::access=warn" [default: info]
     #[arg(long, env = "AGORA_LOG", value_name = "FILTER", global = true)]
     pub log: Option<String>,
+    /// Log lines as text, or as JSON objects for log collectors [default: text]
+    #[arg(long, env = "AGORA_LOG_FORMAT", value_name = "text|json", global = true,
+          value_parser = parse_log_format)]
+    pub log_format: Option<LogFormat>,
     /// HTTP worker threads; 0 for one per CPU [default: 0]
     #[arg(long, env = "AGORA_HTTP_WORKERS", value_name = "N", global = true)]
     pub http_workers: Option<usize>,
@@ -62,6 +70,15 @@ pub struct SettingsArgs {
     #[arg(long, env = "AGORA_RATE_LIMITS", value_name = "ON|OFF", global = true,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub rate_limits: Option<bool>,
+    /// Address of the Prometheus metrics endpoint (`/metrics`), e.g. 127.0.0.1:9992;
+    /// without it there are no metrics
+    #[arg(long, env = "AGORA_METRICS_BIND", value_name = "ADDR", global = true)]
+    pub metrics_bind: Option<String>,
+    /// SQLite's synchronous: normal (a power loss may take back the last commits) or full
+    /// (an fsync per commit: nothing acknowledged is lost) [default: normal]
+    #[arg(long, env = "AGORA_SYNCHRONOUS", value_name = "normal|full", global = true,
+          value_parser = parse_synchronous)]
+    pub synchronous: Option<Synchronous>,
     /// URL of the mobile push notification service (Zulip's bouncer, e.g.
     /// https://push.zulipchat.com); without it there are no mobile notifications
     #[arg(long, env = "AGORA_PUSH_BOUNCER_URL", value_name = "URL", global = true)]
@@ -72,6 +89,25 @@ pub struct SettingsArgs {
     /// This server's secret key at the push notification service
     #[arg(long, env = "AGORA_PUSH_BOUNCER_ORG_KEY", value_name = "KEY", global = true, hide_env_values = true)]
     pub push_bouncer_org_key: Option<String>,
+    /// SMTP server for outgoing mail; without one, mail is written to <data-dir>/outbox/
+    #[arg(long, env = "AGORA_SMTP_HOST", value_name = "HOST", global = true)]
+    pub smtp_host: Option<String>,
+    /// SMTP port [default: 587 with starttls, 465 with tls, 25 with none]
+    #[arg(long, env = "AGORA_SMTP_PORT", value_name = "PORT", global = true)]
+    pub smtp_port: Option<u16>,
+    /// SMTP connection security: starttls, tls or none [default: starttls]
+    #[arg(long, env = "AGORA_SMTP_TLS", value_name = "MODE", global = true,
+          value_parser = crate::settings::mail::parse_tls)]
+    pub smtp_tls: Option<agora_actors::mail::SmtpTls>,
+    /// SMTP user name (the password comes from AGORA_SMTP_PASSWORD or the settings file)
+    #[arg(long, env = "AGORA_SMTP_USERNAME", value_name = "USER", global = true)]
+    pub smtp_username: Option<String>,
+    /// SMTP password
+    #[arg(long = "smtp-password-from-env-only", env = "AGORA_SMTP_PASSWORD", hide = true, global = true)]
+    pub smtp_password: Option<String>,
+    /// Sender address of outgoing mail [default: noreply@<external host>]
+    #[arg(long, env = "AGORA_MAIL_FROM", value_name = "ADDRESS", global = true)]
+    pub mail_from: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -85,6 +121,8 @@ pub enum Command {
     /// Register this server with the mobile push notification service (Zulip's
     /// `manage.py register_server`)
     RegisterServer(crate::push_cli::RegisterServerArgs),
+    #[command(flatten)]
+    Ops(ops::OpsCommand),
 }
 
 #[derive(Debug, Args)]
@@ -128,7 +166,15 @@ pub struct CreateUserArgs {
     pub can_create_users: bool,
 }
 
-fn parse_role(s: &str) -> Result<Role, String> {
+fn parse_log_format(s: &str) -> Result<LogFormat, String> {
+    LogFormat::parse(s).ok_or_else(|| format!("expected text or json, not {s:?}"))
+}
+
+fn parse_synchronous(s: &str) -> Result<Synchronous, String> {
+    Synchronous::parse(s).ok_or_else(|| format!("expected normal or full, not {s:?}"))
+}
+
+pub(crate) fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s).ok_or_else(|| format!("unknown role {s:?}"))
 }
 
@@ -155,6 +201,11 @@ impl SettingsArgs {
         s.actor_threads = self.actor_threads.unwrap_or(s.actor_threads);
         s.reader_threads = self.reader_threads.unwrap_or(s.reader_threads);
         s.api_rate_limit.enabled = self.rate_limits.unwrap_or(s.api_rate_limit.enabled);
+        s.synchronous = self.synchronous.unwrap_or(s.synchronous);
+        s.log_format = self.log_format.unwrap_or(s.log_format);
+        if self.metrics_bind.is_some() {
+            s.metrics_bind.clone_from(&self.metrics_bind);
+        }
         for (slot, flag) in [
             (&mut s.push.bouncer_url, &self.push_bouncer_url),
             (&mut s.push.org_id, &self.push_bouncer_org_id),
@@ -164,6 +215,18 @@ impl SettingsArgs {
                 slot.clone_from(flag);
             }
         }
+        let mail = &mut s.mail;
+        let pick = |slot: &mut Option<String>, v: &Option<String>| {
+            if v.is_some() {
+                slot.clone_from(v);
+            }
+        };
+        pick(&mut mail.smtp_host, &self.smtp_host);
+        pick(&mut mail.smtp_username, &self.smtp_username);
+        pick(&mut mail.smtp_password, &self.smtp_password);
+        pick(&mut mail.from_address, &self.mail_from);
+        mail.smtp_port = self.smtp_port.or(mail.smtp_port);
+        mail.smtp_tls = self.smtp_tls.unwrap_or(mail.smtp_tls);
         s.validate()?;
         Ok(s)
     }
@@ -184,6 +247,7 @@ pub fn run() -> ExitCode {
         Some(Command::CreateRealm(args)) => create_realm(&settings, args),
         Some(Command::CreateUser(args)) => create_user(&settings, args),
         Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),
+        Some(Command::Ops(command)) => ops::run(&settings, command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -195,7 +259,7 @@ pub fn run() -> ExitCode {
 }
 
 fn serve(settings: Settings) -> Result<(), StartupError> {
-    crate::telemetry::init(&settings.log);
+    crate::telemetry::init(&settings.log, settings.log_format);
     actix_web::rt::System::new().block_on(async move {
         let app = Application::build(settings.clone()).await?;
         if let Some(b) = app.bootstrapped() {
@@ -210,11 +274,11 @@ fn serve(settings: Settings) -> Result<(), StartupError> {
     })
 }
 
-fn hash(password: &str, settings: &Settings) -> Result<String, StartupError> {
+pub(crate) fn hash(password: &str, settings: &Settings) -> Result<String, StartupError> {
     Ok(hash_password(password, settings.password_hash)?)
 }
 
-fn run_admin(settings: &Settings, request: AdminRequest) -> Result<(), StartupError> {
+pub(crate) fn run_admin(settings: &Settings, request: AdminRequest) -> Result<(), StartupError> {
     match request.run(&settings.data_dir, &settings.server_config())? {
         Ok(value) => {
             println!("{value}");
@@ -272,6 +336,39 @@ mod tests {
         }
         assert!(settings(&["serve", "--rate-limits", "on"]).api_rate_limit.enabled);
         assert!(Cli::try_parse_from(["agora", "--rate-limits", "maybe"]).is_err());
+    }
+
+    #[test]
+    fn metrics_are_off_unless_an_address_is_given() {
+        assert_eq!(settings(&[]).metrics_bind, None);
+        assert_eq!(settings(&["--metrics-bind", "127.0.0.1:9992"]).metrics_bind.as_deref(), Some("127.0.0.1:9992"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(&path, "metrics_bind = \"0.0.0.0:9100\"\n").unwrap();
+        let file = path.to_str().unwrap();
+        assert_eq!(settings(&["--config", file]).metrics_bind.as_deref(), Some("0.0.0.0:9100"));
+        // The flag wins over the file.
+        let both = settings(&["--config", file, "--metrics-bind", "127.0.0.1:9993"]);
+        assert_eq!(both.metrics_bind.as_deref(), Some("127.0.0.1:9993"));
+        // Never the API's own address.
+        let cli =
+            Cli::try_parse_from(["agora", "--bind", "127.0.0.1:9991", "--metrics-bind", "127.0.0.1:9991"]).unwrap();
+        assert!(cli.settings.resolve().is_err());
+    }
+
+    #[test]
+    fn synchronous_is_normal_unless_full_is_asked_for() {
+        assert_eq!(settings(&[]).synchronous, Synchronous::Normal);
+        assert_eq!(settings(&["--synchronous", "full"]).synchronous, Synchronous::Full);
+        assert_eq!(settings(&["--synchronous", "NORMAL"]).synchronous, Synchronous::Normal);
+        assert!(Cli::try_parse_from(["agora", "--synchronous", "off"]).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        std::fs::write(&path, "synchronous = \"full\"\n").unwrap();
+        assert_eq!(settings(&["--config", path.to_str().unwrap()]).synchronous, Synchronous::Full);
+        std::fs::write(&path, "synchronous = \"off\"\n").unwrap();
+        let cli = Cli::try_parse_from(["agora", "--config", path.to_str().unwrap()]).unwrap();
+        assert!(cli.settings.resolve().is_err());
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! and storage live in the `agora-actors` crate.
 
 pub mod admin;
+pub mod backup;
 pub mod bootstrap;
 pub mod cli;
 pub mod datadir;
 pub mod http;
+pub mod metrics;
 pub mod push_cli;
 pub mod settings;
 pub mod startup;

@@ -5,14 +5,19 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agora_actors::config::{PresenceConfig, PushConfig, QueueConfig, ServerConfig};
+use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig, ServerConfig, UploadConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
+use agora_actors::store::Synchronous;
 use serde::Deserialize;
+
+pub mod mail;
 
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
+use crate::telemetry::LogFormat;
+use mail::MailOptions;
 
 /// Everything the server needs to start.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +33,8 @@ pub struct Settings {
     pub external_scheme: String,
     /// Log filter in `tracing` syntax (`info`, `agora=debug,actix_web=warn`, ...).
     pub log: String,
+    /// Text lines, or JSON objects for log collectors.
+    pub log_format: LogFormat,
     /// HTTP worker threads; 0 means one per CPU.
     pub http_workers: usize,
     /// Threads the realm actors run on; 0 means half the CPUs (at least one).
@@ -58,6 +65,18 @@ pub struct Settings {
     pub presence: PresenceConfig,
     /// Mobile push notifications: the bouncer and this server's credentials there, retries.
     pub push: PushConfig,
+    /// Address of the Prometheus metrics endpoint (`/metrics`); `None`: no metrics.
+    pub metrics_bind: Option<String>,
+    /// SQLite's `synchronous`: what a power loss may take back (see [`Synchronous`]).
+    pub synchronous: Synchronous,
+    /// Outgoing mail: SMTP or files, sender, retries.
+    pub mail: MailOptions,
+    /// Invitations: link validity, daily limit, minimum account age, contact address.
+    pub invites: InviteConfig,
+    /// The contact address of invitation mails [default: the sender address].
+    pub support_email: Option<String>,
+    /// Uploads: size limit and body timeouts (`[uploads]`).
+    pub uploads: UploadConfig,
 }
 
 /// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
@@ -91,6 +110,7 @@ impl Default for Settings {
             external_host: "localhost:9991".into(),
             external_scheme: "http".into(),
             log: "info".into(),
+            log_format: LogFormat::Text,
             http_workers: 0,
             actor_threads: 0,
             reader_threads: 0,
@@ -105,6 +125,12 @@ impl Default for Settings {
             queues: QueueConfig::default(),
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
+            metrics_bind: None,
+            synchronous: Synchronous::Normal,
+            mail: MailOptions::default(),
+            invites: InviteConfig::default(),
+            support_email: None,
+            uploads: UploadConfig::default(),
         }
     }
 }
@@ -118,6 +144,14 @@ impl Settings {
             queues: self.queues,
             presence: self.presence,
             push: self.push.clone(),
+            invites: InviteConfig {
+                support_email: self
+                    .support_email
+                    .clone()
+                    .unwrap_or_else(|| self.mail.from_address(&self.external_host)),
+                ..self.invites.clone()
+            },
+            uploads: self.uploads,
             ..ServerConfig::default()
         }
     }
@@ -127,19 +161,21 @@ impl Settings {
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
         let file: FileSettings =
             toml::from_str(&text).map_err(|e| SettingsError(format!("{}: {e}", path.display())))?;
-        self.apply(file);
-        Ok(())
+        self.apply(file)
     }
 
-    fn apply(&mut self, f: FileSettings) {
+    fn apply(&mut self, f: FileSettings) -> Result<(), SettingsError> {
         set(&mut self.bind, f.bind);
         set(&mut self.data_dir, f.data_dir);
         set(&mut self.external_host, f.external_host);
         set(&mut self.external_scheme, f.external_scheme);
         set(&mut self.log, f.log);
+        set(&mut self.log_format, f.log_format);
         set(&mut self.http_workers, f.http_workers);
         set(&mut self.actor_threads, f.actor_threads);
         set(&mut self.reader_threads, f.reader_threads);
+        set(&mut self.metrics_bind, f.metrics_bind.map(Some));
+        set(&mut self.synchronous, f.synchronous);
         if let Some(cost) = f.password_hash {
             set(&mut self.password_hash.memory_kib, cost.memory_kib);
             set(&mut self.password_hash.iterations, cost.iterations);
@@ -177,6 +213,11 @@ impl Settings {
             set(&mut self.queues.max_reply_events, q.max_reply_events);
             set(&mut self.queues.max_reply_bytes, q.max_reply_bytes);
         }
+        if let Some(u) = f.uploads {
+            set(&mut self.uploads.max_file_upload_size_mib, u.max_file_upload_size_mib);
+            set(&mut self.uploads.timeout, u.timeout_secs.map(Duration::from_secs));
+            set(&mut self.uploads.idle_timeout, u.idle_timeout_secs.map(Duration::from_secs));
+        }
         if let Some(p) = f.presence {
             set(&mut self.presence.limit_to_accessible_users, p.limit_to_accessible_users);
             set(&mut self.presence.write_interval, p.write_interval_secs.map(Duration::from_secs));
@@ -193,6 +234,10 @@ impl Settings {
             set(&mut push.poll_interval, p.poll_interval_ms.map(Duration::from_millis));
             set(&mut push.request_timeout, p.request_timeout_secs.map(Duration::from_secs));
         }
+        if let Some(i) = f.invitations {
+            i.apply(&mut self.invites, &mut self.support_email);
+        }
+        f.mail.map_or(Ok(()), |m| m.apply(&mut self.mail))
     }
 
     /// Checks values that would otherwise fail late.
@@ -238,6 +283,10 @@ impl Settings {
             return Err(SettingsError("presence.write_interval_secs must be between 1 and 60".into()));
         }
         self.validate_push()?;
+        if self.metrics_bind.as_ref().is_some_and(|b| *b == self.bind && !b.ends_with(":0")) {
+            return Err(SettingsError("metrics_bind must differ from bind".into()));
+        }
+        self.mail.validate()?;
         if self.external_host.is_empty() || self.external_host.contains('/') {
             return Err(SettingsError(format!("external_host must be a host[:port], not {:?}", self.external_host)));
         }
@@ -299,9 +348,12 @@ struct FileSettings {
     external_host: Option<String>,
     external_scheme: Option<String>,
     log: Option<String>,
+    log_format: Option<LogFormat>,
     http_workers: Option<usize>,
     actor_threads: Option<usize>,
     reader_threads: Option<usize>,
+    metrics_bind: Option<String>,
+    synchronous: Option<Synchronous>,
     password_hash: Option<FileHashCost>,
     login_rate_limit: Option<FileRateLimit>,
     api_rate_limit: Option<FileApiRateLimit>,
@@ -311,6 +363,9 @@ struct FileSettings {
     event_queues: Option<FileQueues>,
     presence: Option<FilePresence>,
     push: Option<FilePush>,
+    mail: Option<mail::FileMail>,
+    invitations: Option<mail::FileInvitations>,
+    uploads: Option<FileUploads>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -324,6 +379,14 @@ struct FilePush {
     max_attempts: Option<u32>,
     poll_interval_ms: Option<u64>,
     request_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileUploads {
+    max_file_upload_size_mib: Option<u64>,
+    timeout_secs: Option<u64>,
+    idle_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

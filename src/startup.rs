@@ -5,19 +5,24 @@ use std::fs::File;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use actix::prelude::*;
-use actix_web::dev::{Server, ServerHandle, Service};
+use actix_web::dev::{Server, ServerHandle};
+use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
 use agora_actors::reader;
 use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
 use agora_actors::store::Store;
+use agora_actors::thumbnailer::Thumbnailer;
+use agora_actors::uploads::signing::Signer;
+use agora_actors::uploads::{LocalStorage, Storage};
 
 use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
 use crate::datadir;
+use crate::http::access;
+use crate::http::body::BodyRules;
 use crate::http::gate::{ApiLimits, Limits};
 use crate::http::hashing::HashPool;
 use crate::http::routes;
@@ -39,6 +44,10 @@ pub struct Application {
     hashing: HashPool,
     /// Sends the push outbox to the bouncer, on a thread of its own.
     push_worker: agora_actors::push::PushWorker,
+    /// The metrics endpoint and its port, when `metrics_bind` is set.
+    metrics: Option<(Server, u16)>,
+    /// The thread of the mail worker.
+    mail_arbiter: Arbiter,
     /// Held for the process lifetime: one server per data directory.
     _lock: File,
 }
@@ -76,7 +85,15 @@ impl Application {
         // Bind before changing anything, so a taken port leaves nothing behind.
         let listener = TcpListener::bind(&settings.bind)?;
         let port = listener.local_addr()?.port();
-        let store = Store::open(&settings.data_dir)?;
+        let metrics_listener = match &settings.metrics_bind {
+            Some(bind) => {
+                let listener = TcpListener::bind(bind).map_err(|e| format!("metrics_bind {bind}: {e}"))?;
+                Some((listener, crate::metrics::recorder()?))
+            }
+            None => None,
+        };
+        let store = Store::open_with(&settings.data_dir, settings.synchronous)?;
+        tracing::info!(synchronous = ?settings.synchronous, "database opened");
         let config = Arc::new(settings.server_config());
 
         let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
@@ -91,20 +108,29 @@ impl Application {
         )
         .start();
 
+        let mail_arbiter = start_mail_worker(&settings, &store, &config)?;
         let hashing = HashPool::start(settings.hash_pool)?;
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
-        let realms = Realms { registry, directory };
+        let realms = Realms { registry, directory, store: store.clone() };
         let push_worker = agora_actors::push::PushWorker::start(store.clone(), realms.clone(), Arc::clone(&config))?;
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = hashing.run(move || Logins::new(rule, cost)).await?;
         let api = &settings.api_rate_limit;
+        let uploads = settings.uploads;
         let limits = Limits {
             params_body: settings.request_body,
+            upload_body: BodyRules {
+                max_bytes: (uploads.max_file_upload_size_mib as usize).saturating_mul(1 << 20).saturating_add(1 << 20),
+                timeout: uploads.timeout,
+                idle_timeout: uploads.idle_timeout,
+            },
             api: api.enabled.then(|| ApiLimits::new(api.per_user, api.per_ip)),
             trusted_proxies: settings.trusted_proxies.clone(),
         };
 
+        let storage: Arc<dyn Storage> = Arc::new(LocalStorage::open(&settings.data_dir.join("uploads"))?);
+        let thumbnailer = Thumbnailer::start(Arc::clone(&storage), store.clone(), realms.clone());
         let state = web::Data::new(AppState {
             realms: realms.clone(),
             store,
@@ -113,32 +139,21 @@ impl Application {
             password_cost: cost,
             hashing: hashing.clone(),
             limits,
+            metrics: metrics_listener.is_some(),
+            storage,
+            signer: Signer::random(),
+            thumbnailer,
         });
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .wrap_fn(|req, srv| {
-                    // Only copy what the access log needs when it is on.
-                    let logged = tracing::enabled!(target: "agora::access", tracing::Level::INFO)
-                        .then(|| (Instant::now(), req.method().clone(), req.path().to_owned()));
-                    let response = srv.call(req);
-                    async move {
-                        let response = response.await?;
-                        if let Some((start, method, path)) = logged {
-                            tracing::info!(
-                                target: "agora::access",
-                                %method,
-                                %path,
-                                status = response.status().as_u16(),
-                                micros = start.elapsed().as_micros() as u64,
-                            );
-                        }
-                        Ok(response)
-                    }
-                })
+                .wrap(from_fn(access::log))
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })
+        // Responses written in two parts (a file's headers, then its body) would otherwise
+        // wait for the client's delayed ACK (40 ms) under Nagle's algorithm.
+        .tcp_nodelay(true)
         .listen(listener)?
         .shutdown_timeout(settings.shutdown_timeout.as_secs());
         if settings.http_workers > 0 {
@@ -147,6 +162,13 @@ impl Application {
         // Signals are ours: event queues must be saved before the HTTP server waits for the
         // requests in flight, long-polls included.
         server = server.disable_signals();
+        let metrics = match metrics_listener {
+            Some((listener, handle)) => {
+                let metrics_port = listener.local_addr()?.port();
+                Some((crate::metrics::serve(listener, handle, realms.clone())?, metrics_port))
+            }
+            None => None,
+        };
         let handle_signals = settings.handle_signals;
         Ok(Application {
             server: server.run(),
@@ -158,6 +180,8 @@ impl Application {
             handle_signals,
             hashing,
             push_worker,
+            metrics,
+            mail_arbiter,
             _lock: lock,
         })
     }
@@ -170,6 +194,11 @@ impl Application {
     /// A handle that stops the server (gracefully or not).
     pub fn handle(&self) -> ShutdownHandle {
         ShutdownHandle { realms: self.realms.clone(), server: self.server.handle() }
+    }
+
+    /// The metrics endpoint's port, when it is on.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|(_, port)| *port)
     }
 
     /// What was created on an empty data directory, if anything.
@@ -202,7 +231,15 @@ impl Application {
                 handle.stop(true).await;
             });
         }
+        let metrics = self.metrics.map(|(server, _)| {
+            let handle = server.handle();
+            actix_web::rt::spawn(server);
+            handle
+        });
         let result = self.server.await;
+        if let Some(metrics) = metrics {
+            metrics.stop(false).await;
+        }
         // After a graceful stop the realms are already stopped; otherwise queues are lost.
         let _ = self.realms.registry.send(StopAll { save_queues: false }).await;
         // Its jobs stay in the outbox for the next start.
@@ -211,12 +248,31 @@ impl Application {
         for arbiter in &self.arbiters {
             arbiter.stop();
         }
+        self.mail_arbiter.stop();
         if let Some(path) = &self.admin_socket {
             let _ = std::fs::remove_file(path);
         }
         tracing::info!("server stopped");
         result
     }
+}
+
+/// Starts the mail worker on a thread of its own: it drains the outbox (mail left from a
+/// previous run first) whenever a realm actor wakes it or a retry falls due.
+fn start_mail_worker(
+    settings: &Settings,
+    store: &Store,
+    config: &agora_actors::config::ServerConfig,
+) -> Result<Arbiter, StartupError> {
+    let worker = settings.mail.worker_settings(&settings.data_dir, &settings.external_host);
+    let arbiter = Arbiter::new();
+    let (store, waker) = (store.clone(), config.mail.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    arbiter.spawn_fn(move || {
+        let _ = tx.send(agora_actors::mail::spawn_worker(store, worker, waker));
+    });
+    rx.recv().map_err(|e| e.to_string())??;
+    Ok(arbiter)
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -1,4 +1,5 @@
-//! Logging through `tracing` to stderr, filtered by the `log` setting.
+//! Logging through `tracing` to stderr, filtered by the `log` setting, as text for people
+//! or as one JSON object per line for log collectors (`log_format`).
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,15 +10,63 @@ use tracing_subscriber::layer::{Context, Filter, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// One human-readable line per event (colored on a terminal).
+    #[default]
+    Text,
+    /// One JSON object per event: `timestamp`, `level`, `target`, the event's fields at the
+    /// top level (`message`, `request_id`, `status`, ...), and `span` with the fields of the
+    /// request it happened in (its `request_id`).
+    Json,
+}
+
+impl LogFormat {
+    /// `text` or `json` (any case).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "text" => Some(LogFormat::Text),
+            "json" => Some(LogFormat::Json),
+            _ => None,
+        }
+    }
+}
+
 /// Installs the global subscriber; later calls do nothing.
-pub fn init(filter: &str) {
+pub fn init(filter: &str, format: LogFormat) {
     let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let output = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+    let throttle = ProtocolErrors::new(Duration::from_secs(60));
+    let registry = tracing_subscriber::registry().with(filter);
+    let _ = match format {
+        LogFormat::Text => registry.with(text_layer(std::io::stderr).with_filter(throttle)).try_init(),
+        LogFormat::Json => registry.with(json_layer(std::io::stderr).with_filter(throttle)).try_init(),
+    };
+}
+
+fn text_layer<S, W>(writer: W) -> impl Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(std::io::stderr().is_terminal()).with_target(true)
+}
+
+/// The JSON lines: fields flattened, the current span (the request) without the list of
+/// its parents.
+fn json_layer<S, W>(writer: W) -> impl Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    tracing_subscriber::fmt::layer()
+        .json()
+        .flatten_event(true)
+        .with_current_span(true)
+        .with_span_list(false)
         .with_target(true)
-        .with_filter(ProtocolErrors::new(Duration::from_secs(60)));
-    let _ = tracing_subscriber::registry().with(filter).with(output).try_init();
+        .with_writer(writer)
 }
 
 /// Lets through at most one warning or error of actix-http's connection handling per
@@ -66,6 +115,44 @@ impl<S> Filter<S> for ProtocolErrors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Buffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Buffer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn json_lines_carry_the_fields_and_the_request_span() {
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::registry().with(json_layer(move || writer.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::info_span!("request", request_id = "abc123");
+            let _entered = span.enter();
+            tracing::warn!(target: "agora::test", { user.id = 7 }, "something happened");
+        });
+        let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        let line: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(line["level"], "WARN");
+        assert_eq!(line["target"], "agora::test");
+        assert_eq!(line["message"], "something happened");
+        assert_eq!(line["user.id"], 7);
+        assert_eq!(line["span"], serde_json::json!({"name": "request", "request_id": "abc123"}));
+        assert!(line["timestamp"].is_string());
+        assert_eq!(LogFormat::parse("JSON"), Some(LogFormat::Json));
+        assert_eq!(LogFormat::parse("xml"), None);
+    }
 
     #[test]
     fn one_protocol_error_per_period() {

@@ -20,6 +20,34 @@ pub struct ServerConfig {
     pub presence: PresenceConfig,
     /// Mobile push notifications through Zulip's push notification service (the bouncer).
     pub push: PushConfig,
+    /// Invitations: link validity, the daily limit, who may send them, the contact address.
+    pub invites: InviteConfig,
+    /// Wakes the mail worker when a commit queued mail (a no-op when no worker runs, as in
+    /// the command-line tools: the mail waits in the outbox for the server).
+    pub mail: crate::mail::MailWaker,
+    /// Uploads: their size limit and how long their bodies may take.
+    pub uploads: UploadConfig,
+}
+
+/// Upload settings (`[uploads]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UploadConfig {
+    /// Zulip's `MAX_FILE_UPLOAD_SIZE`, in MiB (default 100): larger files are refused.
+    pub max_file_upload_size_mib: u64,
+    /// Longest time to receive an upload's whole body.
+    pub timeout: Duration,
+    /// Longest silence between two chunks of it.
+    pub idle_timeout: Duration,
+}
+
+impl Default for UploadConfig {
+    fn default() -> Self {
+        UploadConfig {
+            max_file_upload_size_mib: 100,
+            timeout: Duration::from_secs(600),
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -31,6 +59,36 @@ impl Default for ServerConfig {
             server_generation: chrono::Utc::now().timestamp(),
             presence: PresenceConfig::default(),
             push: PushConfig::default(),
+            invites: InviteConfig::default(),
+            mail: crate::mail::MailWaker::default(),
+            uploads: UploadConfig::default(),
+        }
+    }
+}
+
+/// Invitation settings (Zulip's server settings of the same meaning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InviteConfig {
+    /// Zulip's `INVITATION_LINK_VALIDITY_DAYS` in minutes: the default of
+    /// `invite_expires_in_minutes` (10 days).
+    pub validity_minutes: i64,
+    /// Invitation mails an organization may send in 24 hours (Zulip's `max_invites`,
+    /// `INVITES_DEFAULT_REALM_DAILY_MAX`); 0 for no limit.
+    pub daily_limit: usize,
+    /// Zulip's `INVITES_MIN_USER_AGE_DAYS`: in organizations anyone may join, accounts
+    /// younger than this (administrators aside) may not invite.
+    pub min_user_age_days: i64,
+    /// The address invitation mails give for questions (the server's administrators).
+    pub support_email: String,
+}
+
+impl Default for InviteConfig {
+    fn default() -> Self {
+        InviteConfig {
+            validity_minutes: 10 * 24 * 60,
+            daily_limit: 100,
+            min_user_age_days: 3,
+            support_email: "noreply@localhost".to_owned(),
         }
     }
 }

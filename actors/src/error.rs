@@ -40,6 +40,7 @@ pub enum ErrorCode {
     MoveMessagesTimeLimitExceeded,
     RequestTimeout,
     ServerNotReady,
+    BadImage,
 }
 
 impl ErrorCode {
@@ -76,6 +77,7 @@ impl ErrorCode {
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::ServerNotReady => "SERVER_NOT_READY",
+            ErrorCode::BadImage => "BAD_IMAGE",
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 use crate::ids::RealmId;
+use crate::mailbox::RealmAddr;
 use crate::presence::{FlushPresence, PresenceActor, PresenceState, Rebind};
 use crate::queue::{QueueActor, QueueIndex};
 use crate::reader::{HistoryRead, Read, Reader, Readers};
@@ -31,7 +32,8 @@ use crate::store::{self, Store};
 #[derive(Clone)]
 pub struct RealmHandle {
     pub id: RealmId,
-    pub addr: Addr<RealmActor>,
+    /// The actor's address (counting the requests in flight).
+    pub addr: RealmAddr,
     auth: Arc<ArcSwap<AuthSnapshot>>,
     /// The state as of the realm actor's last commit.
     state: Arc<ArcSwap<RealmState>>,
@@ -107,6 +109,11 @@ impl Directory {
         map.insert(subdomain.to_owned(), handle);
     }
 
+    /// Every running realm.
+    pub fn running(&self) -> Vec<RealmHandle> {
+        self.all()
+    }
+
     fn all(&self) -> Vec<RealmHandle> {
         self.realms.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect()
     }
@@ -119,11 +126,12 @@ impl Directory {
 
 /// How everything outside the actors reaches an organization: the shared directory when
 /// its actor is running (no round trip), the registry otherwise (which loads or restarts
-/// it).
+/// it); and the database they share (for administrative reads and backups).
 #[derive(Clone)]
 pub struct Realms {
     pub registry: Addr<RealmRegistry>,
     pub directory: Directory,
+    pub store: Store,
 }
 
 impl Realms {
@@ -258,7 +266,15 @@ impl RealmRegistry {
             }
         };
         self.on_next_arbiter(run);
-        let handle = RealmHandle { id, addr, auth, state: published, readers: self.readers.clone(), queues, presence };
+        let handle = RealmHandle {
+            id,
+            addr: RealmAddr::new(addr),
+            auth,
+            state: published,
+            readers: self.readers.clone(),
+            queues,
+            presence,
+        };
         self.directory.insert(&subdomain, handle.clone());
         tracing::info!(realm.id = %id, "started realm actor");
         Ok(handle)

@@ -139,6 +139,13 @@ pub fn new_api_key() -> String {
     random_alphanumeric(API_KEY_LENGTH)
 }
 
+/// A confirmation key of an invitation link: 24 random characters of `[a-z2-7]`, 120 bits
+/// (the shape of Zulip's `generate_key`, lower-cased base32).
+pub fn confirmation_key() -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+    (0..24).map(|_| char::from(ALPHABET[OsRng.gen_range(0..32)])).collect()
+}
+
 /// `n` random characters from `[A-Za-z0-9]`.
 pub fn random_alphanumeric(n: usize) -> String {
     OsRng.sample_iter(&Alphanumeric).take(n).map(char::from).collect()

@@ -46,11 +46,21 @@ pub fn server_settings(is_incompatible: bool, push_enabled: bool) -> Map<String,
     }))
 }
 
-/// The default icon of an organization: an identicon of its subdomain, as Zulip's.
+/// The organization's icon: the uploaded one (`/user_avatars/<realm_id>/realm/icon.png`,
+/// versioned), else the default, an identicon of its subdomain, as Zulip's.
 pub fn realm_icon_url(state: &RealmState) -> String {
+    if realm_icon_source(state) == "U" {
+        let version = state.realm().settings.get("icon_version").and_then(|v| v.as_i64()).unwrap_or(1);
+        return format!("/user_avatars/{}/realm/icon.png?version={version}", state.realm().id.0);
+    }
     let hash = Md5::digest(state.realm().subdomain.as_bytes());
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
     format!("https://secure.gravatar.com/avatar/{hex}?d=identicon")
+}
+
+/// `realm_icon_source`: `U` for an uploaded icon, `G` for the default one.
+pub fn realm_icon_source(state: &RealmState) -> &str {
+    state.realm().settings.get("icon_source").and_then(|v| v.as_str()).unwrap_or("G")
 }
 
 impl RealmState {

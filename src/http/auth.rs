@@ -30,7 +30,7 @@ fn app_state(req: &HttpRequest) -> Result<web::Data<AppState>, HttpError> {
 
 /// The host a request is addressed to: its `Host` header (or, over HTTP/2, the URI's
 /// authority). Forwarding headers are not trusted, as Django does not by default.
-fn request_host(req: &HttpRequest) -> &str {
+pub(crate) fn request_host(req: &HttpRequest) -> &str {
     req.headers()
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())

@@ -138,7 +138,7 @@ pub async fn read_multipart(
 /// The next item of a multipart stream. The parser waits for more data when a body ends
 /// inside a boundary, and nothing ever wakes it (actix-multipart 0.7): once the payload
 /// has ended, waiting means the body is malformed.
-async fn next_part<S, T, E>(stream: &mut S, ended: &Cell<bool>) -> Result<Option<T>, ApiError>
+pub(super) async fn next_part<S, T, E>(stream: &mut S, ended: &Cell<bool>) -> Result<Option<T>, ApiError>
 where
     S: Stream<Item = Result<T, E>> + Unpin,
 {
@@ -153,9 +153,16 @@ where
 }
 
 /// A payload that notes when it has ended.
-struct Watched {
+pub(super) struct Watched {
     inner: Payload,
     ended: Rc<Cell<bool>>,
+}
+
+impl Watched {
+    /// `inner`, setting `ended` once it has ended.
+    pub(super) fn new(inner: Payload, ended: Rc<Cell<bool>>) -> Self {
+        Watched { inner, ended }
+    }
 }
 
 impl Stream for Watched {

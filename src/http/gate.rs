@@ -41,11 +41,12 @@ pub enum Access {
 /// Which body limit a route has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodySize {
-    /// Parameters only (`[request_body]`): every route so far.
-    ///
-    /// Uploads (`POST /user_uploads`) will add a variant of their own with its own limit and
-    /// timeouts; their handler streams the payload to disk instead of taking `Params`.
+    /// Parameters only (`[request_body]`).
     Params,
+    /// A file (`POST /user_uploads`, emoji, avatars): `[uploads]`'s size limit (plus room
+    /// for the multipart framing) and timeouts; the handler streams the payload to storage
+    /// instead of taking `Params`.
+    Upload,
 }
 
 /// What a route requires before its handler runs.
@@ -60,6 +61,8 @@ impl Gate {
     pub const USER: Gate = Gate { access: Access::User, body: BodySize::Params };
     /// A public route with parameters.
     pub const ANYONE: Gate = Gate { access: Access::Anyone, body: BodySize::Params };
+    /// An authenticated route that takes a file.
+    pub const UPLOAD: Gate = Gate { access: Access::User, body: BodySize::Upload };
 }
 
 /// Zulip's general rate limits.
@@ -82,6 +85,8 @@ impl ApiLimits {
 pub struct Limits {
     /// Bodies of routes with parameters.
     pub params_body: BodyRules,
+    /// Bodies of routes that take a file.
+    pub upload_body: BodyRules,
     /// `None` when rate limiting is off.
     pub api: Option<ApiLimits>,
     /// Proxies whose `X-Forwarded-For` names the client.
@@ -92,6 +97,7 @@ impl Limits {
     fn body(&self, size: BodySize) -> BodyRules {
         match size {
             BodySize::Params => self.params_body,
+            BodySize::Upload => self.upload_body,
         }
     }
 

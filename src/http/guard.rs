@@ -36,6 +36,18 @@ impl Rule for Admins {
     }
 }
 
+/// Members and above: guests are refused (Zulip's `require_member_or_admin`).
+pub struct Members;
+
+impl Rule for Members {
+    fn check(user: &AuthEntry, _: &Params) -> Result<(), ApiError> {
+        if user.role == agora_actors::realm::model::Role::Guest {
+            return Err(ApiError::bad_request("Not allowed for guest users"));
+        }
+        Ok(())
+    }
+}
+
 /// Humans: bots are refused (Zulip's `human_users_only`).
 pub struct Humans;
 

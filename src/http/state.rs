@@ -7,6 +7,9 @@ use agora_actors::login::Logins;
 use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::HashCost;
 use agora_actors::store::Store;
+use agora_actors::thumbnailer::Thumbnailer;
+use agora_actors::uploads::signing::Signer;
+use agora_actors::uploads::Storage;
 
 use super::gate::Limits;
 use super::hashing::HashPool;
@@ -24,6 +27,14 @@ pub struct AppState {
     pub hashing: HashPool,
     /// Body limits and rate limits.
     pub limits: Limits,
+    /// Whether requests are measured for the metrics endpoint.
+    pub metrics: bool,
+    /// Where uploaded files are kept.
+    pub storage: Arc<dyn Storage>,
+    /// Signs the temporary URLs of uploaded files.
+    pub signer: Signer,
+    /// Makes the thumbnails of uploaded images.
+    pub thumbnailer: Thumbnailer,
 }
 
 impl AppState {

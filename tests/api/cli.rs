@@ -11,7 +11,7 @@ use crate::helpers::{json, spawn_app, spawn_app_at, Creds, HOST};
 
 /// Runs `agora` with `args` on a blocking thread (the test's own thread serves the admin
 /// socket).
-async fn agora(data_dir: &Path, args: &[&str]) -> Output {
+pub async fn agora(data_dir: &Path, args: &[&str]) -> Output {
     // Cheap hashing for the passwords the command hashes itself.
     let config = data_dir.join("test-agora.toml");
     std::fs::create_dir_all(data_dir).unwrap();
@@ -26,7 +26,7 @@ async fn agora(data_dir: &Path, args: &[&str]) -> Output {
     .unwrap()
 }
 
-fn printed(out: &Output) -> Value {
+pub fn printed(out: &Output) -> Value {
     assert!(out.status.success(), "agora failed: {}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
@@ -50,7 +50,31 @@ async fn help_documents_every_command() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
-    for word in ["serve", "create-realm", "create-user", "--data-dir", "--bind", "--external-host", "--config"] {
+    for word in [
+        "serve",
+        "create-realm",
+        "create-user",
+        "backup",
+        "restore",
+        "list-realms",
+        "list-users",
+        "change-role",
+        "deactivate-user",
+        "reactivate-user",
+        "reset-password",
+        "reset-api-key",
+        "set-realm-settings",
+        "create-invite-link",
+        "revoke-invite-link",
+        "stats",
+        "--data-dir",
+        "--bind",
+        "--external-host",
+        "--config",
+        "--metrics-bind",
+        "--synchronous",
+        "--log-format",
+    ] {
         assert!(help.contains(word), "--help lacks {word}:\n{help}");
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).args(["create-user", "--help"]).output().unwrap();

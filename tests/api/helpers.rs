@@ -35,6 +35,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The server's password-hashing pool.
     pub hash_pool: HashPool,
+    /// The metrics endpoint's port, when `metrics_bind` is set.
+    pub metrics_port: Option<u16>,
     handle: ShutdownHandle,
     join: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
     _tmp: Option<tempfile::TempDir>,
@@ -97,9 +99,11 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let realms = app.realms();
     let handle = app.handle();
     let hash_pool = app.hash_pool();
+    let metrics_port = app.metrics_port();
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
-    TestApp { address, data_dir, owner, realms, client: reqwest::Client::new(), hash_pool, handle, join, _tmp: None }
+    let client = reqwest::Client::new();
+    TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None }
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the
@@ -159,18 +163,18 @@ impl TestApp {
         creds(&out, owner_email, &password, subdomain)
     }
 
-    /// Creates a user through the server's actors.
+    /// Creates a user through the server's actors, as a fixture: the account alone, without
+    /// the default channels and welcome messages of a real new member (see the onboarding
+    /// tests for those).
     pub async fn create_user(&self, subdomain: &str, email: &str, full_name: &str, role: i64) -> Creds {
         let password = format!("pw-{email}");
-        let request = AdminRequest::CreateUser {
-            subdomain: subdomain.into(),
-            email: email.into(),
-            full_name: full_name.into(),
-            role,
-            password_hash: Some(hash_password(&password, HashCost::cheapest()).unwrap()),
-            can_create_users: false,
-        };
-        let out = request.run_in_server(&self.realms).await.unwrap();
+        let role = agora_actors::realm::model::Role::from_i64(role).unwrap();
+        let hash = Some(hash_password(&password, HashCost::cheapest()).unwrap());
+        let new = agora_actors::realm::users::NewUser::human(email, full_name, role, hash);
+        let realm = self.realms.find(subdomain).await.unwrap().unwrap();
+        let msg = agora_actors::realm::onboarding::testing::CreateFixtureUser(new);
+        let created = realm.addr.send(msg).await.unwrap().unwrap();
+        let out = json!({"realm_id": realm.id, "user_id": created.user_id, "api_key": created.api_key});
         creds(&out, email, &password, subdomain)
     }
 

@@ -136,7 +136,7 @@ async fn subscription_principals_are_each_named_once() {
     let principals = repeated(&bob, 500);
     let form = [("subscriptions", r#"[{"name": "general"}]"#), ("principals", principals.as_str())];
     let subscribed = json!({"result": "success", "msg": "", "subscribed": {bob.user_id.to_string(): ["general"]},
-                            "already_subscribed": {}, "new_subscription_messages_sent": false});
+                            "already_subscribed": {}, "new_subscription_messages_sent": true});
     expect(post(&app, &alice, "/users/me/subscriptions", &form).await, 200, subscribed).await;
     let added = w_bob.events(&app).await;
     assert_eq!((added.len(), added[0]["op"].clone()), (1, json!("add")));
@@ -146,7 +146,7 @@ async fn subscription_principals_are_each_named_once() {
     let form = [("subscriptions", r#"[{"name": "general"}]"#), ("principals", emails.as_str())];
     let already = json!({"result": "success", "msg": "", "subscribed": {},
                          "already_subscribed": {bob.user_id.to_string(): ["general"]},
-                         "new_subscription_messages_sent": false});
+                         "new_subscription_messages_sent": true});
     expect(post(&app, &alice, "/users/me/subscriptions", &form).await, 200, already).await;
     // Removing: one removal, one event.
     let form = [("subscriptions", r#"["general"]"#), ("principals", principals.as_str())];

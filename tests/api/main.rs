@@ -1,8 +1,12 @@
 //! Integration tests over real HTTP: one test binary, one server per test.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests fail loudly by design.
 
+mod admin;
 mod auth;
+mod avatars;
+mod backup;
 mod bodies;
+mod browser;
 mod channels;
 mod cli;
 mod drafts;
@@ -13,24 +17,32 @@ mod fetch_api_key;
 mod folders;
 mod groups;
 mod helpers;
+mod invites;
 mod limits;
+mod logs;
 mod message_changes;
 mod message_edits;
 mod message_flags;
 mod message_rules;
 mod messages;
+mod metrics;
 mod navigation_views;
+mod notices;
 mod params;
 mod personal;
 mod presence;
+mod previews;
 mod profile_fields;
 mod push;
 mod rate_limits;
+mod realm_emoji;
 mod realms;
 mod register_golden;
 mod restart;
 mod saved_snippets;
 mod server_settings;
 mod settings;
+mod signup;
 mod topics;
+mod uploads;
 mod users;

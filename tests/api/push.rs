@@ -236,7 +236,14 @@ async fn registrations_are_forwarded_and_devices_listed() {
         ("2408", "Ym91bmNlci1rZXk=", "ZW5jcnlwdGVk")
     );
     assert_eq!(form["realm_uuid"], legacy[0].form()["realm_uuid"]);
-    let events = watch.events(&app).await;
+    // The stand-in records the call before it answers: the worker commits the device's
+    // status (and its event) only once the answer is back.
+    let mut events = watch.events(&app).await;
+    let start = Instant::now();
+    while events.is_empty() && start.elapsed() < Duration::from_secs(10) {
+        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+        events = watch.events(&app).await;
+    }
     assert_eq!(
         events,
         vec![json!({"type": "push_device", "push_account_id": "2408", "status": "active",

@@ -47,7 +47,10 @@ const TAGS: &[&str] = &[
 /// Each element's attributes (`class` values are checked by `filter`).
 const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("a", &["href", "title", "class", "data-stream-id"]),
-    ("img", &["src", "alt", "title"]),
+    (
+        "img",
+        &["src", "alt", "title", "class", "data-original-content-type", "data-original-dimensions", "data-animated"],
+    ),
     ("span", &["class", "data-user-id", "data-user-group-id", "aria-label", "role", "title"]),
     ("div", &["class", "data-code-language"]),
     ("code", &["class"]),
@@ -72,7 +75,8 @@ const CLASSES: &[(&str, &[&str])] = &[
             "highlight",
         ],
     ),
-    ("div", &["codehilite"]),
+    ("div", &["codehilite", "message_inline_image"]),
+    ("img", &["image-loading-placeholder", "emoji"]),
 ];
 
 /// Cleans rendered HTML: anything our renderers do not write is removed.

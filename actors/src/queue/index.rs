@@ -2,7 +2,7 @@
 //! poll reaches its queue actor without a hop through the realm actor.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
 use actix::Addr;
@@ -24,6 +24,17 @@ pub struct QueueIndex {
     /// Set while the server saves its queues to stop: a queue that stops answering then is
     /// being saved, not gone.
     closing: AtomicBool,
+    /// Long-polls waiting on the realm's queues (counted by the HTTP layer).
+    waiting: AtomicUsize,
+}
+
+/// A long-poll waiting on one of the realm's queues, counted until dropped.
+pub struct WaitingPoll<'a>(&'a AtomicUsize);
+
+impl Drop for WaitingPoll<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl QueueIndex {
@@ -40,6 +51,27 @@ impl QueueIndex {
     /// Forgets a queue.
     pub fn remove(&self, queue_id: &str) {
         self.map.write().unwrap_or_else(PoisonError::into_inner).remove(queue_id);
+    }
+
+    /// How many queues are open.
+    pub fn len(&self) -> usize {
+        self.map.read().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Whether no queue is open.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Counts a long-poll as waiting until the returned guard is dropped.
+    pub fn poll_waiting(&self) -> WaitingPoll<'_> {
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        WaitingPoll(&self.waiting)
+    }
+
+    /// Long-polls waiting now.
+    pub fn waiting_polls(&self) -> usize {
+        self.waiting.load(Ordering::Relaxed)
     }
 
     /// The users with a queue open.

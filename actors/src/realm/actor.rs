@@ -97,6 +97,9 @@ pub(super) trait PendingChange {
         savepoint: bool,
     ) -> Result<Staged, NotStaged>;
 
+    /// Runs once the group is committed and its events are out, if this change was staged.
+    fn after_commit(&mut self, actor: &mut RealmActor);
+
     /// Answers the request: with the output kept by [`PendingChange::stage`], or `error`.
     fn finish(self: Box<Self>, error: Option<ApiError>);
 }

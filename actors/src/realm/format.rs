@@ -9,6 +9,7 @@ use super::model::{EmailVisibility, Role, User, UserGroup};
 use super::state::RealmState;
 use crate::ids::UserId;
 use crate::json_object;
+pub use crate::uploads::names::avatar_path;
 
 /// Options of a user listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +44,9 @@ pub struct UserView<'a> {
     /// Bots only (their value may be null).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot_type: Option<Option<i64>>,
+    /// System bots only (`true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_system_bot: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot_owner_id: Option<Option<UserId>>,
     /// Humans, when asked for.
@@ -59,13 +63,24 @@ pub fn format_date_joined(unix_seconds: i64) -> String {
         .unwrap_or_default()
 }
 
-/// The URL of a user's avatar, versioned so clients refetch after a change.
+/// The URL of a user's avatar, versioned so clients refetch after a change: the uploaded
+/// one (`/user_avatars/...`), else the gravatar.
 pub fn avatar_url(user: &User) -> String {
+    if user.avatar_source == "U" {
+        return format!("/user_avatars/{}.png?version={}", avatar_path(user.realm_id, user.id), user.avatar_version);
+    }
     gravatar_url(user, "")
 }
 
 /// The avatar at Zulip's medium size (500 pixels).
 pub fn avatar_url_medium(user: &User) -> String {
+    if user.avatar_source == "U" {
+        return format!(
+            "/user_avatars/{}-medium.png?version={}",
+            avatar_path(user.realm_id, user.id),
+            user.avatar_version
+        );
+    }
     gravatar_url(user, "&s=500")
 }
 
@@ -139,6 +154,7 @@ impl RealmState {
             delivery_email,
             avatar_url: (!gravatar_computable).then(|| avatar_url(target)),
             bot_type: target.is_bot.then_some(target.bot_type),
+            is_system_bot: target.is_system_bot().then_some(true),
             bot_owner_id: target.is_bot.then_some(target.bot_owner_id),
             profile_data: (!target.is_bot && opts.include_custom_profile_fields).then(|| profile_data_dict(target)),
         }
@@ -150,6 +166,14 @@ impl RealmState {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
         }
+    }
+
+    /// `cross_realm_bots` of `POST /register`: the system bots, by full name.
+    pub fn cross_realm_bots(&self, viewer: &User) -> Vec<Value> {
+        let opts = UserDictOptions { client_gravatar: false, include_custom_profile_fields: false };
+        let mut bots: Vec<&User> = self.system_bots().collect();
+        bots.sort_by(|a, b| a.full_name.cmp(&b.full_name));
+        bots.into_iter().map(|bot| Value::Object(self.user_dict(viewer, bot, opts))).collect()
     }
 
     /// `GET /users/me`: the user's own object with every field, plus `max_message_id`.

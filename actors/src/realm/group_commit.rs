@@ -99,10 +99,15 @@ where
 /// How a deferred request becomes a change, once its group is written.
 pub type Plan<M, C> = fn(&RealmActor, M) -> ApiResult<C>;
 
+/// What a deferred request does once its group is committed and its events are out, before
+/// it is answered (account creations post the system bots' welcome messages).
+pub type Then<C> = fn(&mut RealmActor, &<C as Change>::Output);
+
 /// A deferred request: the message, its plan, and its answer once staged.
 struct Item<M, C: Change> {
     msg: M,
     plan: Plan<M, C>,
+    then: Option<Then<C>>,
     output: Option<C::Output>,
     slot: Arc<Slot<ApiResult<C::Output>>>,
 }
@@ -121,6 +126,12 @@ impl<M: Clone, C: Change> PendingChange for Item<M, C> {
         let applied = change.apply(&mut actor.state);
         self.output = Some(applied.output);
         Ok(Staged { events: applied.events, auth: applied.auth, closed: applied.closed })
+    }
+
+    fn after_commit(&mut self, actor: &mut RealmActor) {
+        if let (Some(then), Some(output)) = (self.then, &self.output) {
+            then(actor, output);
+        }
     }
 
     fn finish(self: Box<Self>, error: Option<ApiError>) {
@@ -147,11 +158,28 @@ impl RealmActor {
         C: Change + 'static,
         C::Output: Send + 'static,
     {
+        self.defer_then(ctx, msg, plan, None)
+    }
+
+    /// [`RealmActor::defer`], with `then` run once the group is committed (when this
+    /// change was), before the request is answered.
+    pub(super) fn defer_then<M, C>(
+        &mut self,
+        ctx: &mut Context<Self>,
+        msg: M,
+        plan: Plan<M, C>,
+        then: Option<Then<C>>,
+    ) -> Deferred<ApiResult<C::Output>>
+    where
+        M: Clone + Send + 'static,
+        C: Change + 'static,
+        C::Output: Send + 'static,
+    {
         let slot = Arc::new(Slot::new());
         if self.pending.is_empty() {
             ctx.notify(FlushPending);
         }
-        self.pending.push(Box::new(Item { msg, plan, output: None, slot: Arc::clone(&slot) }));
+        self.pending.push(Box::new(Item { msg, plan, then, output: None, slot: Arc::clone(&slot) }));
         if self.pending.len() >= MAX_GROUP {
             self.flush_pending();
         }
@@ -253,11 +281,18 @@ impl RealmActor {
         for user in closed {
             self.close_queues_of(user);
         }
+        let mut items = items;
+        for (item, outcome) in items.iter_mut().zip(&outcomes) {
+            if outcome.is_ok() {
+                item.after_commit(self);
+            }
+        }
         for (item, outcome) in items.into_iter().zip(outcomes) {
             item.finish(outcome.err());
         }
         self.groups.commits += 1;
         self.groups.changes += changes as u64;
+        metrics::histogram!("agora_group_commit_changes").record(changes as f64);
         let (realm_id, micros) = (self.state.realm().id, started.elapsed().as_micros() as u64);
         let (commits_so_far, changes_so_far) = (self.groups.commits, self.groups.changes);
         tracing::debug!(

@@ -13,7 +13,10 @@
 //! and tests run them through [`commit`].
 
 pub mod actor;
+pub mod admin;
 pub mod alert_words;
+pub mod attachments;
+pub mod avatars;
 pub mod catalog;
 pub mod channels;
 pub mod chat;
@@ -24,20 +27,27 @@ pub mod format;
 pub mod group_commit;
 pub mod group_setting;
 pub mod groups;
+pub mod invite_data;
+pub mod invites;
 pub mod model;
 pub mod muted_users;
 pub mod navigation_views;
+pub mod notices;
 pub mod notifications;
+pub mod onboarding;
 pub mod organization;
 pub mod permissions;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
+pub mod realm_emoji;
+pub mod realm_icon;
 pub mod register;
 pub mod saved_snippets;
 pub mod settings;
 pub mod state;
 pub mod topics;
+pub mod uploads_data;
 pub mod user_data;
 pub mod user_status;
 pub mod users;

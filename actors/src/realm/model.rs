@@ -294,6 +294,37 @@ pub struct UserTopic {
 /// Bot type of incoming-webhook bots, which may not use the general API.
 pub const INCOMING_WEBHOOK_BOT: i64 = 2;
 
+/// Zulip's cross-realm bots: the server's own voice (Zulip's `CROSS_REALM_BOT_EMAILS`, with
+/// their names). Each organization holds a copy of them; they are not among its users.
+pub struct SystemBot;
+
+impl SystemBot {
+    pub const EMAIL_GATEWAY: &'static str = "emailgateway@zulip.com";
+    pub const NOTIFICATION_BOT: &'static str = "notification-bot@zulip.com";
+    pub const WELCOME_BOT: &'static str = "welcome-bot@zulip.com";
+
+    /// Each system bot's address and full name, in the order `cross_realm_bots` lists them
+    /// (by full name).
+    pub const ALL: [(&'static str, &'static str); 3] = [
+        (Self::EMAIL_GATEWAY, "Email Gateway"),
+        (Self::NOTIFICATION_BOT, "Notification Bot"),
+        (Self::WELCOME_BOT, "Welcome Bot"),
+    ];
+
+    /// Whether an address is reserved for a system bot (Zulip's `is_cross_realm_bot_email`).
+    pub fn is_reserved(email: &str) -> bool {
+        Self::ALL.iter().any(|(e, _)| e.eq_ignore_ascii_case(email.trim()))
+    }
+}
+
+impl User {
+    /// Whether this account is one of the organization's system bots (a bot without an owner
+    /// holding a system bot's address).
+    pub fn is_system_bot(&self) -> bool {
+        self.is_bot && self.bot_owner_id.is_none() && SystemBot::is_reserved(&self.delivery_email)
+    }
+}
+
 /// A user group; system groups (`role:*`) included.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserGroup {

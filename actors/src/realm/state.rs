@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
 
+use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -29,6 +31,8 @@ mod user_json;
 pub struct RealmState {
     realm: Arc<Realm>,
     users: OrdMap<UserId, Arc<User>>,
+    /// The system bots: found by id, but not among [`RealmState::users`].
+    pub(super) system_bots: OrdMap<UserId, Arc<User>>,
     /// Lower-cased delivery email -> user.
     by_delivery_email: HashMap<String, UserId>,
     /// Lower-cased API email -> user.
@@ -54,6 +58,10 @@ pub struct RealmState {
     user_json: Arc<user_json::UserJsonCache>,
     channel_json: Arc<channel_json::ChannelJsonCache>,
     subscriber_cache: Arc<active::SubscriberCache>,
+    /// Invitations and the recent invitation mails (for the daily limit).
+    pub(super) invites: Invites,
+    /// Attachments and custom emoji.
+    uploads: UploadsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -85,6 +93,7 @@ impl RealmState {
         let mut state = RealmState {
             realm: Arc::new(realm),
             users: OrdMap::new(),
+            system_bots: OrdMap::new(),
             by_delivery_email: HashMap::new(),
             by_api_email: HashMap::new(),
             system_groups: groups.values().filter(|g| g.is_system_group).map(|g| (g.name.clone(), g.id)).collect(),
@@ -97,9 +106,15 @@ impl RealmState {
             user_json: Arc::default(),
             channel_json: Arc::default(),
             subscriber_cache: Arc::default(),
+            invites: Invites::default(),
+            uploads: UploadsData::default(),
         };
         for user in users {
-            state.put_user(user);
+            if user.is_system_bot() {
+                state.system_bots.insert(user.id, Arc::new(user));
+            } else {
+                state.put_user(user);
+            }
         }
         state
     }
@@ -109,9 +124,9 @@ impl RealmState {
         &self.realm
     }
 
-    /// A user of this realm.
+    /// A user of this realm, or one of its system bots.
     pub fn user(&self, id: UserId) -> Option<&User> {
-        self.users.get(&id).map(|u| &**u)
+        self.users.get(&id).or_else(|| self.system_bots.get(&id)).map(|u| &**u)
     }
 
     /// A user of this realm, or Zulip's "No such user".
@@ -120,6 +135,11 @@ impl RealmState {
     }
 
     /// The users by id, as shared (for telling what changed between two states).
+    /// [`RealmState::user`], as the state holds it (a system bot too).
+    pub(crate) fn user_arc(&self, id: UserId) -> Option<&Arc<User>> {
+        self.users.get(&id).or_else(|| self.system_bots.get(&id))
+    }
+
     pub(crate) fn user_map(&self) -> &OrdMap<UserId, Arc<User>> {
         &self.users
     }
@@ -148,8 +168,9 @@ impl RealmState {
     /// real one, or the API address (`user<ID>@<domain>`) another account goes by, which
     /// must stay unique too.
     pub fn email_taken(&self, email: &str, except: Option<UserId>) -> bool {
-        let other = |u: &User| Some(u.id) != except;
-        self.user_by_delivery_email(email).is_some_and(other) || self.user_by_api_email(email).is_some_and(other)
+        let o = |u: &User| Some(u.id) != except;
+        let own = self.user_by_delivery_email(email).is_some_and(o) || self.user_by_api_email(email).is_some_and(o);
+        own || self.system_bot(email).is_some()
     }
 
     /// A group of this realm.
@@ -405,6 +426,15 @@ impl RealmState {
     /// Users' statuses, alert words and mutes, to change once committed.
     pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
         &mut self.user_data
+    }
+
+    /// Attachments and custom emoji.
+    pub fn uploads(&self) -> &UploadsData {
+        &self.uploads
+    }
+
+    pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
+        &mut self.uploads
     }
 }
 

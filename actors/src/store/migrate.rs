@@ -18,6 +18,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0009_user_status_alert_words_muted_users.sql"),
     include_str!("../../../sql/0010_drafts_navigation_views_saved_snippets.sql"),
     include_str!("../../../sql/0011_push.sql"),
+    include_str!("../../../sql/0012_invites_mail_system_bots.sql"),
+    include_str!("../../../sql/0013_uploads.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
@@ -115,5 +117,45 @@ mod tests {
         let mut fresh = Connection::open_in_memory().unwrap();
         apply(&mut fresh).unwrap();
         assert_eq!(index_names(&fresh), names);
+    }
+
+    #[test]
+    fn organizations_from_before_the_system_bots_get_them_once() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..9] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(
+            "PRAGMA user_version = 9;
+             INSERT INTO realms (subdomain, name, date_created) VALUES ('', 'Root', 1), ('acme', 'Acme', 2);
+             INSERT INTO users (realm_id, delivery_email, email, full_name, role, date_joined, api_key)
+                 VALUES (1, 'owner@root.test', 'owner@root.test', 'Owner', 100, 1, 'k1');",
+        )
+        .unwrap();
+        apply(&mut conn).unwrap();
+        let bots: Vec<(i64, i64, String, bool)> = {
+            let mut stmt = conn
+                .prepare("SELECT id, realm_id, full_name, is_bot FROM users WHERE delivery_email LIKE '%@zulip.com' ORDER BY id")
+                .unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let names: Vec<(i64, &str)> = bots.iter().map(|(_, realm, name, _)| (*realm, name.as_str())).collect();
+        assert_eq!(
+            names,
+            [
+                (1, "Email Gateway"),
+                (1, "Notification Bot"),
+                (1, "Welcome Bot"),
+                (2, "Email Gateway"),
+                (2, "Notification Bot"),
+                (2, "Welcome Bot")
+            ]
+        );
+        assert!(bots.iter().all(|b| b.3) && bots[0].0 == 2, "after the existing users: {bots:?}");
+        let keys: i64 = conn.query_row("SELECT COUNT(DISTINCT api_key) FROM users", [], |r| r.get(0)).unwrap();
+        assert_eq!(keys, 7);
     }
 }

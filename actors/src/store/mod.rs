@@ -1,29 +1,34 @@
 //! SQLite storage: one file per data directory, WAL, numbered migrations.
 //!
-//! Every connection of the pool sets WAL, `synchronous=NORMAL`, a busy timeout and foreign
-//! keys. Writes go through [`Store::write`], which opens a `BEGIN IMMEDIATE` transaction so
+//! Every connection of the pool sets WAL, `synchronous` ([`Synchronous`]: `NORMAL` unless
+//! the operator asks for `FULL`), a busy timeout and foreign keys. Writes go through [`Store::write`], which opens a `BEGIN IMMEDIATE` transaction so
 //! that two writers never deadlock on lock upgrades.
 
+pub mod attachments;
+pub mod backup;
 pub mod channels;
 pub mod drafts;
 mod fixes;
 pub mod groups;
+pub mod invites;
 pub mod messages;
 mod migrate;
 pub mod narrow;
+pub mod outbox;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
 pub mod queues;
 pub mod reactions;
 pub mod realms;
+pub mod stats;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;
 pub mod views;
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use r2d2::{Pool, PooledConnection};
 use r2d2_sqlite::SqliteConnectionManager;
@@ -61,11 +66,48 @@ impl From<StoreError> for ApiError {
 /// Result of a storage call.
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// How hard a commit is pushed to the disk: SQLite's `synchronous` (in WAL mode).
+///
+/// Both keep the database consistent after a crash of the process, the operating system
+/// or the machine: nothing is ever half-written. They differ in what a power loss or an
+/// operating-system crash (not a crash of the server alone) may take back:
+/// - `Normal`: the write-ahead log is flushed to the disk only when it is checkpointed
+///   (about every 1000 pages), so the last transactions committed before the loss may be
+///   rolled back, acknowledged messages included. No fsync per commit.
+/// - `Full`: the log is flushed at every commit, so whatever was acknowledged survives,
+///   at the cost of one fsync per transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    #[default]
+    Normal,
+    Full,
+}
+
+impl Synchronous {
+    /// `normal` or `full` (any case).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "normal" => Some(Synchronous::Normal),
+            "full" => Some(Synchronous::Full),
+            _ => None,
+        }
+    }
+
+    fn pragma(self) -> &'static str {
+        match self {
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Full => "FULL",
+        }
+    }
+}
+
 /// A pool of connections to the data directory's database.
 #[derive(Clone)]
 pub struct Store {
     pool: Pool<SqliteConnectionManager>,
     path: std::path::PathBuf,
+    synchronous: Synchronous,
 }
 
 impl std::fmt::Debug for Store {
@@ -80,11 +122,20 @@ pub const DB_FILE: &str = "agora.sqlite3";
 impl Store {
     /// Opens (creating if needed) the database of `data_dir` and applies pending migrations.
     pub fn open(data_dir: &Path) -> StoreResult<Store> {
-        Self::open_file(&data_dir.join(DB_FILE))
+        Self::open_with(data_dir, Synchronous::default())
+    }
+
+    /// Opens the database of `data_dir`, committing as `synchronous` says.
+    pub fn open_with(data_dir: &Path, synchronous: Synchronous) -> StoreResult<Store> {
+        Self::open_file_with(&data_dir.join(DB_FILE), synchronous)
     }
 
     /// Opens the database at `path`.
     pub fn open_file(path: &Path) -> StoreResult<Store> {
+        Self::open_file_with(path, Synchronous::default())
+    }
+
+    fn open_file_with(path: &Path, synchronous: Synchronous) -> StoreResult<Store> {
         // The database holds API keys: create it private. SQLite gives its -wal and -shm
         // files the same mode.
         if !path.exists() {
@@ -103,12 +154,12 @@ impl Store {
         first.busy_timeout(Duration::from_secs(5))?;
         first.pragma_update(None, "journal_mode", "WAL")?;
         drop(first);
-        let manager = SqliteConnectionManager::file(path).with_init(configure);
+        let manager = SqliteConnectionManager::file(path).with_init(move |c| configure(c, synchronous));
         let pool =
             Pool::builder().max_size(8).min_idle(Some(1)).connection_timeout(Duration::from_secs(10)).build(manager)?;
         let mut conn = pool.get()?;
         migrate::apply(&mut conn)?;
-        Ok(Store { pool, path: path.to_owned() })
+        Ok(Store { pool, path: path.to_owned(), synchronous })
     }
 
     /// A connection of its own for a reader thread: read-only (`query_only`), so that a
@@ -116,9 +167,14 @@ impl Store {
     /// waiting for a connection.
     pub fn read_connection(&self) -> StoreResult<Connection> {
         let mut conn = Connection::open(&self.path)?;
-        configure(&mut conn)?;
+        configure(&mut conn, self.synchronous)?;
         conn.pragma_update(None, "query_only", true)?;
         Ok(conn)
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// A connection for reads.
@@ -133,9 +189,12 @@ impl Store {
         E: From<StoreError>,
     {
         let mut conn = self.conn()?;
+        let started = Instant::now();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::from)?;
+        // From BEGIN (waiting for the write lock included) to the end of COMMIT.
+        metrics::histogram!("agora_sqlite_transaction_seconds").record(started.elapsed());
         Ok(out)
     }
 }
@@ -161,12 +220,12 @@ where
 }
 
 /// Per-connection settings.
-fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
+fn configure(conn: &mut Connection, synchronous: Synchronous) -> rusqlite::Result<()> {
     conn.busy_timeout(Duration::from_secs(5))?;
     // The hot paths keep their statements prepared (`prepare_cached`); more of them than
     // rusqlite's default 16 are in use on a writer connection.
     conn.set_prepared_statement_cache_capacity(64);
-    conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+    conn.execute_batch(&format!("PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;", synchronous.pragma()))
 }
 
 /// Reads a boolean stored as an integer.
@@ -221,6 +280,24 @@ mod tests {
             conn.prepare("SELECT subdomain FROM realms WHERE subdomain IN ('a', 'b', 'c') ORDER BY 1").unwrap();
         let names: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
         assert_eq!(names, ["a", "c"]);
+    }
+
+    #[test]
+    fn synchronous_is_normal_unless_full_is_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let read =
+            |store: &Store| -> i64 { store.conn().unwrap().query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap() };
+        // SQLite's numbers: 1 NORMAL, 2 FULL.
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(read(&store), 1);
+        drop(store);
+        let store = Store::open_with(dir.path(), Synchronous::Full).unwrap();
+        assert_eq!(read(&store), 2);
+        let reader = store.read_connection().unwrap();
+        assert_eq!(reader.query_row("PRAGMA synchronous", [], |r| r.get::<_, i64>(0)).unwrap(), 2);
+        assert_eq!(Synchronous::parse(" FULL "), Some(Synchronous::Full));
+        assert_eq!(Synchronous::parse("normal"), Some(Synchronous::Normal));
+        assert_eq!(Synchronous::parse("off"), None);
     }
 
     #[test]

@@ -110,6 +110,12 @@ pub fn set_api_key(conn: &Connection, id: UserId, api_key: &str) -> StoreResult<
     Ok(())
 }
 
+/// Replaces a user's password hash (`None`: no password login).
+pub fn set_password_hash(conn: &Connection, id: UserId, hash: Option<&str>) -> StoreResult<()> {
+    conn.execute("UPDATE users SET password_hash = ?2 WHERE id = ?1", params![id, hash])?;
+    Ok(())
+}
+
 /// Activates or deactivates a user.
 pub fn set_active(conn: &Connection, id: UserId, active: bool) -> StoreResult<()> {
     conn.execute("UPDATE users SET is_active = ?2 WHERE id = ?1", params![id, active])?;

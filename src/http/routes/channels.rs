@@ -149,16 +149,16 @@ type SubscriptionEntries = (Vec<(String, Option<String>)>, BTreeMap<String, Stri
 /// `POST /users/me/subscriptions`.
 async fn subscribe(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let (channels, colors) = subscription_entries(&params)?;
+    let announce = params.bool_or("announce", false)?;
     let request = SubscribeRequest {
         channels,
         colors,
         principals: principals(&params)?,
         authorization_errors_fatal: params.bool_or("authorization_errors_fatal", true)?,
         send_new_subscription_messages: params.bool_or("send_new_subscription_messages", true)?,
+        announce,
         options: channel_options(&params)?,
     };
-    // `announce` needs messages, which Agora does not send yet; it is accepted.
-    params.bool_or("announce", false)?;
     let result = auth.realm.addr.send(Subscribe { acting: auth.user.user_id, request }).await??;
     Ok(params.success(result.to_json()))
 }
@@ -168,13 +168,14 @@ async fn create_channel(auth: Authed, params: Params) -> Result<Success, HttpErr
     let name = params.required_str("name")?;
     let subscribers =
         params.decode("subscribers", decode::integer_list)?.ok_or_else(|| ApiError::missing_argument("subscribers"))?;
-    params.bool_or("announce", false)?;
+    let announce = params.bool_or("announce", false)?;
     let msg = CreateChannel {
         acting: auth.user.user_id,
         name,
         description: params.str("description"),
         subscribers,
         send_new_subscription_messages: params.bool_or("send_new_subscription_messages", true)?,
+        announce,
         options: channel_options(&params)?,
     };
     let id = auth.realm.addr.send(msg).await??;

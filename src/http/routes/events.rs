@@ -172,9 +172,13 @@ pub async fn get_events(
             PollOutcome::Ready(reply) => reply,
             // If the client goes away meanwhile this future is dropped; its events stay
             // queued until a poll acknowledges them.
-            PollOutcome::Waiting(waiting) => waiting.await.map_err(|_| queue_lost(realm, &queue_id))?,
+            PollOutcome::Waiting(waiting) => {
+                let _counted = realm.queues.poll_waiting();
+                waiting.await.map_err(|_| queue_lost(realm, &queue_id))?
+            }
         },
     };
+    metrics::counter!("agora_events_delivered_total").increment(reply.events.len() as u64);
     Ok(params.success_fields(&render_events(&reply)))
 }
 

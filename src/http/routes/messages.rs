@@ -130,10 +130,11 @@ async fn delete_message(auth: Authed, path: web::Path<String>, params: Params) -
 /// `PATCH /messages/{message_id}`: edit content, topic or channel.
 async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let mode = params.str("propagate_mode");
-    // Read (and validate) the notification flags: accepted, no notifications sent yet.
-    params.bool("send_notification_to_old_thread")?;
-    params.bool("send_notification_to_new_thread")?;
+    let send_notification_to_old_thread = params.bool_or("send_notification_to_old_thread", false)?;
+    let send_notification_to_new_thread = params.bool_or("send_notification_to_new_thread", true)?;
     let msg = UpdateMessage {
+        send_notification_to_old_thread,
+        send_notification_to_new_thread,
         user_id: auth.user.user_id,
         message_id: message_id(&path),
         content: params.str("content"),
@@ -141,9 +142,9 @@ async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -
         stream_id: params.int("stream_id")?,
         propagate_mode: mode.as_deref().map_or(Ok(PropagateMode::ChangeOne), PropagateMode::parse)?,
     };
-    auth.realm.addr.send(msg).await??;
+    let detached = auth.realm.addr.send(msg).await??;
     let mut data = Map::new();
-    data.insert("detached_uploads".to_owned(), json!([]));
+    data.insert("detached_uploads".to_owned(), json!(detached));
     Ok(params.success(data))
 }
 

@@ -10,6 +10,7 @@ mod emoji;
 mod events;
 mod folders;
 mod groups;
+mod invites;
 mod messages;
 mod personal;
 mod presence;
@@ -18,6 +19,7 @@ mod push;
 mod server;
 mod settings;
 mod topics;
+pub(crate) mod uploads;
 mod users;
 
 use actix_web::http::{header, Method};
@@ -55,8 +57,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = presence::routes(scope);
     let scope = drafts::routes(scope);
     let scope = push::routes(scope);
+    let scope = invites::routes(scope);
+    let scope = uploads::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
+    super::pages::configure(cfg);
+    super::files::configure(cfg);
 }
 
 /// A numeric path id (the route's pattern allows digits only); an id too large for any
@@ -102,7 +108,7 @@ impl Endpoint {
     }
 
     /// Serves `method` with `handler` behind `gate`: who may call it and how large its body
-    /// may be (uploads will name their own body limit here).
+    /// may be (uploads name their own body limit here).
     fn route_with<F, Args>(mut self, gate: Gate, method: Method, handler: F) -> Self
     where
         F: Handler<Args> + Clone,

@@ -272,13 +272,13 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "realm_authentication_methods": {"Email": {"enabled": true, "available": true}},
         "realm_presence_disabled": realm.presence_disabled(),
         "max_avatar_file_size_mib": MAX_AVATAR_FILE_SIZE_MIB,
-        "max_file_upload_size_mib": MAX_FILE_UPLOAD_SIZE_MIB,
+        "max_file_upload_size_mib": config.uploads.max_file_upload_size_mib,
         "max_icon_file_size_mib": MAX_ICON_FILE_SIZE_MIB,
         "realm_upload_quota_mib": null,
     })));
     data.extend(json_object(json!({
         "realm_icon_url": server_info::realm_icon_url(state),
-        "realm_icon_source": "G",
+        "realm_icon_source": server_info::realm_icon_source(state),
         "realm_logo_url": logo_url,
         "realm_logo_source": "D",
         "realm_night_logo_url": logo_url,
@@ -311,10 +311,11 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "server_inline_url_embed_preview": true,
     })));
     data.extend(json_object(json!({
-        "server_thumbnail_formats": [
-            {"name": "840x560-anim.webp", "max_width": 840, "max_height": 560, "format": "webp", "animated": true},
-            {"name": "840x560.webp", "max_width": 840, "max_height": 560, "format": "webp", "animated": false},
-        ],
+        // The formats the thumbnail worker makes (`crate::uploads::images::THUMBNAIL_FORMATS`).
+        "server_thumbnail_formats": crate::uploads::images::THUMBNAIL_FORMATS.iter().map(|f| json!({
+            "name": f.name(), "max_width": f.max_width, "max_height": f.max_height,
+            "format": f.extension, "animated": f.animated,
+        })).collect::<Vec<_>>(),
         "server_avatar_changes_disabled": false,
         "server_name_changes_disabled": false,
         "server_web_public_streams_enabled": false,

@@ -21,6 +21,7 @@ use super::actor::RealmActor;
 use crate::clock::now;
 use crate::error::ApiResult;
 use crate::ids::{ChannelId, UserId};
+use crate::realm::notices::subscription_notices;
 
 /// `POST /users/me/subscriptions`.
 #[derive(Message, Debug)]
@@ -39,6 +40,8 @@ pub struct CreateChannel {
     pub description: Option<String>,
     pub subscribers: Vec<i64>,
     pub send_new_subscription_messages: bool,
+    /// Announce the channel in the new-channel announcements channel.
+    pub announce: bool,
     pub options: ChannelOptions,
 }
 
@@ -89,8 +92,16 @@ impl Handler<Subscribe> for RealmActor {
     type Result = ApiResult<SubscribeResult>;
 
     fn handle(&mut self, msg: Subscribe, _: &mut Self::Context) -> Self::Result {
+        let announce = msg.request.announce;
         let change = ops::plan_subscribe(&self.state, msg.acting, msg.request, now())?;
-        self.commit(change)
+        let result = self.commit(change)?;
+        if let Some(acting) = self.state.user(msg.acting).cloned() {
+            let dms = result.new_subscription_messages_sent == Some(true);
+            let created = &result.channel_ids;
+            let notices = subscription_notices(&self.state, &acting, &result.subscribed, created, announce, dms);
+            self.post_notices(notices);
+        }
+        Ok(result)
     }
 }
 
@@ -103,10 +114,16 @@ impl Handler<CreateChannel> for RealmActor {
             description: msg.description,
             subscribers: msg.subscribers,
             send_new_subscription_messages: msg.send_new_subscription_messages,
+            announce: msg.announce,
             options: msg.options,
         };
         let change = ops::plan_create_channel(&self.state, msg.acting, new, now())?;
-        self.commit(change)
+        let id = self.commit(change)?;
+        if let (true, Some(acting)) = (msg.announce, self.state.user(msg.acting).cloned()) {
+            let notices = subscription_notices(&self.state, &acting, &Default::default(), &[id], true, false);
+            self.post_notices(notices);
+        }
+        Ok(id)
     }
 }
 

@@ -142,7 +142,9 @@ pub fn message_dict(
     }
     m.insert("sender_full_name".into(), json!(sender.map(|u| u.full_name.as_str()).unwrap_or("")));
     m.insert("sender_email".into(), json!(sender.map(|u| u.email.as_str()).unwrap_or("")));
-    m.insert("sender_realm_str".into(), json!(state.realm().subdomain));
+    // System bots live in Zulip's internal organization (`SYSTEM_BOT_REALM`).
+    let realm_str = if sender.is_some_and(|u| u.is_system_bot()) { "zulipinternal" } else { &state.realm().subdomain };
+    m.insert("sender_realm_str".into(), json!(realm_str));
     match row.channel_id {
         Some(channel) => {
             let name = state.channel(channel).map(|c| c.name.as_str()).unwrap_or("");
@@ -157,7 +159,8 @@ pub fn message_dict(
     }
     let avatar = sender.map(avatar_url);
     // Clients can compute a gravatar only from an email address they are shown.
-    let computable = sender.is_some_and(|u| u.email_address_visibility == EmailVisibility::Everyone);
+    let computable =
+        sender.is_some_and(|u| u.avatar_source == "G" && u.email_address_visibility == EmailVisibility::Everyone);
     match shape {
         Shape::Fetch { apply_markdown, client_gravatar, .. } => {
             m.insert("avatar_url".into(), if client_gravatar && computable { Value::Null } else { json!(avatar) });

@@ -16,6 +16,7 @@ use crate::markdown::html::Writer;
 use crate::markdown::url::link_href;
 use crate::markdown::{escape_attr, escape_text, normalize_input, sanitize, OPTIONS};
 use crate::realm::state::RealmState;
+use crate::realm::uploads_data::previews::add_previews;
 
 const OPEN: char = '\u{E000}';
 const CLOSE: char = '\u{E001}';
@@ -52,7 +53,9 @@ struct Token {
 /// Renders a message's Markdown as Zulip does.
 pub fn render(state: &RealmState, source: &str) -> Rendered {
     let mut out = render_unsanitized(state, source);
-    out.html = sanitize::clean(&out.html);
+    let (html, previews) = add_previews(state.uploads(), &out.html);
+    out.has_image |= previews;
+    out.html = sanitize::clean(&html);
     out.alert_word_users = state.user_data().alerted_users(source);
     out
 }
@@ -178,7 +181,7 @@ fn match_token(state: &RealmState, rest: &str, prev: Option<char>, out: &mut Ren
         return channel_link(state, &inner[..end]).map(|html| (end + 5, html));
     }
     if rest.starts_with(':') {
-        return emoji(rest);
+        return emoji(state, rest);
     }
     if (rest.starts_with("https://") || rest.starts_with("http://")) && prev.is_none_or(char::is_whitespace) {
         let len = url_length(rest);
@@ -304,13 +307,19 @@ fn hash_encode(text: &str) -> String {
     out
 }
 
-/// `:name:` for a known emoji (Zulip's `:[\w\-\+]+:`: names may have letters of any script).
-fn emoji(rest: &str) -> Option<(usize, String)> {
+/// `:name:` for a known emoji (Zulip's `:[\w\-\+]+:`: names may have letters of any script):
+/// the organization's active custom emoji first, then Unicode emoji.
+fn emoji(state: &RealmState, rest: &str) -> Option<(usize, String)> {
     let inner = &rest[1..];
     let end = inner.find(':')?;
     let name = &inner[..end];
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '+' | '-')) {
         return None;
+    }
+    if let Some(custom) = state.uploads().active_emoji(name) {
+        let src = custom.source_url(state.realm().id);
+        let name = escape_attr(name);
+        return Some((end + 2, format!("<img alt=\":{name}:\" class=\"emoji\" src=\"{src}\" title=\"{name}\">")));
     }
     let code = crate::emoji::code_of(name)?;
     Some((

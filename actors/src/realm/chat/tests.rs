@@ -196,6 +196,7 @@ fn markdown_realm() -> (tempfile::TempDir, crate::store::Store, crate::realm::st
         principals: Some(ops::Principals::Ids(vec![boss.0])),
         authorization_errors_fatal: true,
         send_new_subscription_messages: false,
+        announce: false,
         options: ChannelOptions::default(),
     };
     ops::subscribe(&mut state, &store, boss, req, 1_795_238_460).unwrap();

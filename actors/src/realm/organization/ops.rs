@@ -9,7 +9,7 @@ use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 use crate::ids::{GroupId, RealmId};
-use crate::realm::model::{Realm, Role, SystemGroup, UserGroup};
+use crate::realm::model::{Realm, Role, SystemBot, SystemGroup, User, UserGroup};
 use crate::realm::state::RealmState;
 use crate::realm::users::create::{plan_account, validate_new_user};
 use crate::realm::users::{CreatedUser, NewUser};
@@ -69,6 +69,7 @@ pub fn create_realm(
         let mut account = plan_account(&state, config, &owner, now);
         account.write(tx)?;
         let user = account.user();
+        insert_system_bots(tx, realm_id, now)?;
         Ok((realm_id, CreatedUser { user_id: user.id, api_key: user.api_key.clone() }))
     });
     let (realm_id, owner) = result?;
@@ -79,6 +80,37 @@ pub fn create_realm(
     })?;
     tracing::info!(realm.id = %realm_id, subdomain = %new.subdomain, "created organization");
     Ok((CreatedRealm { realm_id, owner }, state))
+}
+
+/// Creates the organization's system bots (Zulip's cross-realm bots), after its owner.
+fn insert_system_bots(tx: &Transaction<'_>, realm_id: RealmId, now: i64) -> Result<(), StoreError> {
+    for (email, name) in SystemBot::ALL {
+        let bot = User {
+            id: crate::ids::UserId(0),
+            realm_id,
+            delivery_email: email.to_owned(),
+            email: email.to_owned(),
+            full_name: name.to_owned(),
+            role: Role::Member,
+            is_active: true,
+            is_bot: true,
+            bot_type: Some(1),
+            bot_owner_id: None,
+            timezone: String::new(),
+            date_joined: now,
+            avatar_source: "G".to_owned(),
+            avatar_version: 1,
+            api_key: crate::secrets::new_api_key(),
+            password_hash: None,
+            can_create_users: false,
+            can_change_user_emails: false,
+            email_address_visibility: crate::realm::model::EmailVisibility::Everyone,
+            settings: Map::new(),
+            profile_data: Default::default(),
+        };
+        store::users::insert(tx, &bot)?;
+    }
+    Ok(())
 }
 
 /// Creates the eight system groups with their subgroup chain.

@@ -205,6 +205,7 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     for (key, value) in catalog::always_present_limits() {
         out.entry(key).or_insert(value);
     }
+    out.insert("max_file_upload_size_mib".into(), Value::from(ctx.config.uploads.max_file_upload_size_mib));
     // Every event since the snapshot is still in the queue: the realm actor built this
     // state and created the queue in one step.
     out.insert("last_event_id".into(), Value::from(-1));
@@ -290,11 +291,11 @@ fn realm_user_settings_defaults(ctx: &Context<'_>, out: &mut Map<String, Value>)
     Ok(())
 }
 
-/// `realm_emoji`: the organization's custom emoji by id; none until custom emoji can be
-/// uploaded.
+/// `realm_emoji`: the organization's custom emoji by id, deactivated ones included.
 fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("realm_emoji") {
-        out.insert("realm_emoji".into(), Value::Object(Map::new()));
+        let emoji = ctx.state.uploads().emoji_dicts(ctx.state.realm().id);
+        out.insert("realm_emoji".into(), Value::Object(emoji));
     }
     Ok(())
 }
@@ -312,7 +313,7 @@ fn realm_user(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> 
     let can_create_public = member_of("can_create_public_channel_group");
     let can_create_private = member_of("can_create_private_channel_group");
 
-    out.insert("cross_realm_bots".into(), json!([]));
+    out.insert("cross_realm_bots".into(), Value::Array(state.cross_realm_bots(user)));
     out.extend(crate::json_object(json!({
         "avatar_source": user.avatar_source,
         "avatar_url_medium": format::avatar_url_medium(user),

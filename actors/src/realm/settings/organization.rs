@@ -63,9 +63,7 @@ const NOT_SETTABLE: &[&str] = &["push_notifications_enabled"];
 
 /// The settings `PATCH /realm` changes here, in catalog order.
 pub fn realm_settings() -> impl Iterator<Item = &'static Setting> {
-    catalog::REALM_SETTINGS
-        .iter()
-        .filter(|s| !matches!(s.kind, Kind::Group(_) | Kind::ChannelId) && !NOT_SETTABLE.contains(&s.name))
+    catalog::REALM_SETTINGS.iter().filter(|s| !matches!(s.kind, Kind::Group(_)) && !NOT_SETTABLE.contains(&s.name))
 }
 
 /// The group-valued organization settings `PATCH /realm` takes (`{"new", "old"}` JSON).
@@ -163,6 +161,21 @@ pub(super) fn normalize(setting: &Setting, value: &Value) -> ApiResult<Value> {
     }
 }
 
+/// An announcement channel setting (`new_stream_announcements_stream_id`, ...): a channel
+/// the administrator may see, or a negative id for none (stored as -1), as Zulip's
+/// `update_realm` takes it (`access_stream_by_id` without content access).
+fn announcement_channel(state: &RealmState, user_id: UserId, value: &Value) -> ApiResult<Value> {
+    let id = value.as_i64().unwrap_or(-1);
+    if id < 0 {
+        return Ok(Value::from(-1));
+    }
+    let user = state.user_or_err(user_id)?;
+    match state.channel(crate::ids::ChannelId(id)) {
+        Some(c) if !c.is_archived && state.has_metadata_access(user, c) => Ok(Value::from(id)),
+        _ => Err(ApiError::bad_request("Invalid channel ID")),
+    }
+}
+
 /// The organization's current value of a setting.
 fn current(state: &RealmState, setting: &Setting) -> Value {
     let realm = state.realm();
@@ -201,7 +214,10 @@ pub fn plan_realm_settings(
     check_values(role, &settings)?;
     let mut changed = Vec::new();
     for (setting, value) in &settings {
-        let value = normalize(setting, value)?;
+        let value = match setting.kind {
+            Kind::ChannelId => announcement_channel(state, user_id, value)?,
+            _ => normalize(setting, value)?,
+        };
         if current(state, setting) != value {
             changed.push((*setting, value));
         }

@@ -1,10 +1,12 @@
-//! Loading an organization's state from the database.
+//! Loading an organization's state from the database (at start, and after a failure).
 
 use rusqlite::Connection;
 
+use super::super::invite_data::Invites;
+use super::super::uploads_data::UploadsData;
+use super::super::user_data::UserData;
 use super::RealmState;
 use crate::ids::{MessageId, RealmId};
-use crate::realm::user_data::UserData;
 use crate::store::{self, StoreResult};
 
 impl RealmState {
@@ -43,6 +45,8 @@ impl RealmState {
             store::channels::first_message_ids(conn, realm_id)?.into_iter().map(|(c, id)| (c, MessageId(id))).collect();
         state.last_message_id = store::messages::newest_message_id(conn)?;
         state.user_data = UserData::load(conn, realm_id)?;
+        state.invites = Invites::load(conn, realm_id)?;
+        state.uploads = UploadsData::load(conn, realm_id)?;
         Ok(Some(state))
     }
 

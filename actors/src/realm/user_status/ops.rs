@@ -66,7 +66,7 @@ pub fn plan_update_status(
         )));
     }
     let update =
-        check_update(request.away, status_text, request.emoji_name, request.emoji_code, request.reaction_type)?;
+        check_update(state, request.away, status_text, request.emoji_name, request.emoji_code, request.reaction_type)?;
 
     let mut status = state.user_data().status(user_id).cloned().unwrap_or_else(|| UserStatus::empty(now));
     status.timestamp = now;
@@ -90,6 +90,7 @@ pub fn plan_update_status(
 /// clears the emoji; a name alone takes its code and type from the emoji table; a code or
 /// type needs a name; the emoji must then be one reactions may use.
 fn check_update(
+    state: &RealmState,
     away: Option<bool>,
     status_text: Option<String>,
     emoji_name: Option<String>,
@@ -105,11 +106,11 @@ fn check_update(
             let (code, reaction_type) = match (emoji_code, reaction_type) {
                 (Some(code), Some(reaction_type)) => (code, reaction_type),
                 (code, reaction_type) => {
-                    let (found_code, found_type) = emoji::emoji_data(&name)?;
+                    let (found_code, found_type) = emoji::emoji_data(state.uploads(), &name)?;
                     (code.unwrap_or(found_code), reaction_type.unwrap_or_else(|| found_type.to_owned()))
                 }
             };
-            emoji::check_emoji(&name, &code, &reaction_type)?;
+            emoji::check_emoji(state.uploads(), &name, &code, &reaction_type)?;
             Some((name, code, reaction_type))
         }
         None if [&emoji_code, &reaction_type].iter().any(|v| v.as_deref().is_some_and(|v| !v.is_empty())) => {

@@ -15,7 +15,6 @@ pub use ops::{set_active, UserRef, UserUpdate};
 
 use super::actor::RealmActor;
 use super::format::UserDictOptions;
-use super::group_commit::Deferred;
 use crate::clock;
 use crate::error::ApiResult;
 use crate::ids::UserId;
@@ -56,28 +55,6 @@ pub struct RegenerateOwnApiKey {
 pub struct SetUserActive {
     pub user_id: UserId,
     pub active: bool,
-}
-
-impl Handler<CreateUser> for RealmActor {
-    /// Waits for the group commit, as sends do.
-    type Result = Deferred<ApiResult<CreatedUser>>;
-
-    fn handle(&mut self, msg: CreateUser, ctx: &mut Self::Context) -> Self::Result {
-        self.defer(ctx, msg, |actor, msg| create::plan_create_user(&actor.state, &actor.config, &msg.0, clock::now()))
-    }
-}
-
-impl Handler<CreateUserAs> for RealmActor {
-    /// Waits for the group commit, as sends do.
-    type Result = Deferred<ApiResult<CreatedUser>>;
-
-    fn handle(&mut self, msg: CreateUserAs, ctx: &mut Self::Context) -> Self::Result {
-        self.defer(ctx, msg, |actor, msg| {
-            let acting = actor.viewer(msg.acting)?;
-            let (new, weak) = (&msg.new, msg.password_too_weak);
-            create::plan_create_user_as(&actor.state, &actor.config, acting, new, weak, clock::now())
-        })
-    }
 }
 
 impl Handler<RegenerateApiKey> for RealmActor {

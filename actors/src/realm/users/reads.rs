@@ -26,8 +26,9 @@ pub fn list_users(
         Some(ids) => {
             let mut wanted = Vec::with_capacity(ids.len());
             for &id in ids {
-                let user =
-                    all.get(&UserId(id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID: {id}")))?;
+                let user = state
+                    .user_arc(UserId(id))
+                    .ok_or_else(|| ApiError::bad_request(format!("Invalid user ID: {id}")))?;
                 wanted.push(user);
             }
             wanted.sort_by_key(|u| u.id);

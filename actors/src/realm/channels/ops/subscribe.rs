@@ -28,6 +28,8 @@ pub struct SubscribeRequest {
     pub principals: Option<Principals>,
     pub authorization_errors_fatal: bool,
     pub send_new_subscription_messages: bool,
+    /// Announce new channels in the organization's new-channel announcements channel.
+    pub announce: bool,
     pub options: ChannelOptions,
 }
 
@@ -205,9 +207,9 @@ impl Subscribing {
         let mut result = SubscribeResult::default();
         let rows = subscription_rows(state, &plan, &req.colors, &mut result);
         if req.send_new_subscription_messages {
-            // Zulip's Notification Bot tells users subscribed by someone else; Agora has no
-            // messages yet, so it reports honestly that it sent none.
-            result.new_subscription_messages_sent = Some(false);
+            // Notification Bot tells users subscribed by someone else, unless too many were.
+            let sent = result.subscribed.len() <= crate::realm::catalog::MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+            result.new_subscription_messages_sent = Some(sent);
         }
         if !req.authorization_errors_fatal {
             result.unauthorized = Some(plan.unauthorized);
@@ -307,6 +309,7 @@ pub struct NewChannel {
     pub description: Option<String>,
     pub subscribers: Vec<i64>,
     pub send_new_subscription_messages: bool,
+    pub announce: bool,
     pub options: ChannelOptions,
 }
 
@@ -322,7 +325,7 @@ pub fn plan_create_channel(
     new: NewChannel,
     now: i64,
 ) -> ApiResult<CreatingChannel> {
-    let NewChannel { name, description, subscribers, send_new_subscription_messages, options } = new;
+    let NewChannel { name, description, subscribers, send_new_subscription_messages, announce, options } = new;
     let actor = require_member(state, acting)?;
     let name = name.trim();
     check_channel_name(name)?;
@@ -340,6 +343,7 @@ pub fn plan_create_channel(
         principals: Some(Principals::Ids(subscribers)),
         authorization_errors_fatal: true,
         send_new_subscription_messages,
+        announce,
         options,
     };
     let plan = plan_subscriptions(state, actor, &req, who, now)?;

@@ -19,6 +19,7 @@ fn request(name: &str, invite_only: bool) -> SubscribeRequest {
         principals: None,
         authorization_errors_fatal: true,
         send_new_subscription_messages: false,
+        announce: false,
         options: ChannelOptions { invite_only, ..ChannelOptions::default() },
     }
 }

@@ -81,7 +81,7 @@ pub fn plan_add_reaction(state: &RealmState, msg: AddReaction) -> ApiResult<Reac
     let user = viewer(state, msg.user_id)?.id;
     let emoji = match (msg.emoji_code, msg.reaction_type) {
         (Some(code), Some(kind)) => Ok((code, kind)),
-        (code, kind) => emoji_data(&msg.emoji_name).map(|(default_code, default_kind)| {
+        (code, kind) => emoji_data(state.uploads(), &msg.emoji_name).map(|(default_code, default_kind)| {
             (code.unwrap_or(default_code), kind.unwrap_or_else(|| default_kind.to_owned()))
         }),
     };
@@ -95,7 +95,7 @@ pub fn plan_remove_reaction(state: &RealmState, msg: RemoveReaction) -> ApiResul
     let user = viewer(state, msg.user_id)?.id;
     let code = match (msg.emoji_code, msg.emoji_name) {
         (Some(code), _) => Ok(code),
-        (None, Some(name)) => emoji_data(&name).map(|(code, _)| code),
+        (None, Some(name)) => emoji_data(state.uploads(), &name).map(|(code, _)| code),
         (None, None) => Err(ApiError::bad_request(
             "At least one of the following arguments must be present: emoji_name, emoji_code",
         )),
@@ -129,7 +129,7 @@ impl Change for ReactionChange {
                 let emoji_name = match store::reaction_name(tx, message, &emoji_code, &reaction_type)? {
                     Some(name) => name,
                     None => {
-                        check_emoji(&self.emoji_name, &emoji_code, &reaction_type)?;
+                        check_emoji(state.uploads(), &self.emoji_name, &emoji_code, &reaction_type)?;
                         self.emoji_name.clone()
                     }
                 };

@@ -26,6 +26,7 @@ fn channel(state: &mut RealmState, store: &Store, owner: UserId, members: &[User
         principals: Some(ops::Principals::Ids(members.iter().map(|u| u.0).collect())),
         authorization_errors_fatal: true,
         send_new_subscription_messages: false,
+        announce: false,
         options: ChannelOptions::default(),
     };
     ops::subscribe(state, store, owner, req, T0).unwrap();

@@ -3,8 +3,9 @@
 //! who may edit and when (`checks`), the planned edit and its write (`ops`), and its
 //! events (`events`).
 //!
-//! `send_notification_to_old_thread` / `send_notification_to_new_thread` are accepted but
-//! no Notification Bot messages are sent yet.
+//! A move reports what it moved ([`MoveReport`]): the realm actor then has Notification
+//! Bot post the notices `send_notification_to_old_thread` / `_new_thread` ask for, and the
+//! resolve-topic notice (`realm::notices`).
 
 pub mod checks;
 pub mod events;
@@ -15,7 +16,7 @@ mod tests;
 
 use actix::prelude::*;
 
-pub use ops::{plan_edit, MessageEdit};
+pub use ops::{plan_edit, MessageEdit, MoveReport};
 
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{MessageId, UserId};
@@ -52,7 +53,7 @@ impl PropagateMode {
 
 /// `PATCH /messages/{message_id}`.
 #[derive(Message, Debug, Clone)]
-#[rtype(result = "ApiResult<()>")]
+#[rtype(result = "ApiResult<Vec<serde_json::Value>>")]
 pub struct UpdateMessage {
     pub user_id: UserId,
     pub message_id: MessageId,
@@ -61,13 +62,24 @@ pub struct UpdateMessage {
     pub topic: Option<String>,
     pub stream_id: Option<i64>,
     pub propagate_mode: PropagateMode,
+    /// Notification Bot tells the old topic (default false).
+    pub send_notification_to_old_thread: bool,
+    /// Notification Bot tells the new topic (default true).
+    pub send_notification_to_new_thread: bool,
 }
 
 impl Handler<UpdateMessage> for RealmActor {
-    type Result = ApiResult<()>;
+    type Result = ApiResult<Vec<serde_json::Value>>;
 
     fn handle(&mut self, msg: UpdateMessage, _: &mut Self::Context) -> Self::Result {
+        let (old, new) = (msg.send_notification_to_old_thread, msg.send_notification_to_new_thread);
         let change = plan_edit(&self.state, msg, crate::clock::now())?;
-        self.commit(change)
+        let (report, detached) = self.commit(change)?;
+        if let Some(report) = report {
+            let realm_url = self.config.realm_url(&self.state.realm().subdomain);
+            let notices = crate::realm::notices::moves::move_notices(&self.state, &realm_url, &report, old, new);
+            self.post_notices(notices);
+        }
+        Ok(detached)
     }
 }

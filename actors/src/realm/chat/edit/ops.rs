@@ -19,7 +19,7 @@ use super::checks::{
 use super::events::{edit_events, Changed, Edited, Validated};
 use super::{PropagateMode, UpdateMessage};
 use crate::error::{ApiError, ApiResult};
-use crate::ids::{MessageId, UserId};
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::chat::changes::{access_message, access_message_to_change, event_recipients};
 use crate::realm::chat::flag;
 use crate::realm::chat::render::{render, Rendered};
@@ -27,6 +27,7 @@ use crate::realm::chat::send::mentions::{check_mentions, mention_bits, mentioned
 use crate::realm::chat::send::{normalize_content, normalize_topic, stripped_topic};
 use crate::realm::model::{Channel, User};
 use crate::realm::state::RealmState;
+use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, EditedMessage};
 use crate::store::reactions as rows;
@@ -50,6 +51,32 @@ pub struct MessageEdit {
     content: Option<ApiResult<(String, Rendered)>>,
     /// Set by the write.
     done: Option<Edited>,
+    /// The uploads the new content claims and no longer claims, set by the write.
+    claims: Claims,
+    /// Set by the write, for a move.
+    report: Option<MoveReport>,
+}
+
+/// What a move did, for the notices that tell of it (Zulip's `do_update_message`
+/// computes the same before `send_message_moved_breadcrumbs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveReport {
+    pub editor: UserId,
+    /// The edited message.
+    pub message: MessageId,
+    pub old_channel: ChannelId,
+    pub old_topic: String,
+    pub new_channel: ChannelId,
+    pub new_topic: String,
+    pub channel_changed: bool,
+    pub topic_changed: bool,
+    pub content_changed: bool,
+    /// How many messages moved.
+    pub count: usize,
+    /// None of the old topic's messages the editor can see stayed behind.
+    pub moved_all_visible: bool,
+    /// The new topic had no message the editor can see before the move.
+    pub new_topic_was_empty: bool,
 }
 
 /// Plans an edit: the editor must exist; the new content is normalized (an emptied
@@ -61,7 +88,16 @@ pub fn plan_edit(state: &RealmState, cmd: UpdateMessage, now: i64) -> ApiResult<
         let rendered = render(state, &content);
         Ok((content, rendered))
     });
-    Ok(MessageEdit { state: state.clone(), editor, cmd, now, content, done: None })
+    Ok(MessageEdit {
+        state: state.clone(),
+        editor,
+        cmd,
+        now,
+        content,
+        done: None,
+        report: None,
+        claims: Claims::default(),
+    })
 }
 
 /// Checks an edit in Zulip's order (`check_update_message`): access, the content
@@ -230,8 +266,51 @@ fn move_rows(state: &RealmState, conn: &Connection, target: &Channel, message: M
     Ok(lost)
 }
 
+/// What a move did, read in the edit's transaction: whether the editor can still see any
+/// message in the old topic, and could see any in the new one before.
+fn move_report(
+    state: &RealmState,
+    conn: &Connection,
+    user: &User,
+    edit: &Validated,
+    count: usize,
+) -> ApiResult<Option<MoveReport>> {
+    let Some(old_channel) = edit.message.channel_id else { return Ok(None) };
+    if edit.topic.is_none() && edit.target.is_none() {
+        return Ok(None);
+    }
+    let new_channel = edit.target.unwrap_or(old_channel);
+    let old_topic = edit.message.topic.clone();
+    let new_topic = edit.topic.clone().unwrap_or_else(|| old_topic.clone());
+    let visible = |channel, topic: &str| -> ApiResult<Vec<MessageId>> {
+        Ok(db::topic_message_ids(conn, channel, topic, None)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .filter(|id| !edit.ids.contains(id) && access_message(state, conn, user, *id).is_ok())
+            .collect())
+    };
+    let moved_all_visible = visible(old_channel, &old_topic)?.is_empty();
+    let new_topic_was_empty = visible(new_channel, &new_topic)?.is_empty();
+    Ok(Some(MoveReport {
+        editor: user.id,
+        message: edit.message.id,
+        old_channel,
+        old_topic,
+        new_channel,
+        new_topic,
+        channel_changed: edit.target.is_some(),
+        topic_changed: edit.topic.is_some(),
+        content_changed: edit.content.is_some(),
+        count,
+        moved_all_visible,
+        new_topic_was_empty,
+    }))
+}
+
 impl Change for MessageEdit {
-    type Output = ();
+    /// What a move did (for its notices), and Zulip's `detached_uploads`: attachments the
+    /// edit left unclaimed.
+    type Output = (Option<MoveReport>, Vec<Value>);
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         let content = self.content.take();
@@ -248,25 +327,33 @@ impl Change for MessageEdit {
                 changed.push(write_one(state, tx, self.editor, &edit, before, self.now)?);
             }
         }
+        if let (Some((content, _)), Some(sender)) = (&edit.content, state.user(edit.message.sender_id)) {
+            let channel = edit.message.channel_id.and_then(|c| state.channel(c));
+            self.claims = claims::plan_edit(state, sender, &edit.message.content, content, channel);
+            self.claims.write(tx, edit.message.id)?;
+        }
         let new_audience = match rows::message(tx, edit.message.id)? {
             Some(row) => event_recipients(state, tx, &row)?,
             None => Vec::new(),
         };
+        self.report = move_report(state, tx, user, &edit, changed.len())?;
         self.done = Some(Edited { edit, changed, old_audience, new_audience });
         Ok(())
     }
 
-    fn apply(self, state: &mut RealmState) -> Applied<()> {
-        let MessageEdit { state: planned, editor, cmd, now, done, .. } = self;
+    fn apply(self, state: &mut RealmState) -> Applied<(Option<MoveReport>, Vec<Value>)> {
+        let MessageEdit { state: planned, editor, cmd, now, done, report, claims, .. } = self;
         // The plan's copy of the state shares its maps with `state`: let go of it first.
         drop(planned);
-        let Some(done) = done else { return Applied::events(Vec::new()) };
-        let events = edit_events(state, editor, &done, cmd.propagate_mode, now);
+        let Some(done) = done else { return Applied::new((None, Vec::new()), Vec::new()) };
+        let mut events = edit_events(state, editor, &done, cmd.propagate_mode, now);
+        let detached = claims.detached(state);
+        events.extend(claims.apply(state));
         if let Some(target) = done.edit.target {
             for changed in &done.changed {
                 state.note_channel_message(target, changed.before.id);
             }
         }
-        Applied::events(events)
+        Applied::new((report, detached), events)
     }
 }

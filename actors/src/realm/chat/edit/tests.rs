@@ -44,6 +44,8 @@ fn edit(user_id: UserId, content: Option<&str>) -> UpdateMessage {
         topic: None,
         stream_id: None,
         propagate_mode: PropagateMode::ChangeOne,
+        send_notification_to_old_thread: false,
+        send_notification_to_new_thread: true,
     }
 }
 

@@ -18,7 +18,7 @@ use actix::prelude::*;
 
 pub use addressee::{ChannelRef, DirectRef, SendTo};
 pub use content::{normalize_content, normalize_topic, stripped_topic, truncate};
-pub use ops::{plan_send, PlannedMessage};
+pub use ops::{plan_notice, plan_send, Notice, NoticeTo, PlannedMessage};
 pub use recipients::check_can_send_to_channel;
 
 use crate::error::ApiResult;

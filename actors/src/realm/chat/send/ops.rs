@@ -1,6 +1,8 @@
 //! A message to send, planned from the state ([`plan_send`]), written with its recipients'
 //! rows, and applied: the `message` events and an automatic topic follow.
 
+mod internal;
+
 use std::collections::BTreeSet;
 
 use rusqlite::Transaction;
@@ -22,8 +24,11 @@ use crate::realm::chat::render::{render, Rendered};
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{policy_events, FOLLOWED};
+use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
+
+pub use internal::{plan_notice, Notice, NoticeTo};
 
 /// Where a message goes, as Zulip's `Addressee` checks it before the content: the channel
 /// as named with its topic, or the direct-message recipients.
@@ -79,6 +84,8 @@ pub struct PlannedMessage {
     public_audience: Vec<UserId>,
     /// The sending queue and its local id, echoed in the sender's event.
     echo: Option<(String, String)>,
+    /// The uploads the message links and claims.
+    claims: Claims,
     /// Set by the write.
     id: MessageId,
     automatic: Option<UserTopic>,
@@ -216,6 +223,7 @@ pub fn plan_send(
         sender: sender.id,
         channel_id: channel.map(|c| c.id),
         follow: channel.and_then(|c| automatic_follow(state, sender, c.id, &topic, now)),
+        claims: claims::plan_send(state, sender, &content, channel),
         topic,
         content,
         rendered,
@@ -338,6 +346,7 @@ impl Change for PlannedMessage {
             has_attachment: self.rendered.has_attachment,
         };
         self.id = db::insert(tx, &new, &self.flags)?;
+        self.claims.write(tx, self.id)?;
         if let Some(follow) = self.follow.take().filter(|f| initiated || !f.on_initiation) {
             // A failure here must not fail the send (the client would send it again): the
             // policy is left as it was.
@@ -357,6 +366,7 @@ impl Change for PlannedMessage {
         let echo = self.echo.as_ref().map(|(queue, local)| (queue.as_str(), local.as_str()));
         let mut events = message_events(&message, self.sender, &self.flags, echo);
         events.extend(all_public_streams_event(&message, self.public_audience));
+        events.extend(self.claims.apply(state));
         state.note_message(self.id);
         if let Some(channel) = self.channel_id {
             state.note_channel_message(channel, self.id);

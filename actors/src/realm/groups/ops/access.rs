@@ -17,7 +17,7 @@ const INVALID_NAME_PREFIXES: [&str; 5] = ["@", "role:", "user:", "stream:", "cha
 
 /// Setting names of the permission checks on a group.
 pub(super) const CAN_MANAGE: &str = "can_manage_group";
-pub(super) const CAN_ADD_MEMBERS: &str = "can_add_members_group";
+pub const CAN_ADD_MEMBERS: &str = "can_add_members_group";
 pub(super) const CAN_JOIN: &str = "can_join_group";
 pub(super) const CAN_LEAVE: &str = "can_leave_group";
 pub(super) const CAN_REMOVE_MEMBERS: &str = "can_remove_members_group";
@@ -49,7 +49,7 @@ pub fn find_group(state: &RealmState, id: GroupId, allow_deactivated: bool) -> A
 
 /// Zulip's `access_user_group_for_update`: system groups are never changed; managers of
 /// all groups and of this group may do anything; others need `permission`.
-pub(super) fn access_for_update<'s>(
+pub fn access_for_update<'s>(
     state: &'s RealmState,
     id: GroupId,
     user: UserId,

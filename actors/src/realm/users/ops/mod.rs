@@ -8,6 +8,6 @@ pub mod access;
 pub mod status;
 pub mod update;
 
-pub use access::{access_user, Access, UserRef};
+pub use access::{access_user, is_last_owner, Access, UserRef};
 pub use status::{plan_deactivate, plan_deactivate_own, plan_reactivate, plan_set_active, set_active, AccountStatus};
-pub use update::{checked_full_name, plan_update, UserEdit, UserUpdate};
+pub use update::{checked_full_name, plan_role, plan_update, UserEdit, UserUpdate};

@@ -1,6 +1,8 @@
 //! Deactivating and reactivating accounts (`DELETE /users/me`, `DELETE /users/{user_id}`,
 //! `POST /users/{user_id}/reactivate`).
 
+use crate::realm::invite_data::{Invite, InviteStatus};
+use crate::realm::invites::ops::invites_changed;
 use rusqlite::Transaction;
 use serde_json::json;
 
@@ -23,6 +25,9 @@ const MAX_DEACTIVATION_COMMENT: usize = 2000;
 pub struct AccountStatus {
     active: bool,
     users: Vec<UserId>,
+    /// Invitations of deactivated accounts, revoked with them (Zulip's
+    /// `revoke_invites_generated_by_user`).
+    revoked: Vec<Invite>,
 }
 
 /// Plans deactivating (`active: false`) or reactivating an account.
@@ -36,11 +41,18 @@ pub fn plan_set_active(state: &RealmState, user_id: UserId, active: bool) -> Api
         }));
     }
     let mut users = vec![user_id];
+    let mut revoked = Vec::new();
     if !active {
         users
             .extend(state.users().filter(|u| u.is_bot && u.is_active && u.bot_owner_id == Some(user_id)).map(|u| u.id));
+        revoked = state
+            .invites()
+            .all()
+            .filter(|i| i.status == InviteStatus::Usable && users.contains(&i.referred_by))
+            .map(|i| Invite { status: InviteStatus::Revoked, ..i.clone() })
+            .collect();
     }
-    Ok(AccountStatus { active, users })
+    Ok(AccountStatus { active, users, revoked })
 }
 
 /// Plans `DELETE /users/me`: refused for the only active user and the only owner.
@@ -114,6 +126,9 @@ impl Change for AccountStatus {
                 store::push::clear_devices(tx, *id, crate::clock::now_micros() / 1000)?;
             }
         }
+        for invite in &self.revoked {
+            store::invites::set_status(tx, invite.id, invite.status, None)?;
+        }
         Ok(())
     }
 
@@ -121,14 +136,20 @@ impl Change for AccountStatus {
     /// included). Once applied the accounts' API keys stop (or start) working, and the
     /// deactivated accounts' event queues are closed.
     fn apply(self, state: &mut RealmState) -> Applied<()> {
-        let AccountStatus { active, users } = self;
-        let mut events = Vec::with_capacity(users.len());
+        let AccountStatus { active, users, revoked } = self;
+        let mut events = Vec::with_capacity(users.len() + 1);
         for &id in &users {
             if let Some(user) = state.user_mut(id) {
                 user.is_active = active;
             }
             tracing::info!(realm.id = %state.realm().id, user.id = %id, active, "changed account status");
             events.push(state.to_everyone(realm_user_update(json!({"user_id": id, "is_active": active}))));
+        }
+        if !revoked.is_empty() {
+            for invite in revoked {
+                state.invites_mut().put(invite);
+            }
+            events.push(invites_changed(state, None));
         }
         let applied = Applied::events(events).with_auth();
         if active {

@@ -44,7 +44,8 @@ struct RoleMove {
 /// A planned `PATCH /users/{user_id}`: only what actually changes.
 #[derive(Debug, Clone)]
 pub struct UserEdit {
-    acting: UserId,
+    /// `None` for an administrator's command outside the API.
+    acting: Option<UserId>,
     target: UserId,
     role: Option<RoleMove>,
     full_name: Option<String>,
@@ -74,8 +75,14 @@ pub fn plan_update(
     let acting = state.user_or_err(acting)?;
     let access = Access { allow_deactivated: true, allow_bots: true, for_admin: true };
     let target = access_user(state, acting, target, access)?;
-    let mut edit =
-        UserEdit { acting: acting.id, target: target.id, role: None, full_name: None, emails: None, profile: None };
+    let mut edit = UserEdit {
+        acting: Some(acting.id),
+        target: target.id,
+        role: None,
+        full_name: None,
+        emails: None,
+        profile: None,
+    };
 
     if let Some(role) = role.filter(|r| *r != target.role) {
         check_role_change(state, acting, target, role)?;
@@ -101,6 +108,28 @@ pub fn plan_update(
     }
     edit.profile = profile_data.map(|change| ProfileDataWrites::prepare(state, change)).transpose()?;
     Ok(edit)
+}
+
+/// Plans a role change made by the server's administrator (`agora change-role`, as
+/// Zulip's `manage.py change_user_role`): no permission applies but the rule that an
+/// organization keeps an owner; the system groups follow the role as through the API.
+pub fn plan_role(state: &RealmState, target: UserId, role: Role, now: i64) -> ApiResult<UserEdit> {
+    let user = state.user_or_err(target)?;
+    if user.role == role {
+        return Err(ApiError::bad_request("User already has this role."));
+    }
+    if is_last_owner(state, user) {
+        return Err(ApiError::bad_request("The owner permission cannot be removed from the only organization owner."));
+    }
+    let (removed, added) = role_group_changes(state, user, role, now);
+    Ok(UserEdit {
+        acting: None,
+        target,
+        role: Some(RoleMove { role, removed, added }),
+        full_name: None,
+        emails: None,
+        profile: None,
+    })
 }
 
 /// Zulip's rules for changing a role: only owners touch the owner role, the last owner
@@ -216,7 +245,7 @@ impl Change for UserEdit {
         if let Some(writes) = self.profile {
             events.extend(writes.apply(state).events);
         }
-        tracing::info!(realm.id = %state.realm().id, user.id = %id, by = %self.acting, "updated user");
+        tracing::info!(realm.id = %state.realm().id, user.id = %id, by = ?self.acting.map(|a| a.0), "updated user");
         Applied::events(events).with_auth()
     }
 }

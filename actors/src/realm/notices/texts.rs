@@ -1,0 +1,195 @@
+//! The texts of the system bots' messages, word for word Zulip's (English), and the link
+//! syntaxes they use.
+
+use crate::ids::{ChannelId, MessageId};
+use crate::realm::model::User;
+
+/// Zulip's `NAVIGATION_TOUR_VIDEO_URL` default.
+pub const NAVIGATION_TOUR_VIDEO_URL: &str = "https://static.zulipchat.com/static/navigation-tour-video/zulip-10.mp4";
+
+/// Zulip's `silent_mention_syntax_for_user`.
+pub fn silent_mention(user: &User) -> String {
+    format!("@_**{}|{}**", user.full_name, user.id)
+}
+
+/// Characters that break `#**channel>topic**` (Zulip's `invalid_stream_topic_regex`).
+fn breaks_link(word: &str) -> bool {
+    word.contains(['`', '>', '*', '&', '[', ']']) || word.contains("$$")
+}
+
+/// Zulip's `escape_invalid_stream_topic_characters`.
+fn escape_link_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace("$$", "&#36;&#36;")
+        .replace('`', "&#96;")
+        .replace('>', "&gt;")
+        .replace('*', "&#42;")
+        .replace('[', "&#91;")
+        .replace(']', "&#93;")
+}
+
+/// Zulip's `encode_hash_component`: percent-encoding (`*` kept) with `%` as `.`.
+pub fn encode_hash_component(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-' | b'~' | b'*' => out.push(char::from(b)),
+            b'.' => out.push_str(".2E"),
+            b'(' => out.push_str(".28"),
+            b')' => out.push_str(".29"),
+            _ => out.push_str(&format!(".{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Zulip's `encode_channel`: `<id>-<name with dashes for spaces, encoded>`.
+pub fn encode_channel(id: ChannelId, name: &str) -> String {
+    format!("{}-{}", id.0, encode_hash_component(&name.replace(' ', "-")))
+}
+
+/// Zulip's `get_fallback_markdown_link`.
+fn fallback_link(id: ChannelId, name: &str, topic: Option<&str>) -> String {
+    let mut link = format!("#narrow/channel/{}", encode_channel(id, name));
+    let mut text = format!("#{}", escape_link_text(name));
+    if let Some(topic) = topic {
+        link.push_str(&format!("/topic/{}", encode_hash_component(topic)));
+        let shown = if topic.is_empty() { "general chat" } else { topic };
+        text.push_str(&format!(" > {}", escape_link_text(shown)));
+    }
+    format!("[{text}]({link})")
+}
+
+/// Zulip's `get_stream_link_syntax`.
+pub fn channel_link(id: ChannelId, name: &str) -> String {
+    if breaks_link(name) {
+        fallback_link(id, name, None)
+    } else {
+        format!("#**{name}**")
+    }
+}
+
+/// Zulip's `get_stream_topic_link_syntax`.
+pub fn topic_link(id: ChannelId, name: &str, topic: &str) -> String {
+    if breaks_link(name) || breaks_link(topic) {
+        fallback_link(id, name, Some(topic))
+    } else {
+        format!("#**{name}>{topic}**")
+    }
+}
+
+/// Zulip's `stream_message_url`.
+pub fn message_url(realm_url: &str, channel: ChannelId, name: &str, topic: &str, message: MessageId) -> String {
+    format!(
+        "{realm_url}/#narrow/channel/{}/topic/{}/near/{}",
+        encode_channel(channel, name),
+        encode_hash_component(topic),
+        message.0
+    )
+}
+
+/// Zulip's `remove_single_newlines`: lone newlines become spaces (with the spaces after
+/// them), except before list items; blank lines stay.
+pub fn remove_single_newlines(content: &str) -> String {
+    let content = content.trim_matches('\n');
+    let chars: Vec<char> = content.chars().collect();
+    let mut out = String::with_capacity(content.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '\n' || (i > 0 && chars[i - 1] == '\n') || starts_protected(&chars[i + 1..]) {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        out.push(' ');
+        i += 1;
+        while i < chars.len() && chars[i] == ' ' {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// What a newline may not be joined before: another newline, `- `, `* ` or `1. `.
+fn starts_protected(rest: &[char]) -> bool {
+    match rest {
+        ['\n', ..] | ['-' | '*', ' ', ..] => true,
+        _ => {
+            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            digits > 0 && rest.get(digits) == Some(&'.') && rest.get(digits + 1) == Some(&' ')
+        }
+    }
+}
+
+/// Welcome Bot's first message to a new user (Zulip's `send_initial_direct_messages_to_user`
+/// for an organization that is not a school, no demo, no tracked onboarding messages).
+pub fn welcome_intro(user: &User, education: bool) -> String {
+    let getting_started = if education {
+        "\nTo learn more, check out our [using Zulip for a class guide](/help/using-zulip-for-a-class)!\n"
+    } else {
+        "\nTo learn more, check out our [getting started guide](/help/getting-started-with-zulip)!\n"
+    };
+    let organization_setup = match (user.role.is_admin(), education) {
+        (false, _) => "",
+        (true, true) => {
+            "\nWe also have a guide for [setting up Zulip for a class](/help/setting-up-zulip-for-a-class).\n"
+        }
+        (true, false) => "\nWe also have a guide for [moving your organization to Zulip](/help/moving-to-zulip).\n",
+    };
+    let video = format!(
+        "\nYou can always come back to the [Welcome to Zulip video]({NAVIGATION_TOUR_VIDEO_URL}) for a quick app overview.\n"
+    );
+    let content =
+        format!("\nHello, and welcome to Zulip!👋 \n\n{getting_started} {organization_setup}\n\n{video}\n\n\n\n");
+    remove_single_newlines(&content)
+}
+
+/// Zulip's `get_custom_welcome_message_string`: the organization's note, quoted.
+pub fn welcome_custom(text: &str) -> String {
+    let longest = text
+        .lines()
+        .filter_map(|l| {
+            let l = l.strip_prefix("   ").or_else(|| l.strip_prefix("  ")).or_else(|| l.strip_prefix(' ')).unwrap_or(l);
+            let ticks = l.chars().take_while(|c| *c == '`').count();
+            (ticks >= 3).then_some(ticks + 1)
+        })
+        .max()
+        .unwrap_or(3);
+    let fence = "`".repeat(longest.max(3));
+    format!("\nA note from @_*role:administrators*:\n{fence}quote\n{text}\n{fence}\n")
+}
+
+/// Notification Bot's direct message to someone subscribed by someone else (Zulip's
+/// `you_were_just_subscribed_message`); `names` sorted.
+pub fn you_were_subscribed(acting: &User, names: &[String]) -> String {
+    match names {
+        [one] => format!("{} subscribed you to #**{one}**.", silent_mention(acting)),
+        _ => {
+            let mut message = format!("{} subscribed you to the following channels:\n\n", silent_mention(acting));
+            for name in names {
+                message.push_str(&format!("* #**{name}**\n"));
+            }
+            message
+        }
+    }
+}
+
+/// The new-channel announcement of channels created with `announce`.
+pub fn new_channels(acting: &User, links: &[String]) -> String {
+    if links.len() > 1 {
+        format!("{} created the following channels: {}.", silent_mention(acting), links.join(", "))
+    } else {
+        format!("{} created a new channel {}.", silent_mention(acting), links.join(", "))
+    }
+}
+
+/// The signup announcement (Zulip's `notify_new_user`).
+pub fn joined(user: &User) -> String {
+    format!("{} joined this organization.", silent_mention(user))
+}
+
+/// The inviter's notice when an invitee joins.
+pub fn accepted_invitation(user: &User) -> String {
+    format!("{} accepted your invitation to join Zulip!", silent_mention(user))
+}

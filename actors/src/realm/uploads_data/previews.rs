@@ -1,0 +1,176 @@
+//! Inline previews of uploaded images in rendered messages (Zulip's
+//! `InlineInterestingLinkProcessor` for `/user_uploads/` links, with the thumbnail markup
+//! of `zerver/lib/thumbnail.py`).
+//!
+//! Each paragraph's links to an uploaded image of the organization get a
+//! `<div class="message_inline_image">` after the paragraph, in order; a paragraph that is
+//! only such a link is replaced by its preview. A preview whose thumbnail is made shows it
+//! (`/user_uploads/thumbnail/<path_id>/840x560.webp`); one whose thumbnail is not made yet
+//! shows Zulip's loading placeholder, and is rewritten once the thumbnail exists
+//! ([`ready_preview`]).
+
+use super::{Attachment, UploadsData};
+use crate::markdown::escape_attr;
+use crate::uploads::images::THUMBNAIL_FORMATS;
+
+/// Zulip's spinner for previews whose thumbnail is not made yet.
+pub const LOADING_SRC: &str = "/static/images/loading/loader-black.svg";
+
+/// The `<img>` of an image's preview: its thumbnail, or the loading placeholder.
+fn preview_img(a: &Attachment) -> Option<String> {
+    let image = a.image.as_ref()?;
+    let content_type = a.content_type.as_deref().map(|t| format!(" data-original-content-type=\"{}\"", escape_attr(t)));
+    let attrs =
+        format!("{} data-original-dimensions=\"{}x{}\"", content_type.unwrap_or_default(), image.width, image.height);
+    let default = THUMBNAIL_FORMATS.first()?.name();
+    Some(if image.thumbnails.contains(&default) {
+        format!("<img{attrs} src=\"/user_uploads/thumbnail/{}/{default}\">", escape_attr(&a.path_id))
+    } else {
+        format!("<img class=\"image-loading-placeholder\"{attrs} src=\"{LOADING_SRC}\">")
+    })
+}
+
+/// The whole preview of an image linked with `title`.
+fn preview(a: &Attachment, title: &str) -> Option<String> {
+    Some(format!(
+        "<div class=\"message_inline_image\"><a href=\"/user_uploads/{}\" title=\"{}\">{}</a></div>",
+        escape_attr(&a.path_id),
+        escape_attr(title),
+        preview_img(a)?
+    ))
+}
+
+/// The preview of `a` once its thumbnail is made, in place of its loading placeholder
+/// (`None` if `html` shows no placeholder for it).
+pub fn ready_preview(html: &str, a: &Attachment) -> Option<String> {
+    let mut pending = a.clone();
+    if let Some(image) = pending.image.as_mut() {
+        image.thumbnails.clear();
+    }
+    let old = preview_img(&pending)?;
+    let new = preview_img(a)?;
+    (html.contains(&old) && old != new).then(|| html.replace(&old, &new))
+}
+
+/// Decodes the few entities the renderer writes in text, for a link's title.
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
+}
+
+/// The uploaded images a paragraph links (in order) and whether the paragraph is only one
+/// such link.
+fn linked_images<'u>(uploads: &'u UploadsData, paragraph: &str) -> (Vec<(&'u Attachment, String)>, bool) {
+    let mut found = Vec::new();
+    let mut rest = paragraph;
+    while let Some(at) = rest.find("<a href=\"/user_uploads/") {
+        let after = &rest[at + "<a href=\"/user_uploads/".len()..];
+        let Some(end) = after.find('"') else { break };
+        let path_id = unescape(&after[..end]);
+        let text_start = after.find('>').map_or(after.len(), |i| i + 1);
+        let text_end = after[text_start..].find("</a>").map_or(after.len(), |i| text_start + i);
+        let text = &after[text_start..text_end];
+        if let Some(a) = uploads.by_path(&path_id).filter(|a| a.image.is_some()) {
+            let title = if text.contains('<') { a.name.clone() } else { unescape(text) };
+            found.push((a, title));
+        }
+        rest = &after[text_end..];
+    }
+    let only = found.len() == 1 && {
+        let inner = paragraph.trim_start_matches("<p>").trim_end_matches("</p>");
+        inner.starts_with("<a href=\"/user_uploads/") && inner.ends_with("</a>") && inner.matches("<a ").count() == 1
+    };
+    (found, only)
+}
+
+/// Adds the previews of uploaded images to rendered HTML; whether any was added (the
+/// message then has an image, for `has:image`).
+pub fn add_previews(uploads: &UploadsData, html: &str) -> (String, bool) {
+    if !html.contains("/user_uploads/") {
+        return (html.to_owned(), false);
+    }
+    let mut out = String::with_capacity(html.len() + 256);
+    let mut any = false;
+    let mut rest = html;
+    while let Some(start) = rest.find("<p>") {
+        let Some(len) = rest[start..].find("</p>").map(|i| i + "</p>".len()) else { break };
+        out.push_str(&rest[..start]);
+        let paragraph = &rest[start..start + len];
+        let (images, only) = linked_images(uploads, paragraph);
+        let previews: Vec<String> = images.iter().filter_map(|(a, title)| preview(a, title)).collect();
+        any |= !previews.is_empty();
+        if !(only && previews.len() == 1) {
+            out.push_str(paragraph);
+        }
+        for p in previews {
+            out.push_str(&p);
+        }
+        rest = &rest[start + len..];
+    }
+    out.push_str(rest);
+    (out, any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::UserId;
+    use crate::realm::uploads_data::ImageMeta;
+
+    fn uploads(ready: bool) -> UploadsData {
+        let mut data = UploadsData::default();
+        data.put(Attachment {
+            id: 1,
+            owner_id: UserId(1),
+            path_id: "2/ab/XyZ/a.png".into(),
+            name: "a.png".into(),
+            size: 10,
+            content_type: Some("image/png".into()),
+            create_time: 0,
+            is_realm_public: false,
+            is_web_public: false,
+            image: Some(ImageMeta {
+                width: 1000,
+                height: 800,
+                frames: 1,
+                thumbnails: if ready { vec!["840x560.webp".into()] } else { vec![] },
+            }),
+        });
+        data
+    }
+
+    #[test]
+    fn a_lone_image_link_becomes_its_preview() {
+        let html = "<p><a href=\"/user_uploads/2/ab/XyZ/a.png\">a.png</a></p>";
+        let (out, any) = add_previews(&uploads(true), html);
+        assert!(any);
+        assert_eq!(
+            out,
+            "<div class=\"message_inline_image\"><a href=\"/user_uploads/2/ab/XyZ/a.png\" title=\"a.png\">\
+             <img data-original-content-type=\"image/png\" data-original-dimensions=\"1000x800\" \
+             src=\"/user_uploads/thumbnail/2/ab/XyZ/a.png/840x560.webp\"></a></div>"
+        );
+    }
+
+    #[test]
+    fn a_pending_thumbnail_shows_the_placeholder_until_ready() {
+        let html = "<p>look <a href=\"/user_uploads/2/ab/XyZ/a.png\">this</a></p>";
+        let (out, _) = add_previews(&uploads(false), html);
+        assert_eq!(
+            out,
+            "<p>look <a href=\"/user_uploads/2/ab/XyZ/a.png\">this</a></p><div class=\"message_inline_image\">\
+             <a href=\"/user_uploads/2/ab/XyZ/a.png\" title=\"this\"><img class=\"image-loading-placeholder\" \
+             data-original-content-type=\"image/png\" data-original-dimensions=\"1000x800\" \
+             src=\"/static/images/loading/loader-black.svg\"></a></div>"
+        );
+        let ready = uploads(true);
+        let rewritten = ready_preview(&out, ready.by_id(1).unwrap()).unwrap();
+        assert_eq!(rewritten, add_previews(&ready, html).0);
+        assert_eq!(ready_preview(&rewritten, ready.by_id(1).unwrap()), None);
+    }
+
+    #[test]
+    fn other_links_get_no_preview() {
+        let html = "<p><a href=\"/user_uploads/2/ab/Other/b.png\">b</a> <a href=\"https://x.example\">x</a></p>";
+        assert_eq!(add_previews(&uploads(true), html), (html.to_owned(), false));
+    }
+}

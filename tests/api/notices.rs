@@ -1,0 +1,289 @@
+//! What the system bots say, as real messages with their events and unread state:
+//! "subscribed you" direct messages, the new-channel announcement, move and resolve
+//! notices; what `POST /users` gives a new member; the system bots as `cross_realm_bots`.
+
+use reqwest::Method;
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+use crate::invites::make_channel;
+
+/// The newest messages `who` has (up to 10): (sender email, channel or "", topic, content, flags).
+async fn inbox(app: &TestApp, who: &Creds) -> Vec<(String, String, String, String, Vec<String>)> {
+    let path = "/messages?anchor=newest&num_before=10&num_after=0&apply_markdown=false";
+    let (status, body) = json(send(app, who, Method::GET, path, &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let channel =
+                if m["type"] == "stream" { m["display_recipient"].as_str().unwrap().to_owned() } else { String::new() };
+            let flags = m["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_owned()).collect();
+            (
+                m["sender_email"].as_str().unwrap().to_owned(),
+                channel,
+                m["subject"].as_str().unwrap().to_owned(),
+                m["content"].as_str().unwrap().to_owned(),
+                flags,
+            )
+        })
+        .collect()
+}
+
+const BOT: &str = "notification-bot@zulip.com";
+
+/// The reply of `PATCH /messages/{id}`.
+fn edited() -> Value {
+    json!({"result": "success", "msg": "", "detached_uploads": []})
+}
+
+fn s(v: &str) -> String {
+    v.to_owned()
+}
+
+#[actix_web::test]
+async fn subscribing_others_tells_them_and_new_channels_are_announced() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let alice = app.create_user("", "alice@example.com", "Alice", 400).await;
+    let bob = app.create_user("", "bob@example.com", "Bob", 400).await;
+    let announcements = make_channel(&app, &owner, "announce-here", false).await;
+    let general = make_channel(&app, &owner, "general", false).await;
+    make_channel(&app, &owner, "random", false).await;
+    let setting = announcements.to_string();
+    let patched =
+        send(&app, &owner, Method::PATCH, "/realm", &[("new_stream_announcements_stream_id", &setting)]).await;
+    assert_eq!(patched.status(), 200);
+    let bad = send(&app, &owner, Method::PATCH, "/realm", &[("new_stream_announcements_stream_id", "9999")]).await;
+    expect(bad, 400, error("Invalid channel ID")).await;
+    let mut w_alice = Watch::new(&app, &alice, r#"["message"]"#).await;
+
+    // Two existing channels for Alice, one for Bob: one message each, the list form for two.
+    let principals = json!([alice.user_id]).to_string();
+    let subs = r#"[{"name": "general"}, {"name": "random"}]"#;
+    let (status, body) = json(
+        post(&app, &owner, "/users/me/subscriptions", &[("subscriptions", subs), ("principals", &principals)]).await,
+    )
+    .await;
+    assert_eq!((status, body["new_subscription_messages_sent"].clone()), (200, json!(true)));
+    let list =
+        s("@_**Organization Owner|1** subscribed you to the following channels:\n\n* #**general**\n* #**random**");
+    assert_eq!(inbox(&app, &alice).await, vec![(s(BOT), s(""), s(""), list.clone(), vec![])]);
+    let events = w_alice.events(&app).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["message"]["content"], json!(list));
+    assert_eq!(events[0]["message"]["sender_realm_str"], json!("zulipinternal"));
+    assert_eq!(events[0]["message"]["sender_full_name"], json!("Notification Bot"));
+    assert_eq!(events[0]["flags"], json!([]));
+
+    let principals = json!([bob.user_id, owner.user_id]).to_string();
+    let form = [("subscriptions", r#"[{"name": "general"}]"#), ("principals", principals.as_str())];
+    expect(
+        post(&app, &owner, "/users/me/subscriptions", &form).await,
+        200,
+        json!({"result": "success", "msg": "", "subscribed": {bob.user_id.to_string(): ["general"]},
+               "already_subscribed": {owner.user_id.to_string(): ["general"]}, "new_subscription_messages_sent": true}),
+    )
+    .await;
+    let one = s("@_**Organization Owner|1** subscribed you to #**general**.");
+    assert_eq!(inbox(&app, &bob).await, vec![(s(BOT), s(""), s(""), one, vec![])]);
+    // Without the messages: nothing said, and no field in the reply.
+    let principals = json!([bob.user_id]).to_string();
+    let form = [
+        ("subscriptions", r#"[{"name": "random"}]"#),
+        ("principals", principals.as_str()),
+        ("send_new_subscription_messages", "false"),
+    ];
+    expect(
+        post(&app, &owner, "/users/me/subscriptions", &form).await,
+        200,
+        json!({"result": "success", "msg": "", "subscribed": {bob.user_id.to_string(): ["random"]}, "already_subscribed": {}}),
+    )
+    .await;
+    assert_eq!(inbox(&app, &bob).await.len(), 1);
+
+    // A new channel with `announce`: announced (read for its creator), no message to its
+    // subscribers about it.
+    let principals = json!([alice.user_id, owner.user_id]).to_string();
+    let form = [("subscriptions", r#"[{"name": "fresh"}]"#), ("principals", principals.as_str()), ("announce", "true")];
+    let (status, _) = json(post(&app, &owner, "/users/me/subscriptions", &form).await).await;
+    assert_eq!(status, 200);
+    let announced = s("@_**Organization Owner|1** created a new channel #**fresh**.");
+    let mine = inbox(&app, &owner).await;
+    assert_eq!(mine.last().unwrap(), &(s(BOT), s("announce-here"), s("new channels"), announced, vec![s("read")]));
+    assert_eq!(inbox(&app, &alice).await.len(), 1);
+    // POST /channels/create announces too.
+    let form = [("name", "fresher"), ("subscribers", "[]"), ("announce", "true")];
+    let (status, _) = json(post(&app, &owner, "/channels/create", &form).await).await;
+    assert_eq!(status, 200);
+    let created = s("@_**Organization Owner|1** created a new channel #**fresher**.");
+    assert_eq!(inbox(&app, &owner).await.last().unwrap().3, created);
+    let _ = general;
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn moving_and_resolving_a_topic_is_told_in_both_topics() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let alice = app.create_user("", "alice@example.com", "Alice", 400).await;
+    make_channel(&app, &owner, "general", false).await;
+    let principals = json!([alice.user_id]).to_string();
+    let form = [
+        ("subscriptions", r#"[{"name": "general"}]"#),
+        ("principals", principals.as_str()),
+        ("send_new_subscription_messages", "false"),
+    ];
+    assert_eq!(post(&app, &owner, "/users/me/subscriptions", &form).await.status(), 200);
+    let mut ids = Vec::new();
+    for content in ["one", "two"] {
+        let form = [("type", "stream"), ("to", "general"), ("topic", "lunch"), ("content", content)];
+        let (_, body) = json(post(&app, &alice, "/messages", &form).await).await;
+        ids.push(body["id"].as_i64().unwrap());
+    }
+    let path = format!("/messages/{}", ids[0]);
+    let form = [("topic", "dinner"), ("propagate_mode", "change_all"), ("send_notification_to_old_thread", "true")];
+    expect(send(&app, &owner, Method::PATCH, &path, &form).await, 200, edited()).await;
+    let got: Vec<_> = inbox(&app, &alice).await.into_iter().filter(|m| m.0 == BOT).collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                s(BOT),
+                s("general"),
+                s("dinner"),
+                s("This topic was moved here from #**general>lunch** by @_**Organization Owner|1**."),
+                vec![]
+            ),
+            (
+                s(BOT),
+                s("general"),
+                s("lunch"),
+                s("This topic was moved to #**general>dinner** by @_**Organization Owner|1**."),
+                vec![]
+            ),
+        ]
+    );
+    // The editor has them read.
+    let mine: Vec<_> = inbox(&app, &owner).await.into_iter().filter(|m| m.0 == BOT).map(|m| m.4).collect();
+    assert_eq!(mine, vec![vec![s("read")], vec![s("read")]]);
+
+    // One message into a topic that has others: the link form; no old-thread notice by default.
+    let form = [("type", "stream"), ("to", "general"), ("topic", "tea"), ("content", "three")];
+    let (_, body) = json(post(&app, &alice, "/messages", &form).await).await;
+    let path = format!("/messages/{}", body["id"].as_i64().unwrap());
+    expect(send(&app, &owner, Method::PATCH, &path, &[("topic", "dinner")]).await, 200, edited()).await;
+    let (_, last) = json(
+        send(&app, &alice, Method::GET, "/messages?anchor=newest&num_before=1&num_after=0&apply_markdown=false", &[])
+            .await,
+    )
+    .await;
+    let content = last["messages"][0]["content"].as_str().unwrap().to_owned();
+    let channel = last["messages"][0]["stream_id"].as_i64().unwrap();
+    let moved = body["id"].as_i64().unwrap();
+    assert_eq!(
+        content,
+        format!("[A message](http://agora.test/#narrow/channel/{channel}-general/topic/dinner/near/{moved}) was moved here from #**general>tea** by @_**Organization Owner|1**.")
+    );
+
+    // Resolving: one notice in the resolved topic, read for everyone but followers.
+    let path = format!("/messages/{}", ids[0]);
+    let form = [("topic", "✔ dinner"), ("propagate_mode", "change_all")];
+    expect(send(&app, &owner, Method::PATCH, &path, &form).await, 200, edited()).await;
+    let newest = inbox(&app, &alice).await.pop().unwrap();
+    assert_eq!(
+        newest,
+        (
+            s(BOT),
+            s("general"),
+            s("✔ dinner"),
+            s("@_**Organization Owner|1** has marked this topic as resolved."),
+            vec![s("read")]
+        )
+    );
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn members_created_from_the_command_line_and_by_administrators_are_onboarded() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let general = make_channel(&app, &owner, "general", false).await;
+    expect(post(&app, &owner, "/default_streams", &[("stream_id", &general.to_string())]).await, 200, success()).await;
+    let setting = general.to_string();
+    let patched = send(&app, &owner, Method::PATCH, "/realm", &[("signup_announcements_stream_id", &setting)]).await;
+    assert_eq!(patched.status(), 200);
+    let mut w_owner = Watch::new(&app, &owner, r#"["subscription", "message"]"#).await;
+
+    // Through the admin socket, as `agora create-user` does.
+    let admin = crate::users::create_user_admin(&app).await;
+    let events = w_owner.events(&app).await;
+    let peer_add =
+        |id: i64| json!({"type": "subscription", "op": "peer_add", "stream_ids": [general], "user_ids": [id]});
+    assert_eq!(events[0], peer_add(admin.user_id));
+    let joined = format!("@_**Admin|{}** joined this organization.", admin.user_id);
+    assert_eq!(events[1]["message"]["content"], json!(joined));
+    assert_eq!(events.len(), 2, "{events:?}");
+
+    // Through `POST /users`.
+    let form = [("email", "carol@example.com"), ("password", "correct horse battery staple"), ("full_name", "Carol")];
+    let (status, body) = json(post(&app, &admin, "/users", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    let carol = body["user_id"].as_i64().unwrap();
+    let events = w_owner.events(&app).await;
+    assert_eq!(events[0], peer_add(carol));
+    assert_eq!(events[1]["message"]["content"], json!(format!("@_**Carol|{carol}** joined this organization.")));
+    let carol = Creds {
+        email: "carol@example.com".into(),
+        password: String::new(),
+        api_key: body["api_key"].as_str().unwrap_or_default().into(),
+        user_id: carol,
+        host: HOST.into(),
+    };
+    let _ = carol;
+    // The administrator's Welcome Bot message has the organization guide.
+    let theirs = inbox(&app, &admin).await;
+    let welcome = theirs.iter().find(|m| m.0 == "welcome-bot@zulip.com").unwrap();
+    assert!(
+        welcome.3.contains("We also have a guide for [moving your organization to Zulip](/help/moving-to-zulip)."),
+        "{welcome:?}"
+    );
+    assert_eq!(welcome.4, vec![s("starred")]);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn the_system_bots_are_cross_realm_bots_not_members() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let body = register(&app, &owner, &[("fetch_event_types", r#"["realm_user"]"#)]).await;
+    let bots = body["cross_realm_bots"].as_array().unwrap();
+    let names: Vec<&Value> = bots.iter().map(|b| &b["full_name"]).collect();
+    assert_eq!(names, [&json!("Email Gateway"), &json!("Notification Bot"), &json!("Welcome Bot")]);
+    let bot = &bots[1];
+    let id = bot["user_id"].as_i64().unwrap();
+    let date_joined = bot["date_joined"].clone();
+    let avatar = bot["avatar_url"].clone();
+    assert_same(
+        bot,
+        &json!({"email": "notification-bot@zulip.com", "user_id": id, "avatar_version": 1, "is_admin": false,
+                "is_owner": false, "is_guest": false, "role": 400, "is_bot": true, "full_name": "Notification Bot",
+                "timezone": "", "is_active": true, "date_joined": date_joined, "delivery_email": "notification-bot@zulip.com",
+                "avatar_url": avatar, "bot_type": 1, "is_system_bot": true, "bot_owner_id": null}),
+    );
+    // Not among the organization's users.
+    let members: Vec<&Value> = body["realm_users"].as_array().unwrap().iter().map(|u| &u["email"]).collect();
+    assert_eq!(members, [&json!(owner.email)]);
+    let (_, users) = json(send(&app, &owner, Method::GET, "/users", &[]).await).await;
+    assert_eq!(users["members"].as_array().unwrap().len(), 1);
+    // ... but found by id, and one may write to them.
+    let (status, one) = json(send(&app, &owner, Method::GET, &format!("/users/{id}"), &[]).await).await;
+    assert_eq!((status, one["user"]["is_system_bot"].clone()), (200, json!(true)), "{one}");
+    let to = json!([bots[2]["user_id"]]).to_string();
+    let (status, sent) =
+        json(post(&app, &owner, "/messages", &[("type", "direct"), ("to", &to), ("content", "hi")]).await).await;
+    assert_eq!(status, 200, "{sent}");
+    app.stop().await;
+}
