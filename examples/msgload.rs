@@ -485,6 +485,8 @@ fn write_history(db: &Path, reader: i64, count: usize, unread: usize) -> Result<
     // [far, far + unread).
     let far = (count / 100) as i64;
     let mut first_unread = None;
+    // What the reader got before (the system bots' welcome messages) is read too.
+    conn.execute("UPDATE user_messages SET flags = flags | 1 WHERE user_id = ?1", [reader])?;
     for start in (0..count).step_by(HISTORY_BATCH) {
         let end = (start + HISTORY_BATCH).min(count) as i64;
         let tx = conn.transaction()?;

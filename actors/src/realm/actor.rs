@@ -130,8 +130,8 @@ pub(super) struct GroupStats {
 pub(super) struct Listener {
     id: ListenerId,
     recipient: Recipient<PushEvent>,
-    /// Set for event queues.
-    queue: Option<(Arc<str>, Addr<QueueActor>)>,
+    /// Set for event queues: events go straight into their shared state.
+    queue: Option<QueueEntry>,
 }
 
 impl RealmActor {
@@ -187,7 +187,7 @@ impl RealmActor {
         &mut self,
         user_id: UserId,
         recipient: Recipient<PushEvent>,
-        queue: Option<(Arc<str>, Addr<QueueActor>)>,
+        queue: Option<QueueEntry>,
         all_public_streams: bool,
     ) -> ListenerId {
         self.next_listener += 1;
@@ -205,10 +205,11 @@ impl RealmActor {
         self.public_listeners.iter().filter(|(_, r)| r.connected()).map(|(user, _)| *user).collect()
     }
 
-    /// Takes a queue actor (new or restored) into the index and the fan-out.
-    pub fn adopt_queue(&mut self, queue_id: &str, user_id: UserId, all_public_streams: bool, addr: Addr<QueueActor>) {
-        self.queues.insert(queue_id, QueueEntry { user_id, addr: addr.clone() });
-        self.add_listener(user_id, addr.clone().recipient(), Some((Arc::from(queue_id), addr)), all_public_streams);
+    /// Takes a queue (new or restored: its actor and its shared state) into the index and
+    /// the fan-out.
+    pub fn adopt_queue(&mut self, entry: QueueEntry, all_public_streams: bool) {
+        self.queues.insert(entry.queue.id(), entry.clone());
+        self.add_listener(entry.user_id, entry.addr.clone().recipient(), Some(entry), all_public_streams);
     }
 
     /// Checks a registration against the user's rights; the user's record on success.
@@ -232,17 +233,18 @@ impl RealmActor {
             Arc::clone(&self.queues),
             Some(ctx.address().recipient()),
         );
+        let shared = Arc::clone(queue.shared());
         let addr = queue.start();
-        self.adopt_queue(queue_id, user_id, all_public_streams, addr);
+        self.adopt_queue(QueueEntry { user_id, addr, queue: shared }, all_public_streams);
     }
 
     /// Closes every queue of a user (deactivated).
     pub(super) fn close_queues_of(&mut self, user_id: UserId) {
         let Some(list) = self.listeners.get_mut(&user_id) else { return };
         list.retain(|listener| match &listener.queue {
-            Some((queue_id, addr)) => {
-                self.queues.remove(queue_id);
-                addr.do_send(CloseQueue);
+            Some(entry) => {
+                self.queues.remove(entry.queue.id());
+                entry.addr.do_send(CloseQueue);
                 false
             }
             None => true,
@@ -297,18 +299,33 @@ impl RealmActor {
     }
 
     /// Hands each event to every live listener of its users, once per listener however
-    /// often a user is named. The event is shared, not copied, between listeners.
+    /// often a user is named. The event is shared, not copied, between listeners. Event
+    /// queues take it straight into their shared state, which answers a waiting poll: no
+    /// message to their actors. A queue the event takes past its backlog limits is removed.
     pub(super) fn fan_out(&mut self, events: Vec<Outgoing>) {
+        let mut overflowed = Vec::new();
         for out in events {
             let event = Arc::new(out.event);
             for user_id in distinct(out.users) {
                 if let Some(list) = self.listeners.get_mut(&user_id) {
                     list.retain(|l| l.recipient.connected());
                     for listener in list.iter() {
-                        listener.recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) });
+                        match &listener.queue {
+                            Some(entry) => {
+                                if entry.queue.push(&event).is_some() {
+                                    overflowed.push(entry.clone());
+                                }
+                            }
+                            None => listener.recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) }),
+                        }
                     }
                 }
             }
+        }
+        // Their actors close them and tell this actor why (it logs the overflow then).
+        for entry in overflowed {
+            self.queues.remove(entry.queue.id());
+            entry.addr.do_send(CloseQueue);
         }
     }
 
@@ -377,7 +394,7 @@ impl Handler<QueueGone> for RealmActor {
             );
         }
         if let Some(list) = self.listeners.get_mut(&msg.user_id) {
-            list.retain(|l| l.queue.as_ref().is_none_or(|(id, _)| *id != msg.queue_id));
+            list.retain(|l| l.queue.as_ref().is_none_or(|q| *q.queue.id() != msg.queue_id));
             if list.is_empty() {
                 self.listeners.remove(&msg.user_id);
             }
@@ -395,7 +412,7 @@ impl Handler<SaveQueues> for RealmActor {
         self.flush_pending();
         self.queues.set_closing();
         let queues: Vec<Addr<QueueActor>> =
-            self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|(_, addr)| addr.clone())).collect();
+            self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|q| q.addr.clone())).collect();
         let (store, realm_id) = (self.store.clone(), self.state.realm().id);
         AtomicResponse::new(Box::pin(
             async move {
