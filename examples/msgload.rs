@@ -6,7 +6,10 @@
 //!    (different users, each sending one message after another);
 //! 2. send-to-delivery latency: `--queues` event queues (of members subscribed to a second
 //!    channel) each keep a long-poll open; per round one message is sent to that channel,
-//!    from the send request to the `message` event reaching every queue;
+//!    from the send request to the `message` event reaching every queue; each round is
+//!    preceded by the same round on the machine's floor, a bare actix-web server (this
+//!    program, `--floor-server`) holding as many long-polls and waking them all with one
+//!    broadcast, so the two are compared under the same load;
 //! 3. `GET /messages` latency on an organization holding `--history` messages (a million by
 //!    default) in a third channel: anchor `newest`, a far `first_unread` (all read but a
 //!    few messages 1% from the start), a topic narrow and a `search` narrow;
@@ -187,10 +190,11 @@ async fn run(args: Args) -> Result<(), BoxError> {
     eprintln!("{} senders, {} messages each...", args.senders, args.messages_per_sender);
     let many = send_all(&api, &server, &senders, args.messages_per_sender, "many senders").await?;
 
-    // 2. Delivery to long-polling queues: first the machine's floor (a bare actix-web server
-    // waking as many long-polls), then Agora.
-    eprintln!("the floor: a bare actix-web server waking {} long-polls...", args.queues);
-    let floor = floor_rounds(&args).await?;
+    // 2. Delivery to long-polling queues, round by round alternately on the machine's floor
+    // (a bare actix-web server waking as many long-polls) and on Agora, so that both meet
+    // the same load from whatever else the machine runs.
+    eprintln!("the floor: a bare actix-web server with {} long-polls...", args.queues);
+    let mut floor = FloorRig::start(&args).await?;
     eprintln!("registering {} queues...", args.queues);
     let queues = register_all(&api, &owners, args.queues, 50, r#"["message"]"#).await?;
     let mut pollers = Pollers::start(&api, &queues, message_id);
@@ -199,19 +203,25 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let mut deliveries = Deliveries::new(args.queues, pollers.drain()?);
     let mut round_posts = Vec::with_capacity(args.rounds);
     let timeout = Duration::from_secs(args.round_timeout_secs);
-    let rounds_cpu = CpuMeter::start(Some(server.pid()));
+    let mut rounds_cpu = CpuUse::default();
+    let pause = Duration::from_millis(args.interval_ms);
     for round in 1..=args.rounds {
+        floor.round(round, timeout).await?;
+        tokio::time::sleep(pause).await;
+        let cpu = CpuMeter::start(Some(server.pid()));
         let t0 = Instant::now();
         let id = send(&api, &admin, DELIVERY_CHANNEL, "rounds", &format!("Round {round}")).await?;
         round_posts.push(t0.elapsed());
         let label = format!("round {round}");
         deliveries.collect(&label, t0, timeout, &mut pollers.rx, |&got| got == id).await?;
+        rounds_cpu = rounds_cpu.plus(cpu.stop().unwrap_or_default());
         if round < args.rounds {
-            tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
+            tokio::time::sleep(pause).await;
         }
     }
-    let rounds_cpu = rounds_cpu.stop();
+    let rounds_cpu = Some(rounds_cpu);
     pollers.shutdown().await;
+    let floor = floor.finish().await;
 
     // 3. GET /messages over a large history, written while the server is stopped.
     server.stop()?;
@@ -598,36 +608,49 @@ struct Floor {
     cpu: Option<CpuUse>,
 }
 
-/// The delivery rounds against the floor server, with as many long-polls.
-async fn floor_rounds(args: &Args) -> Result<Floor, BoxError> {
-    let server = support::floor::FloorServer::start(http_client()?, args.http_workers).await?;
-    let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
-    let queues: Vec<Queue> = (0..args.queues)
-        .map(|index| Queue {
-            index,
-            user: nobody.clone(),
-            id: format!("floor-{index}"),
-            last_event_id: -1,
-            register_latency: Duration::ZERO,
-        })
-        .collect();
-    let mut pollers = Pollers::start(&server.api, &queues, message_id);
-    pollers.wait_until_waiting().await?;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let mut deliveries = Deliveries::new(args.queues, pollers.drain()?);
-    let timeout = Duration::from_secs(args.round_timeout_secs);
-    let cpu = CpuMeter::start(Some(server.pid));
-    for round in 1..=args.rounds {
-        let t0 = Instant::now();
-        let id = server.fire().await?;
-        deliveries.collect(&format!("floor round {round}"), t0, timeout, &mut pollers.rx, |&got| got == id).await?;
-        if round < args.rounds {
-            tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
-        }
+/// The floor server with as many long-polls as Agora's rounds, and what its rounds measured.
+struct FloorRig {
+    server: support::floor::FloorServer,
+    pollers: Pollers<i64>,
+    deliveries: Deliveries,
+    cpu: CpuUse,
+}
+
+impl FloorRig {
+    async fn start(args: &Args) -> Result<FloorRig, BoxError> {
+        let server = support::floor::FloorServer::start(http_client()?, args.http_workers).await?;
+        let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
+        let queues: Vec<Queue> = (0..args.queues)
+            .map(|index| Queue {
+                index,
+                user: nobody.clone(),
+                id: format!("floor-{index}"),
+                last_event_id: -1,
+                register_latency: Duration::ZERO,
+            })
+            .collect();
+        let mut pollers = Pollers::start(&server.api, &queues, message_id);
+        pollers.wait_until_waiting().await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let deliveries = Deliveries::new(args.queues, pollers.drain()?);
+        Ok(FloorRig { server, pollers, deliveries, cpu: CpuUse::default() })
     }
-    let cpu = cpu.stop();
-    pollers.shutdown().await;
-    Ok(Floor { deliveries, cpu })
+
+    /// One round: one broadcast, until every long-poll has it.
+    async fn round(&mut self, round: usize, timeout: Duration) -> Result<(), BoxError> {
+        let cpu = CpuMeter::start(Some(self.server.pid));
+        let t0 = Instant::now();
+        let id = self.server.fire().await?;
+        let label = format!("floor round {round}");
+        self.deliveries.collect(&label, t0, timeout, &mut self.pollers.rx, |&got| got == id).await?;
+        self.cpu = self.cpu.plus(cpu.stop().unwrap_or_default());
+        Ok(())
+    }
+
+    async fn finish(self) -> Floor {
+        self.pollers.shutdown().await;
+        Floor { deliveries: self.deliveries, cpu: Some(self.cpu) }
+    }
 }
 
 /// One sender alone and next to searching clients.

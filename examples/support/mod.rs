@@ -550,6 +550,11 @@ impl CpuUse {
         self.cpu_secs * 1e6 / operations as f64
     }
 
+    /// Two stretches as one (CPU and wall time added).
+    pub fn plus(self, other: CpuUse) -> CpuUse {
+        CpuUse { cpu_secs: self.cpu_secs + other.cpu_secs, wall_secs: self.wall_secs + other.wall_secs }
+    }
+
     /// Share of one core over the stretch.
     pub fn share(&self) -> f64 {
         if self.wall_secs > 0.0 {
