@@ -11,7 +11,8 @@
 //! 4. presence: every user pinging once a minute (167 requests/s), 10% of them active
 //!    (`examples/support/presence.rs`, as `presenceload`): the server's CPU;
 //! 5. 10,000 idle long-polls (one queue per user): the server's memory, its CPU while they
-//!    wait, and when their heartbeats came.
+//!    wait, and when their heartbeats came; then the memory as many long-polls cost a bare
+//!    actix-web server (this program, `--floor-server`), the floor of Agora's HTTP stack.
 //!
 //! Each figure comes with the server's CPU time per request (`/proc/<pid>/stat`). The last
 //! line of the report is one JSON object with every figure.
@@ -122,9 +123,25 @@ struct Args {
 /// What a seed directory holds besides the server's files.
 const SEED_MEMBERS: &str = "scale-members.json";
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    support::main_with("scale", run(Args::parse())).await
+fn main() -> ExitCode {
+    // This program is also the bare server whose idle long-polls it compares with Agora's.
+    if let Some((port, workers)) = support::floor::requested() {
+        return match support::floor::serve(port, workers) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("scale floor server: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("scale: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(support::main_with("scale", run(Args::parse())))
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {
@@ -252,8 +269,9 @@ async fn run(args: Args) -> Result<(), BoxError> {
 
     // 5. Idle long-polls.
     if args.idle_polls > 0 {
-        report.idle =
-            Some(idle_polls(&api, pid, &members, args.idle_polls, Duration::from_secs(args.idle_secs)).await?);
+        let mut idle = idle_polls(&api, pid, &members, args.idle_polls, Duration::from_secs(args.idle_secs)).await?;
+        idle.floor_kib_per_poll = Some(floor_idle_polls(args.idle_polls, args.http_workers).await?);
+        report.idle = Some(idle);
     }
     report.print(&args, &written, write_secs, db_mib, restart_secs, rss_loaded);
     Ok(())
@@ -469,6 +487,8 @@ struct Idle {
     cpu: Option<CpuUse>,
     /// Seconds from the start of the watch to each heartbeat.
     heartbeats: Vec<f64>,
+    /// What each long-poll costs a bare actix-web server (the floor), in KiB.
+    floor_kib_per_poll: Option<f64>,
 }
 
 /// Registers `n` light queues (one per member, no initial state), long-polls on each, and
@@ -526,7 +546,34 @@ async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Dur
     let cpu = cpu.stop();
     pollers.shutdown().await;
     heartbeats.sort_by(f64::total_cmp);
-    Ok(Idle { queues: n, register_secs, rss_before_kib, rss_waiting_kib, cpu, heartbeats })
+    Ok(Idle { queues: n, register_secs, rss_before_kib, rss_waiting_kib, cpu, heartbeats, floor_kib_per_poll: None })
+}
+
+/// The memory each of `n` waiting long-polls costs the floor: a bare actix-web server with
+/// as many HTTP workers, nothing behind its polls but a broadcast channel.
+async fn floor_idle_polls(n: usize, http_workers: Option<usize>) -> Result<f64, BoxError> {
+    eprintln!("the floor: {n} long-polls on a bare actix-web server...");
+    let server = support::floor::FloorServer::start(http_client()?, http_workers).await?;
+    let before = rss_kib(server.pid)?;
+    let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
+    let queues: Vec<Queue> = (0..n)
+        .map(|index| Queue {
+            index,
+            user: nobody.clone(),
+            id: format!("floor-{index}"),
+            last_event_id: -1,
+            register_latency: Duration::ZERO,
+        })
+        .collect();
+    let none = |_: &Value| None::<()>;
+    let pollers = Pollers::start_gradually(&server.api, &queues, none, 250, Duration::from_millis(100)).await;
+    pollers.wait_until_waiting().await?;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let waiting = rss_kib(server.pid)?;
+    pollers.shutdown().await;
+    let per_poll = (waiting as f64 - before as f64) / n as f64;
+    eprintln!("  the floor: RSS {} MiB before, {} MiB waiting ({per_poll:.1} KiB per long-poll)", before / 1024, waiting / 1024);
+    Ok(per_poll)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -602,6 +649,9 @@ impl Figures {
                 (idle.rss_waiting_kib as f64 - idle.rss_before_kib as f64) / idle.queues as f64,
                 idle.cpu.map_or_else(|| "CPU not measured".to_owned(), |c| format!("server CPU while idle {:.1}% of one core", c.share() * 100.0))
             );
+            if let Some(floor) = idle.floor_kib_per_poll {
+                println!("    the floor (bare actix-web, as many long-polls): {floor:.1} KiB per long-poll");
+            }
             println!(
                 "    heartbeats: {} within the watch, first after {:.1} s, p50 {:.1} s, last {:.1} s",
                 idle.heartbeats.len(),
@@ -620,6 +670,7 @@ impl Figures {
             json!({ "queues": i.queues, "rss_mib": round3(i.rss_waiting_kib as f64 / 1024.0),
                     "rss_before_mib": round3(i.rss_before_kib as f64 / 1024.0),
                     "kib_per_queue": round3((i.rss_waiting_kib as f64 - i.rss_before_kib as f64) / i.queues as f64),
+                    "floor_kib_per_poll": i.floor_kib_per_poll.map(round3),
                     "cpu_share": i.cpu.map(|c| round3(c.share())), "heartbeats": n,
                     "heartbeat_s": { "first": i.heartbeats.first().copied().map(round3),
                                      "p50": (n > 0).then(|| round3(i.heartbeats[n.div_ceil(2) - 1])),

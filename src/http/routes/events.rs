@@ -39,7 +39,7 @@ pub async fn register(
         presence_history_limit_days: params.int("presence_history_limit_days")?,
     };
     let snapshot = auth.realm.addr.send(Register { user_id: auth.user.user_id, spec, fetch }).await??;
-    Ok(params.success_fields(&snapshot))
+    Ok(params.success_parts(snapshot))
 }
 
 /// The capabilities `GET /events` takes as parameters of their own when it creates a queue.

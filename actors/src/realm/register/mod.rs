@@ -29,9 +29,9 @@ pub struct FetchOptions {
 
 /// `POST /register`: creates an event queue for the user and returns the initial state
 /// (with `queue_id` and `last_event_id`), both as of the same moment, as the JSON members
-/// of the response.
+/// of the response, in pieces to be sent one after the other.
 #[derive(Message, Debug)]
-#[rtype(result = "ApiResult<String>")]
+#[rtype(result = "ApiResult<Vec<bytes::Bytes>>")]
 pub struct Register {
     pub user_id: UserId,
     pub spec: QueueSpec,
@@ -62,10 +62,10 @@ pub struct Snapshot {
 }
 
 impl crate::reader::HistoryRead for Snapshot {
-    type Output = String;
+    type Output = Vec<bytes::Bytes>;
 
     /// Writes the initial state from the snapshot (not from the state published since).
-    fn run(self, _: &crate::realm::state::RealmState, _: &rusqlite::Connection) -> ApiResult<String> {
+    fn run(self, _: &crate::realm::state::RealmState, _: &rusqlite::Connection) -> ApiResult<Vec<bytes::Bytes>> {
         let context = reads::Context {
             state: &self.state,
             config: &self.config,
@@ -85,7 +85,7 @@ impl Handler<Register> for RealmActor {
     /// The queue is made here, with a copy of the state as of this moment (a few reference
     /// counts); the initial state is written from that copy on a reader thread, so that a
     /// large organization's registers neither wait for each other nor hold up its changes.
-    type Result = ResponseFuture<ApiResult<String>>;
+    type Result = ResponseFuture<ApiResult<Vec<bytes::Bytes>>>;
 
     fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
         let user = match self.check_queue_spec(msg.user_id, &msg.spec) {

@@ -5,6 +5,7 @@
 //! Each data set is one entry of [`DATA_SETS`], in Zulip's order: a feature adds its data
 //! by adding a function there (and its events where it changes state).
 
+use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 use super::FetchOptions;
@@ -188,7 +189,7 @@ fn recent_private_conversations(ctx: &Context<'_>, out: &mut Map<String, Value>)
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
 /// of the response (`"queue_id":...,...`, without braces). The user lists, the large part
 /// in big organizations, are written straight to JSON.
-pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
+pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<Vec<Bytes>> {
     let mut out = Map::new();
     out.insert("queue_id".into(), Value::from(queue_id));
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
@@ -209,24 +210,39 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     // Every event since the snapshot is still in the queue: the realm actor built this
     // state and created the queue in one step.
     out.insert("last_event_id".into(), Value::from(-1));
-    Ok(write_members(&out, &raw))
+    Ok(write_members(&out, raw))
 }
 
-/// `map`'s members as JSON, with the values of `raw`'s keys taken as already written.
-fn write_members(map: &Map<String, Value>, raw: &[(&str, String)]) -> String {
-    let mut text = String::with_capacity(4096 + raw.iter().map(|(_, v)| v.len()).sum::<usize>());
+/// `map`'s members as JSON, with the values of `raw`'s keys taken as already written, in
+/// pieces: a large written value (the user lists, the subscriptions) is a piece of its own,
+/// moved rather than copied, so that the reply goes out without being copied together.
+fn write_members(map: &Map<String, Value>, mut raw: Vec<(&str, String)>) -> Vec<Bytes> {
+    /// Values at least this long are pieces of their own.
+    const OWN_PIECE: usize = 16 * 1024;
+    let mut parts = Vec::with_capacity(2 * raw.len() + 1);
+    let mut text = String::with_capacity(16 * 1024);
     for (i, (key, value)) in map.iter().enumerate() {
         if i > 0 {
             text.push(',');
         }
         text.push_str(&Value::from(key.as_str()).to_string());
         text.push(':');
-        match raw.iter().find(|(k, _)| k == key) {
-            Some((_, json)) => text.push_str(json),
+        match raw.iter().position(|(k, _)| k == key) {
+            Some(at) => {
+                let (_, json) = raw.swap_remove(at);
+                if json.len() >= OWN_PIECE {
+                    parts.push(Bytes::from(std::mem::take(&mut text)));
+                    parts.push(Bytes::from(json));
+                } else {
+                    text.push_str(&json);
+                }
+            }
             None => text.push_str(&value.to_string()),
         }
     }
-    text
+    parts.push(Bytes::from(text));
+    parts.retain(|part| !part.is_empty());
+    parts
 }
 
 fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
