@@ -115,6 +115,8 @@ async fn run(args: Args) -> Result<(), BoxError> {
                 actor_threads: args.actor_threads,
                 dir_prefix: "agora-loadgen-",
                 config: LOAD_CONFIG.to_owned(),
+                capture_log: false,
+                seed: None,
             };
             let (server, api) = ManagedServer::start(&options, client).await?;
             let maker = UserMaker::Cli { bin: server.bin.clone(), dir: server.dir.path().to_owned() };
@@ -131,8 +133,10 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let rss_before = pid.map(rss_kib).transpose()?;
     eprintln!("registering {n} queues...");
     let started = Instant::now();
+    let register_cpu = CpuMeter::start(pid);
     let queues = register_all(&api, &members, n, args.register_concurrency, r#"["realm_user"]"#).await?;
     let register_total = started.elapsed();
+    let register_cpu = register_cpu.stop();
     let register_stats = Stats::new(queues.iter().map(|q| q.register_latency).collect());
 
     let mut pollers = Pollers::start(&api, &queues, added_user);
@@ -145,12 +149,14 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let mut rounds = Deliveries::new(n, stray);
     let mut post = Vec::with_capacity(args.rounds);
     let timeout = Duration::from_secs(args.round_timeout_secs);
+    let rounds_cpu = CpuMeter::start(pid);
     for round in 1..=args.rounds {
         post.push(create_one(round, &api, &admin, &suffix, timeout, &mut pollers.rx, &mut rounds).await?);
         if round < args.rounds {
             tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
         }
     }
+    let rounds_cpu = rounds_cpu.stop();
     let rss_after = pid.map(rss_kib).transpose()?;
 
     pollers.shutdown().await;
@@ -172,6 +178,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         args.register_concurrency,
         register_stats.describe()
     );
+    println!("    {}", describe_cpu(register_cpu, n, "registration"));
     match (rss_before, rss_waiting, per_queue_kib) {
         (Some(before), Some(waiting), Some(per_queue)) => {
             println!("  server RSS: {before} KiB before the queues, {waiting} KiB with {n} waiting polls");
@@ -190,6 +197,11 @@ async fn run(args: Args) -> Result<(), BoxError> {
         ms(last.max())
     );
     println!("  POST /users request latency: {}", post.describe());
+    println!(
+        "  {} (one user created and its event delivered to every queue); {}",
+        describe_cpu(rounds_cpu, args.rounds, "round"),
+        describe_cpu(rounds_cpu, delivery.len(), "delivery")
+    );
     println!("  missed deliveries: {}, failed pollers: {failed}, stray events: {}", rounds.missed, rounds.stray);
     let summary = json!({
         "loadgen": "event-delivery",
@@ -200,7 +212,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
         "interval_ms": args.interval_ms,
         "register": { "total_s": round3(register_total.as_secs_f64()), "concurrency": args.register_concurrency,
                       "p50_ms": ms_json(register_stats.percentile(50)), "p99_ms": ms_json(register_stats.percentile(99)),
-                      "max_ms": ms_json(register_stats.max()) },
+                      "max_ms": ms_json(register_stats.max()), "cpu": cpu_json(register_cpu, n) },
         "rss_kib": { "before_queues": rss_before, "with_waiting_polls": rss_waiting, "after_rounds": rss_after },
         "kib_per_idle_queue": per_queue_kib.map(round3),
         "delivery_ms": { "count": delivery.len(), "p50": ms_json(delivery.percentile(50)),
@@ -208,6 +220,8 @@ async fn run(args: Args) -> Result<(), BoxError> {
         "last_poller_ms": { "rounds": last.len(), "p50": ms_json(last.percentile(50)), "max": ms_json(last.max()) },
         "post_users_ms": { "p50": ms_json(post.percentile(50)), "p99": ms_json(post.percentile(99)),
                            "max": ms_json(post.max()) },
+        "cpu_per_round": cpu_json(rounds_cpu, args.rounds),
+        "cpu_per_delivery": cpu_json(rounds_cpu, delivery.len()),
         "missed": rounds.missed,
         "failed_pollers": failed,
         "stray_events": rounds.stray,

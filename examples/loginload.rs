@@ -68,6 +68,8 @@ async fn run(args: Args) -> Result<(), BoxError> {
             actor_threads: None,
             dir_prefix: "agora-loginload-",
             config: config.clone(),
+            capture_log: false,
+            seed: None,
         };
         let (server, api) = ManagedServer::start(&options, http_client()?).await?;
         let pid = server.pid();

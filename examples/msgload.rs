@@ -6,7 +6,10 @@
 //!    (different users, each sending one message after another);
 //! 2. send-to-delivery latency: `--queues` event queues (of members subscribed to a second
 //!    channel) each keep a long-poll open; per round one message is sent to that channel,
-//!    from the send request to the `message` event reaching every queue;
+//!    from the send request to the `message` event reaching every queue; each round is
+//!    preceded by the same round on the machine's floor, a bare actix-web server (this
+//!    program, `--floor-server`) holding as many long-polls and waking them all with one
+//!    broadcast, so the two are compared under the same load;
 //! 3. `GET /messages` latency on an organization holding `--history` messages (a million by
 //!    default) in a third channel: anchor `newest`, a far `first_unread` (all read but a
 //!    few messages 1% from the start), a topic narrow and a `search` narrow;
@@ -37,7 +40,7 @@ use tokio::task::JoinSet;
 
 #[path = "support/mod.rs"]
 mod support;
-use support::queues::{register_all, Deliveries, Pollers};
+use support::queues::{register_all, Deliveries, Pollers, Queue};
 use support::*;
 
 /// The channel of the send throughput measurements.
@@ -117,9 +120,25 @@ struct Args {
     actor_threads: Option<usize>,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    support::main_with("msgload", run(Args::parse())).await
+fn main() -> ExitCode {
+    // This program is also the floor server it compares Agora with (a process of its own).
+    if let Some((port, workers)) = support::floor::requested() {
+        return match support::floor::serve(port, workers) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("msgload floor server: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("msgload: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(support::main_with("msgload", run(Args::parse())))
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {
@@ -145,6 +164,8 @@ async fn run(args: Args) -> Result<(), BoxError> {
         actor_threads: args.actor_threads,
         dir_prefix: "agora-msgload-",
         config: LOAD_CONFIG.to_owned(),
+        capture_log: true,
+        seed: None,
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (mut server, api) = ManagedServer::start(&options, http_client()?).await?;
@@ -163,13 +184,17 @@ async fn run(args: Args) -> Result<(), BoxError> {
     subscribe(&api, &admin, HISTORY_CHANNEL, std::slice::from_ref(&reader)).await?;
 
     // 1. Sending. A few unmeasured messages first (connections, statement caches).
-    send_all(&api, &senders[..1], 50, "warm-up").await?;
+    send_all(&api, &server, &senders[..1], 50, "warm-up").await?;
     eprintln!("1 sender, {} messages...", args.messages);
-    let one = send_all(&api, &senders[..1], args.messages, "one sender").await?;
+    let one = send_all(&api, &server, &senders[..1], args.messages, "one sender").await?;
     eprintln!("{} senders, {} messages each...", args.senders, args.messages_per_sender);
-    let many = send_all(&api, &senders, args.messages_per_sender, "many senders").await?;
+    let many = send_all(&api, &server, &senders, args.messages_per_sender, "many senders").await?;
 
-    // 2. Delivery to long-polling queues.
+    // 2. Delivery to long-polling queues, round by round alternately on the machine's floor
+    // (a bare actix-web server waking as many long-polls) and on Agora, so that both meet
+    // the same load from whatever else the machine runs.
+    eprintln!("the floor: a bare actix-web server with {} long-polls...", args.queues);
+    let mut floor = FloorRig::start(&args).await?;
     eprintln!("registering {} queues...", args.queues);
     let queues = register_all(&api, &owners, args.queues, 50, r#"["message"]"#).await?;
     let mut pollers = Pollers::start(&api, &queues, message_id);
@@ -178,17 +203,25 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let mut deliveries = Deliveries::new(args.queues, pollers.drain()?);
     let mut round_posts = Vec::with_capacity(args.rounds);
     let timeout = Duration::from_secs(args.round_timeout_secs);
+    let mut rounds_cpu = CpuUse::default();
+    let pause = Duration::from_millis(args.interval_ms);
     for round in 1..=args.rounds {
+        floor.round(round, timeout).await?;
+        tokio::time::sleep(pause).await;
+        let cpu = CpuMeter::start(Some(server.pid()));
         let t0 = Instant::now();
         let id = send(&api, &admin, DELIVERY_CHANNEL, "rounds", &format!("Round {round}")).await?;
         round_posts.push(t0.elapsed());
         let label = format!("round {round}");
         deliveries.collect(&label, t0, timeout, &mut pollers.rx, |&got| got == id).await?;
+        rounds_cpu = rounds_cpu.plus(cpu.stop().unwrap_or_default());
         if round < args.rounds {
-            tokio::time::sleep(Duration::from_millis(args.interval_ms)).await;
+            tokio::time::sleep(pause).await;
         }
     }
+    let rounds_cpu = Some(rounds_cpu);
     pollers.shutdown().await;
+    let floor = floor.finish().await;
 
     // 3. GET /messages over a large history, written while the server is stopped.
     server.stop()?;
@@ -204,21 +237,27 @@ async fn run(args: Args) -> Result<(), BoxError> {
     let mut fetched = Vec::with_capacity(cases.len());
     for case in &cases {
         eprintln!("GET /messages, {}...", case.name);
-        fetched.push(fetch_case(&api, &reader, case, args.fetches).await?);
+        let cpu = CpuMeter::start(Some(server.pid()));
+        let stats = fetch_case(&api, &reader, case, args.fetches).await?;
+        fetched.push((stats, cpu.stop()));
     }
 
     // 4. One sender alone, then next to clients searching the history in a loop.
-    send_all(&api, &senders[..1], 50, "warm-up after restart").await?;
+    send_all(&api, &server, &senders[..1], 50, "warm-up after restart").await?;
     eprintln!("1 sender alone on the large history, {} messages...", args.contended_messages);
-    let alone = send_all(&api, &senders[..1], args.contended_messages, "alone").await?;
+    let alone = send_all(&api, &server, &senders[..1], args.contended_messages, "alone").await?;
     eprintln!("1 sender next to {} searching clients...", args.searchers);
     let search = cases.iter().find(|c| c.name == "search").ok_or("no search case")?;
     let searching = Searchers::start(&api, &reader, &search.query, args.searchers);
-    let contended = send_all(&api, &senders[..1], args.contended_messages, "next to searches").await?;
+    let contended = send_all(&api, &server, &senders[..1], args.contended_messages, "next to searches").await?;
     let searches = searching.stop().await?;
     let contention = Contention { alone, contended, searches };
 
-    report(&args, &one, &many, &deliveries, round_posts, &cases, fetched, write_secs, &contention);
+    let delivered = Delivered { deliveries, posts: round_posts, cpu: rounds_cpu, floor };
+    report(&args, &one, &many, &delivered, &cases, fetched, write_secs, &contention);
+    for line in server.log_problems() {
+        eprintln!("server: {line}");
+    }
     Ok(())
 }
 
@@ -228,16 +267,16 @@ fn report(
     args: &Args,
     one: &SendRun,
     many: &SendRun,
-    deliveries: &Deliveries,
-    round_posts: Vec<Duration>,
+    delivered: &Delivered,
     cases: &[FetchCase],
-    fetched: Vec<Stats>,
+    fetched: Vec<(Stats, Option<CpuUse>)>,
     write_secs: f64,
     contention: &Contention,
 ) {
+    let deliveries = &delivered.deliveries;
     let delivery = Stats::new(deliveries.latencies.clone());
     let last = Stats::new(deliveries.last_poller.clone());
-    let posts = Stats::new(round_posts);
+    let posts = Stats::new(delivered.posts.clone());
     println!("Agora messages");
     println!("  1 sender: {}", one.describe());
     println!("  {} senders: {}", args.senders, many.describe());
@@ -250,7 +289,23 @@ fn report(
         ms(last.percentile(50)),
         ms(last.max())
     );
+    let floor_last = Stats::new(delivered.floor.deliveries.last_poller.clone());
+    let floor_delivery = Stats::new(delivered.floor.deliveries.latencies.clone());
+    println!(
+        "    the floor (bare actix-web, same long-polls): per queue {}; last queue per round p50 {}, max {}; {}",
+        floor_delivery.describe(),
+        ms(floor_last.percentile(50)),
+        ms(floor_last.max()),
+        describe_cpu(delivered.floor.cpu, delivered.floor.deliveries.latencies.len(), "delivery")
+    );
+    let ratio = last.percentile(50).zip(floor_last.percentile(50)).map(|(a, f)| a.as_secs_f64() / f.as_secs_f64());
+    println!("    last queue p50 / floor's: {}", ratio.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}")));
     println!("    POST /messages of the rounds: {}", posts.describe());
+    println!(
+        "    {} per round; {}",
+        describe_cpu(delivered.cpu, args.rounds, "round"),
+        describe_cpu(delivered.cpu, deliveries.latencies.len(), "delivery")
+    );
     println!(
         "    missed deliveries: {}, failed pollers: {}, stray events: {}",
         deliveries.missed,
@@ -261,11 +316,15 @@ fn report(
         "  GET /messages with {} messages ({write_secs:.1} s to write), {} requests each:",
         args.history, args.fetches
     );
-    for (case, stats) in cases.iter().zip(&fetched) {
-        println!("    {}: {}", case.name, stats.describe());
+    for (case, (stats, cpu)) in cases.iter().zip(&fetched) {
+        println!("    {}: {}; {}", case.name, stats.describe(), describe_cpu(*cpu, args.fetches + 5, "request"));
     }
     println!("  1 sender on that history, alone: {}", contention.alone.describe());
-    println!("  1 sender next to {} clients searching in a loop: {}", args.searchers, contention.contended.describe());
+    println!(
+        "  1 sender next to {} clients searching in a loop (the CPU includes the searches): {}",
+        args.searchers,
+        contention.contended.describe()
+    );
     println!(
         "    searches meanwhile: {} ({:.1}/s), latency {}",
         contention.searches.len(),
@@ -273,8 +332,15 @@ fn report(
         contention.searches.describe()
     );
     let stats_json = |s: &Stats| json!({ "p50": ms_json(s.percentile(50)), "p99": ms_json(s.percentile(99)), "max": ms_json(s.max()) });
-    let fetch_json: serde_json::Map<String, Value> =
-        cases.iter().zip(&fetched).map(|(case, stats)| (case.name.to_owned(), stats_json(stats))).collect();
+    let fetch_json: serde_json::Map<String, Value> = cases
+        .iter()
+        .zip(&fetched)
+        .map(|(case, (stats, cpu))| {
+            let mut figures = stats_json(stats);
+            figures["cpu"] = cpu_json(*cpu, args.fetches + 5);
+            (case.name.to_owned(), figures)
+        })
+        .collect();
     let summary = json!({
         "loadgen": "messages",
         "one_sender": one.to_json(),
@@ -282,6 +348,13 @@ fn report(
         "delivery": { "queues": args.queues, "rounds": args.rounds, "per_queue_ms": stats_json(&delivery),
                       "last_queue_ms": { "p50": ms_json(last.percentile(50)), "max": ms_json(last.max()) },
                       "post_ms": stats_json(&posts), "missed": deliveries.missed,
+                      "cpu_per_round": cpu_json(delivered.cpu, args.rounds),
+                      "floor": { "per_queue_ms": stats_json(&floor_delivery),
+                                 "last_queue_ms": { "p50": ms_json(floor_last.percentile(50)), "max": ms_json(floor_last.max()) },
+                                 "cpu_per_delivery": cpu_json(delivered.floor.cpu, delivered.floor.deliveries.latencies.len()),
+                                 "missed": delivered.floor.deliveries.missed },
+                      "last_queue_over_floor": ratio.map(round3),
+                      "cpu_per_delivery": cpu_json(delivered.cpu, deliveries.latencies.len()),
                       "failed_pollers": deliveries.failed(), "stray_events": deliveries.stray },
         "get_messages": { "history": args.history, "write_s": round3(write_secs), "requests": args.fetches,
                           "size": args.fetch_size, "ms": fetch_json },
@@ -320,6 +393,10 @@ struct SendRun {
     messages: usize,
     elapsed: Duration,
     latency: Stats,
+    /// The server's CPU over the run.
+    cpu: Option<CpuUse>,
+    /// The group commits that carried the messages.
+    groups: Option<GroupCommits>,
 }
 
 impl SendRun {
@@ -329,24 +406,36 @@ impl SendRun {
 
     fn describe(&self) -> String {
         format!(
-            "{} messages in {:.2} s = {:.0} msg/s; latency {}",
+            "{} messages in {:.2} s = {:.0} msg/s; latency {}; {}; {}",
             self.messages,
             self.elapsed.as_secs_f64(),
             self.rate(),
-            self.latency.describe()
+            self.latency.describe(),
+            describe_cpu(self.cpu, self.messages, "message"),
+            self.groups.as_ref().map_or_else(|| "group commits not counted".to_owned(), GroupCommits::describe)
         )
     }
 
     fn to_json(&self) -> Value {
         json!({ "messages": self.messages, "seconds": round3(self.elapsed.as_secs_f64()),
                 "msg_per_s": self.rate().round(), "p50_ms": ms_json(self.latency.percentile(50)),
-                "p99_ms": ms_json(self.latency.percentile(99)), "max_ms": ms_json(self.latency.max()) })
+                "p99_ms": ms_json(self.latency.percentile(99)), "max_ms": ms_json(self.latency.max()),
+                "cpu": cpu_json(self.cpu, self.messages),
+                "group_commits": self.groups.as_ref().map(GroupCommits::to_json) })
     }
 }
 
 /// Every sender sends `each` messages to the send channel, one after another, all senders
 /// at once; the rate counts from the start to the last reply.
-async fn send_all(api: &Api, senders: &[Creds], each: usize, topic: &str) -> Result<SendRun, BoxError> {
+async fn send_all(
+    api: &Api,
+    server: &ManagedServer,
+    senders: &[Creds],
+    each: usize,
+    topic: &str,
+) -> Result<SendRun, BoxError> {
+    let cpu = CpuMeter::start(Some(server.pid()));
+    let log_from = server.log_len();
     let started = Instant::now();
     let mut tasks = JoinSet::new();
     for (s, sender) in senders.iter().enumerate() {
@@ -366,7 +455,9 @@ async fn send_all(api: &Api, senders: &[Creds], each: usize, topic: &str) -> Res
         latencies.extend(done??);
     }
     let elapsed = started.elapsed();
-    Ok(SendRun { messages: latencies.len(), elapsed, latency: Stats::new(latencies) })
+    let cpu = cpu.stop();
+    let groups = server.group_commits(log_from);
+    Ok(SendRun { messages: latencies.len(), elapsed, latency: Stats::new(latencies), cpu, groups })
 }
 
 /// A `message` event's message id.
@@ -404,6 +495,8 @@ fn write_history(db: &Path, reader: i64, count: usize, unread: usize) -> Result<
     // [far, far + unread).
     let far = (count / 100) as i64;
     let mut first_unread = None;
+    // What the reader got before (the system bots' welcome messages) is read too.
+    conn.execute("UPDATE user_messages SET flags = flags | 1 WHERE user_id = ?1", [reader])?;
     for start in (0..count).step_by(HISTORY_BATCH) {
         let end = (start + HISTORY_BATCH).min(count) as i64;
         let tx = conn.transaction()?;
@@ -498,6 +591,66 @@ fn fetch_cases(history: &History, size: usize) -> Vec<FetchCase> {
         FetchCase { name: "topic", query: newest(topic_narrow.to_string()), anchor: None },
         FetchCase { name: "search", query: newest(search_narrow.to_string()), anchor: None },
     ]
+}
+
+/// The delivery rounds: latencies, the rounds' sends, the server's CPU over the rounds.
+struct Delivered {
+    deliveries: Deliveries,
+    posts: Vec<Duration>,
+    cpu: Option<CpuUse>,
+    /// The same rounds on the floor server.
+    floor: Floor,
+}
+
+/// The floor server's rounds.
+struct Floor {
+    deliveries: Deliveries,
+    cpu: Option<CpuUse>,
+}
+
+/// The floor server with as many long-polls as Agora's rounds, and what its rounds measured.
+struct FloorRig {
+    server: support::floor::FloorServer,
+    pollers: Pollers<i64>,
+    deliveries: Deliveries,
+    cpu: CpuUse,
+}
+
+impl FloorRig {
+    async fn start(args: &Args) -> Result<FloorRig, BoxError> {
+        let server = support::floor::FloorServer::start(http_client()?, args.http_workers).await?;
+        let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
+        let queues: Vec<Queue> = (0..args.queues)
+            .map(|index| Queue {
+                index,
+                user: nobody.clone(),
+                id: format!("floor-{index}"),
+                last_event_id: -1,
+                register_latency: Duration::ZERO,
+            })
+            .collect();
+        let mut pollers = Pollers::start(&server.api, &queues, message_id);
+        pollers.wait_until_waiting().await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let deliveries = Deliveries::new(args.queues, pollers.drain()?);
+        Ok(FloorRig { server, pollers, deliveries, cpu: CpuUse::default() })
+    }
+
+    /// One round: one broadcast, until every long-poll has it.
+    async fn round(&mut self, round: usize, timeout: Duration) -> Result<(), BoxError> {
+        let cpu = CpuMeter::start(Some(self.server.pid));
+        let t0 = Instant::now();
+        let id = self.server.fire().await?;
+        let label = format!("floor round {round}");
+        self.deliveries.collect(&label, t0, timeout, &mut self.pollers.rx, |&got| got == id).await?;
+        self.cpu = self.cpu.plus(cpu.stop().unwrap_or_default());
+        Ok(())
+    }
+
+    async fn finish(self) -> Floor {
+        self.pollers.shutdown().await;
+        Floor { deliveries: self.deliveries, cpu: Some(self.cpu) }
+    }
 }
 
 /// One sender alone and next to searching clients.

@@ -131,6 +131,8 @@ async fn run(args: Args) -> Result<(), BoxError> {
         actor_threads: None,
         dir_prefix: "agora-uploadload-",
         config: LOAD_CONFIG.to_owned(),
+        capture_log: false,
+        seed: None,
     };
     // Held to the end: dropping it kills the server and removes its directory.
     let (server, api) = ManagedServer::start(&options, http_client()?).await?;

@@ -22,6 +22,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 /// The request latency histogram (labels `method`, `route`, `status`).
 pub const HTTP_REQUESTS: &str = "agora_http_request_duration_seconds";
 const SQLITE_TRANSACTIONS: &str = "agora_sqlite_transaction_seconds";
+const GROUP_COMMIT_CHANGES: &str = "agora_group_commit_changes";
 /// How often histograms are drained when nobody scrapes (their samples would pile up).
 const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 
@@ -49,6 +50,13 @@ pub fn recorder() -> Result<PrometheusHandle, String> {
                 &seconds(&[0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0]),
             )
         })
+        .and_then(|b| {
+            // Up to the group's limit (`MAX_GROUP`, 128).
+            b.set_buckets_for_metric(
+                Matcher::Full(GROUP_COMMIT_CHANGES.into()),
+                &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0],
+            )
+        })
         .and_then(PrometheusBuilder::install_recorder)
         .map_err(|e| format!("cannot install the metrics recorder: {e}"))?;
     describe();
@@ -63,6 +71,11 @@ fn describe() {
         SQLITE_TRANSACTIONS,
         Unit::Seconds,
         "Write transactions, from BEGIN IMMEDIATE (waiting for the write lock included) to the end of COMMIT."
+    );
+    describe_histogram!(
+        GROUP_COMMIT_CHANGES,
+        Unit::Count,
+        "Changes (sends, account creations) written per group commit: those waiting in an organization's mailbox share one transaction."
     );
     describe_counter!("agora_events_delivered_total", "Events handed to clients in GET /events replies.");
     describe_counter!("agora_uploads_total", "Files uploaded (POST /user_uploads).");

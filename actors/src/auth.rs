@@ -1,12 +1,14 @@
 //! The authentication index a realm actor publishes after each change it commits, so HTTP
 //! workers authenticate requests without a round trip through the actor.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use imbl::ordmap::DiffItem;
+use imbl::{HashMap, OrdMap};
 
 use crate::error::ApiError;
 use crate::ids::{RealmId, UserId};
-use crate::realm::model::{Role, INCOMING_WEBHOOK_BOT};
+use crate::realm::model::{Role, User, INCOMING_WEBHOOK_BOT};
 use crate::realm::state::RealmState;
 use crate::secrets::{has_api_key_format, secrets_equal};
 use crate::store::{self, Store};
@@ -32,10 +34,29 @@ pub struct AuthEntry {
 pub struct AuthSnapshot {
     pub realm_id: RealmId,
     pub realm_deactivated: bool,
-    /// Lower-cased delivery email -> entry.
+    /// Lower-cased delivery email -> entry (a persistent map: the next snapshot shares all
+    /// but the entries that changed).
     by_email: HashMap<String, Arc<AuthEntry>>,
     /// API key -> entry (incoming webhooks name their user by key alone).
     by_key: HashMap<String, Arc<AuthEntry>>,
+    /// The users it was made from, to tell next time which of them changed.
+    users: OrdMap<UserId, Arc<User>>,
+}
+
+/// A user's entry, under its key.
+fn entry_of(u: &User) -> (String, Arc<AuthEntry>) {
+    let entry = AuthEntry {
+        user_id: u.id,
+        delivery_email: u.delivery_email.clone(),
+        api_key: u.api_key.clone(),
+        role: u.role,
+        is_active: u.is_active,
+        is_bot: u.is_bot,
+        bot_type: u.bot_type,
+        can_create_users: u.can_create_users,
+        password_hash: u.password_hash.as_deref().map(Arc::from),
+    };
+    (u.delivery_email.to_lowercase(), Arc::new(entry))
 }
 
 /// Why HTTP Basic credentials were refused.
@@ -50,25 +71,34 @@ pub enum KeyRejection {
 impl AuthSnapshot {
     /// The index of a realm's current state.
     pub fn of(state: &RealmState) -> Self {
-        let by_email: HashMap<String, Arc<AuthEntry>> = state
-            .users()
-            .map(|u| {
-                let entry = AuthEntry {
-                    user_id: u.id,
-                    delivery_email: u.delivery_email.clone(),
-                    api_key: u.api_key.clone(),
-                    role: u.role,
-                    is_active: u.is_active,
-                    is_bot: u.is_bot,
-                    bot_type: u.bot_type,
-                    can_create_users: u.can_create_users,
-                    password_hash: u.password_hash.as_deref().map(Arc::from),
-                };
-                (u.delivery_email.to_lowercase(), Arc::new(entry))
-            })
-            .collect();
-        let by_key = by_email.values().map(|e: &Arc<AuthEntry>| (e.api_key.clone(), Arc::clone(e))).collect();
-        AuthSnapshot { realm_id: state.realm().id, realm_deactivated: state.realm().deactivated, by_email, by_key }
+        let by_email: HashMap<String, Arc<AuthEntry>> = state.users().map(entry_of).collect();
+        let by_key = by_email.values().map(|e| (e.api_key.clone(), Arc::clone(e))).collect();
+        let (realm_id, realm_deactivated) = (state.realm().id, state.realm().deactivated);
+        AuthSnapshot { realm_id, realm_deactivated, by_email, by_key, users: state.user_map().clone() }
+    }
+
+    /// The index of `state`, made from this one by redoing only the entries of the users
+    /// that changed since (the same as [`AuthSnapshot::of`], without the work that grows
+    /// with the organization).
+    pub fn updated(&self, state: &RealmState) -> Self {
+        let (mut by_email, mut by_key) = (self.by_email.clone(), self.by_key.clone());
+        let changes: Vec<_> = self.users.diff(state.user_map()).collect();
+        // Every old key goes before any new one comes: two users may swap addresses.
+        for change in &changes {
+            if let DiffItem::Update { old: (_, user), .. } | DiffItem::Remove(_, user) = change {
+                by_email.remove(&user.delivery_email.to_lowercase());
+                by_key.remove(&user.api_key);
+            }
+        }
+        for change in &changes {
+            if let DiffItem::Update { new: (_, user), .. } | DiffItem::Add(_, user) = change {
+                let (key, entry) = entry_of(user);
+                by_key.insert(entry.api_key.clone(), Arc::clone(&entry));
+                by_email.insert(key, entry);
+            }
+        }
+        let (realm_id, realm_deactivated) = (state.realm().id, state.realm().deactivated);
+        AuthSnapshot { realm_id, realm_deactivated, by_email, by_key, users: state.user_map().clone() }
     }
 
     /// The account with this delivery email, compared case-insensitively.
@@ -163,5 +193,58 @@ pub fn explain_foreign_key(store: &Store, realm_id: RealmId, email: &str, api_ke
         }
         Ok(_) => ApiError::unauthorized("Invalid API key"),
         Err(e) => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::realm::fixture_tests::{human, organization};
+
+    /// Every lookup the HTTP layer makes, for comparing two snapshots.
+    fn entries(snapshot: &AuthSnapshot) -> Vec<(String, AuthEntry)> {
+        let mut all: Vec<(String, AuthEntry)> =
+            snapshot.by_email.iter().map(|(k, v)| (k.clone(), (**v).clone())).collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    fn keys(snapshot: &AuthSnapshot) -> Vec<(String, AuthEntry)> {
+        let mut all: Vec<(String, AuthEntry)> =
+            snapshot.by_key.iter().map(|(k, v)| (k.clone(), (**v).clone())).collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    #[test]
+    fn an_updated_snapshot_is_the_snapshot_of_the_new_state() {
+        let key = |c: char| c.to_string().repeat(32);
+        let mut state = organization();
+        let a = human(&mut state, UserId(10), "a@acme.test", "A", &key('a'), Role::Owner);
+        let b = human(&mut state, UserId(11), "B@acme.test", "B", &key('b'), Role::Member);
+        human(&mut state, UserId(12), "c@acme.test", "C", &key('c'), Role::Member);
+        let before = AuthSnapshot::of(&state);
+
+        // Two users swap addresses, one is deactivated, one changes key, one is added.
+        let mut first = state.user(a).unwrap().clone();
+        let mut second = state.user(b).unwrap().clone();
+        std::mem::swap(&mut first.delivery_email, &mut second.delivery_email);
+        second.is_active = false;
+        state.put_user(first);
+        state.put_user(second);
+        state.user_mut(UserId(12)).unwrap().api_key = key('z');
+        human(&mut state, UserId(13), "d@acme.test", "D", &key('d'), Role::Member);
+
+        let updated = before.updated(&state);
+        assert_eq!(entries(&updated), entries(&AuthSnapshot::of(&state)));
+        // The index by key (incoming webhooks) follows too: the old key is gone.
+        assert_eq!(keys(&updated), keys(&AuthSnapshot::of(&state)));
+        assert!(updated.by_key.get(&key('c')).is_none());
+        assert_eq!(updated.by_key.get(&key('z')).unwrap().user_id, UserId(12));
+        assert_eq!(updated.by_delivery_email("a@ACME.test").unwrap().user_id, b);
+        assert!(updated.check_api_key("c@acme.test", &key('c')).is_err());
+        assert_eq!(updated.check_api_key("d@acme.test", &key('d')).unwrap().user_id, UserId(13));
+        // The old snapshot is untouched.
+        assert_eq!(before.by_delivery_email("a@acme.test").unwrap().user_id, a);
     }
 }

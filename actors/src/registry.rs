@@ -18,7 +18,7 @@ use crate::events::Event;
 use crate::ids::RealmId;
 use crate::mailbox::RealmAddr;
 use crate::presence::{FlushPresence, PresenceActor, PresenceState, Rebind};
-use crate::queue::{QueueActor, QueueIndex};
+use crate::queue::{QueueActor, QueueEntry, QueueIndex};
 use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
 use crate::realm::actor::{SaveQueues, StopRealm};
@@ -333,8 +333,8 @@ impl RealmRegistry {
                 }),
             ));
             let (tx, rx) = actix::dev::channel::channel(16);
-            let queue_id = queue.id().to_owned();
-            actor.adopt_queue(&queue_id, user_id, all_public_streams, Addr::new(tx));
+            let entry = QueueEntry { user_id, addr: Addr::new(tx), queue: Arc::clone(queue.shared()) };
+            actor.adopt_queue(entry, all_public_streams);
             restored.push((queue, rx));
         }
         if !restored.is_empty() {

@@ -57,8 +57,9 @@ fn start_queue(id: &str, spec: QueueSpec, config: QueueConfig, index: Arc<QueueI
     let (gone, reasons) = (Arc::clone(&stand_in.gone), Arc::clone(&stand_in.reasons));
     let realm = stand_in.start().recipient();
     let actor = QueueActor::new(id, UserId(7), spec, config, Arc::clone(&index), Some(realm));
+    let shared = Arc::clone(actor.shared());
     let queue = actor.start();
-    index.insert(id, QueueEntry { user_id: UserId(7), addr: queue.clone() });
+    index.insert(id, QueueEntry { user_id: UserId(7), addr: queue.clone(), queue: shared });
     Harness { queue, index, gone, reasons }
 }
 
@@ -98,7 +99,7 @@ async fn a_waiting_poll_gets_the_next_event() {
     let h = start(spec());
     let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
     push(&h, "realm_user", json!({"op": "update", "person": {"user_id": 3, "full_name": "X"}}));
-    let reply = waiting.await.unwrap();
+    let reply = waiting.reply().await.unwrap();
     assert_eq!(reply.queue_id.as_deref(), Some("q1"));
     assert_eq!(
         bodies(&reply),
@@ -143,12 +144,32 @@ async fn flag_events_collapse_while_queued() {
 async fn heartbeat_after_45_to_55_seconds() {
     tokio::time::pause();
     let h = start(spec());
-    let PollOutcome::Waiting(mut waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
+    // The heartbeat's timer runs in the waiting poll's future, as the HTTP worker awaits it.
+    let reply = actix_rt::spawn(waiting.reply());
     tokio::time::sleep(Duration::from_secs(44)).await;
-    assert!(waiting.try_recv().is_err(), "no heartbeat before 45 s");
+    assert!(!reply.is_finished(), "no heartbeat before 45 s");
     tokio::time::sleep(Duration::from_secs(12)).await;
-    let reply = waiting.await.unwrap();
+    assert!(reply.is_finished(), "a heartbeat by 55 s");
+    let reply = reply.await.unwrap().unwrap();
     assert_eq!(bodies(&reply), vec![json!({"type": "heartbeat", "id": 0})]);
+}
+
+#[actix_rt::test]
+async fn a_replaced_poll_is_answered_once_and_its_heartbeat_goes_nowhere() {
+    tokio::time::pause();
+    let h = start(spec());
+    let PollOutcome::Waiting(first) = poll(&h, -1, false).await else { panic!("should wait") };
+    let first = actix_rt::spawn(first.reply());
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let PollOutcome::Waiting(second) = poll(&h, -1, false).await else { panic!("should wait") };
+    assert!(first.await.unwrap().unwrap().events.is_empty(), "replaced: answered with nothing");
+    // The second poll's heartbeat comes 45-55 s after it began, not after the first.
+    let second = actix_rt::spawn(second.reply());
+    tokio::time::sleep(Duration::from_secs(44)).await;
+    assert!(!second.is_finished());
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    assert_eq!(bodies(&second.await.unwrap().unwrap()), vec![json!({"type": "heartbeat", "id": 0})]);
 }
 
 #[actix_rt::test]
@@ -177,7 +198,7 @@ async fn a_waiting_poll_keeps_the_queue_alive() {
     assert!(waiting.try_recv().is_err(), "still waiting for the heartbeat");
     assert!(h.index.get("q1").is_some());
     // Once the heartbeat has answered and no poll follows, the timeout applies.
-    let reply = waiting.await.unwrap();
+    let reply = waiting.reply().await.unwrap();
     assert_eq!(bodies(&reply)[0]["type"], json!("heartbeat"));
     tokio::time::sleep(Duration::from_secs(12)).await;
     assert!(h.index.get("q1").is_none());
@@ -188,7 +209,7 @@ async fn closing_answers_the_poll_and_removes_the_queue() {
     let h = start(spec());
     let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
     h.queue.send(CloseQueue).await.unwrap();
-    let reply = waiting.await.unwrap();
+    let reply = waiting.reply().await.unwrap();
     assert!(reply.events.is_empty());
     assert!(h.index.get("q1").is_none());
     actix_rt::time::sleep(Duration::from_millis(10)).await;
@@ -203,7 +224,7 @@ async fn saving_hands_back_what_a_restart_needs() {
     ready(poll(&h, 0, true).await);
     let PollOutcome::Waiting(waiting) = poll(&h, 1, false).await else { panic!("should wait") };
     let saved = h.queue.send(SaveQueue).await.unwrap().unwrap();
-    assert!(waiting.await.is_err(), "the waiting poll is released unanswered");
+    assert!(waiting.reply().await.is_err(), "the waiting poll is released unanswered");
     assert_eq!((saved.next_event_id, saved.newest_pruned_id, saved.events.len()), (2, 1, 0));
     assert_eq!(saved.queue_id, "q1");
 
@@ -266,7 +287,7 @@ async fn a_queue_past_its_byte_backlog_is_removed() {
     let h = start_with(spec(), limits(1000, two, 1000));
     let PollOutcome::Waiting(waiting) = poll(&h, -1, false).await else { panic!("should wait") };
     h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::clone(&events[0]) });
-    assert_eq!(ids(&waiting.await.unwrap()), vec![0]);
+    assert_eq!(ids(&waiting.reply().await.unwrap()), vec![0]);
     h.queue.do_send(PushEvent { user_id: UserId(7), event: Arc::clone(&events[1]) });
     assert_eq!(ids(&ready(poll(&h, -1, true).await)), vec![0, 1]);
     // While a poll waits (everything acknowledged, so it does), one event larger than the
@@ -274,11 +295,36 @@ async fn a_queue_past_its_byte_backlog_is_removed() {
     // BAD_EVENT_QUEUE_ID like the next poll.
     let PollOutcome::Waiting(waiting) = poll(&h, 1, false).await else { panic!("should wait") };
     push(&h, "realm_user", json!({"op": "update", "person": {"full_name": "x".repeat(two)}}));
-    assert!(waiting.await.is_err(), "released without an answer");
+    assert!(waiting.reply().await.is_err(), "released without an answer");
     assert!(h.index.get("q1").is_none());
     actix_rt::time::sleep(Duration::from_millis(10)).await;
     let reasons = h.reasons.lock().unwrap().clone();
     assert!(matches!(reasons[..], [GoneReason::Overflow { events: 1, bytes }] if bytes > two), "{reasons:?}");
+}
+
+#[actix_rt::test]
+async fn the_realms_direct_path_delivers_polls_and_removes_an_overflowing_queue() {
+    // As the realm actor and the HTTP workers use a queue: through its shared state.
+    let h = start_with(spec(), limits(2, usize::MAX, 1000));
+    let shared = h.index.get("q1").unwrap().queue;
+    let Some(Ok(PollOutcome::Waiting(waiting))) =
+        shared.poll(Poll { last_event_id: -1, dont_block: false, new_queue: false })
+    else {
+        panic!("should wait")
+    };
+    let events = updates(3);
+    assert_eq!(shared.push(&events[0]), None);
+    assert_eq!(ids(&waiting.reply().await.unwrap()), vec![0]);
+    assert_eq!(shared.push(&events[1]), None);
+    // A third unacknowledged event is one too many: the queue goes at once.
+    let bytes = event_cost(&events[0]) + event_cost(&events[1]);
+    assert_eq!(shared.push(&events[2]), Some(GoneReason::Overflow { events: 3, bytes }));
+    assert!(shared.poll(Poll { last_event_id: 0, dont_block: true, new_queue: false }).is_none());
+    // The realm then closes its actor, which reports the overflow.
+    h.queue.send(CloseQueue).await.unwrap();
+    actix_rt::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(*h.reasons.lock().unwrap(), vec![GoneReason::Overflow { events: 3, bytes }]);
+    assert!(h.index.get("q1").is_none());
 }
 
 #[actix_rt::test]
@@ -311,7 +357,7 @@ async fn a_reply_carries_a_bounded_prefix_and_the_next_poll_the_rest() {
     // split for this client is three events.
     let PollOutcome::Waiting(waiting) = poll(&h, 4, false).await else { panic!("should wait") };
     push(&h, "delete_message", json!({"message_type": "private", "message_ids": [7, 8, 9]}));
-    let reply = waiting.await.unwrap();
+    let reply = waiting.reply().await.unwrap();
     assert_eq!(bodies(&reply).iter().map(|b| b["message_id"].clone()).collect::<Vec<_>>(), vec![json!(7), json!(8)]);
     assert_eq!(ids(&ready(poll(&h, 6, true).await)), vec![7]);
 }

@@ -19,6 +19,8 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+pub mod floor;
+pub mod presence;
 pub mod queues;
 
 /// Any error, sendable between tasks.
@@ -49,6 +51,13 @@ pub struct ServerOptions {
     pub dir_prefix: &'static str,
     /// The server's settings file (TOML), e.g. [`LOAD_CONFIG`].
     pub config: String,
+    /// Write the server's log to `server.log` in its data directory instead of this
+    /// program's stderr, with the realm actors' group commits (`agora::group_commit` at
+    /// `debug`), so that [`ManagedServer::group_commits`] can count them.
+    pub capture_log: bool,
+    /// A directory whose files are copied into the fresh data directory before the server
+    /// first starts (a database prepared by an earlier run, with its `zuliprc`).
+    pub seed: Option<PathBuf>,
 }
 
 /// Settings for load generators that create users and send far more than Zulip's rate
@@ -258,6 +267,35 @@ pub struct ManagedServer {
     addr: String,
     /// Its command-line arguments before `serve`, for `restart`.
     args: Vec<String>,
+    /// Where its log goes, when captured.
+    log_file: Option<PathBuf>,
+}
+
+/// Group commits the server logged: how many changes (sends, ...) each carried.
+#[derive(Debug, Default, Clone)]
+pub struct GroupCommits {
+    pub commits: u64,
+    pub changes: u64,
+    pub largest: u64,
+}
+
+impl GroupCommits {
+    pub fn mean(&self) -> f64 {
+        if self.commits == 0 {
+            0.0
+        } else {
+            self.changes as f64 / self.commits as f64
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        format!("{} commits, {:.2} changes per commit (largest {})", self.commits, self.mean(), self.largest)
+    }
+
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({ "commits": self.commits, "changes": self.changes,
+                            "changes_per_commit": round3(self.mean()), "largest": self.largest })
+    }
 }
 
 /// Kills the child when dropped, on success, error or panic alike.
@@ -293,18 +331,32 @@ impl ManagedServer {
         let dir = tempfile::Builder::new().prefix(options.dir_prefix).tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let addr = format!("127.0.0.1:{port}");
+        if let Some(seed) = &options.seed {
+            for entry in std::fs::read_dir(seed)? {
+                let entry = entry?;
+                if entry.file_type()?.is_file() {
+                    std::fs::copy(entry.path(), dir.path().join(entry.file_name()))?;
+                }
+            }
+        }
         let config = dir.path().join("loadgen.toml");
         std::fs::write(&config, &options.config)?;
         let mut args = vec!["--data-dir".to_owned(), path_arg(dir.path())?, "--config".to_owned(), path_arg(&config)?];
-        args.extend(["--bind", &addr, "--external-host", &addr, "--log", &options.log].map(str::to_owned));
+        let log = if options.capture_log {
+            format!("{},agora::group_commit=debug", options.log)
+        } else {
+            options.log.clone()
+        };
+        args.extend(["--bind", &addr, "--external-host", &addr, "--log", &log].map(str::to_owned));
         if let Some(n) = options.http_workers {
             args.extend(["--http-workers".to_owned(), n.to_string()]);
         }
         if let Some(n) = options.actor_threads {
             args.extend(["--actor-threads".to_owned(), n.to_string()]);
         }
-        let child = spawn(&bin, &args)?;
-        let mut server = ManagedServer { child, dir, bin, addr, args };
+        let log_file = options.capture_log.then(|| dir.path().join("server.log"));
+        let child = spawn(&bin, &args, log_file.as_deref())?;
+        let mut server = ManagedServer { child, dir, bin, addr, args, log_file };
         let api = Api { client, base: format!("http://{}", server.addr) };
         let deadline = Instant::now() + Duration::from_secs(30);
         server.wait_until_ready(&api, deadline).await?;
@@ -328,7 +380,7 @@ impl ManagedServer {
 
     /// Starts the server again on the same data directory and port, after `stop`.
     pub async fn restart(&mut self, api: &Api) -> Result<(), BoxError> {
-        self.child = spawn(&self.bin, &self.args)?;
+        self.child = spawn(&self.bin, &self.args, self.log_file.as_deref())?;
         self.wait_until_ready(api, Instant::now() + Duration::from_secs(120)).await
     }
 
@@ -353,15 +405,58 @@ impl ManagedServer {
     pub fn pid(&self) -> u32 {
         self.child.0.id()
     }
+
+    /// How much the captured log holds (0 when not captured): where to count from.
+    pub fn log_len(&self) -> u64 {
+        self.log_file.as_ref().and_then(|path| std::fs::metadata(path).ok()).map_or(0, |m| m.len())
+    }
+
+    /// The group commits logged after `from` (a [`ManagedServer::log_len`]); `None` when
+    /// the log is not captured.
+    pub fn group_commits(&self, from: u64) -> Option<GroupCommits> {
+        let text = std::fs::read(self.log_file.as_ref()?).ok()?;
+        let text = String::from_utf8_lossy(text.get(from as usize..).unwrap_or_default());
+        let mut counts = GroupCommits::default();
+        for line in text.lines().filter(|line| line.contains("agora::group_commit")) {
+            let changes = line.split_whitespace().find_map(|field| field.strip_prefix("changes=")?.parse::<u64>().ok());
+            if let Some(changes) = changes {
+                counts.commits += 1;
+                counts.changes += changes;
+                counts.largest = counts.largest.max(changes);
+            }
+        }
+        Some(counts)
+    }
+
+    /// The captured log's other lines (warnings, errors), for the report.
+    pub fn log_problems(&self) -> Vec<String> {
+        let Some(text) = self.log_file.as_ref().and_then(|path| std::fs::read(path).ok()) else { return Vec::new() };
+        String::from_utf8_lossy(&text)
+            .lines()
+            .filter(|line| !line.contains("agora::group_commit"))
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 fn path_arg(path: &Path) -> Result<String, BoxError> {
     path.to_str().map(str::to_owned).ok_or_else(|| format!("not UTF-8: {}", path.display()).into())
 }
 
-fn spawn(bin: &Path, args: &[String]) -> Result<ChildGuard, BoxError> {
+/// Starts `bin` with `args` (its output to this program's stderr), killed when dropped.
+pub fn spawn_guarded(bin: &Path, args: &[String]) -> Result<ChildGuard, BoxError> {
     let mut command = std::process::Command::new(bin);
-    command.args(args).arg("serve").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
+    command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
+    Ok(ChildGuard(command.spawn().map_err(|e| format!("{}: {e}", bin.display()))?))
+}
+
+fn spawn(bin: &Path, args: &[String], log_file: Option<&Path>) -> Result<ChildGuard, BoxError> {
+    let mut command = std::process::Command::new(bin);
+    let stderr = match log_file {
+        Some(path) => Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path)?),
+        None => Stdio::inherit(),
+    };
+    command.args(args).arg("serve").stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr);
     Ok(ChildGuard(command.spawn().map_err(|e| format!("{}: {e}", bin.display()))?))
 }
 
@@ -384,6 +479,113 @@ fn status_kib(pid: u32, field: &str) -> Result<u64, BoxError> {
         .and_then(|value| value.trim().strip_suffix("kB"))
         .and_then(|kib| kib.trim().parse().ok())
         .ok_or_else(|| format!("{path}: no {field}").into())
+}
+
+/// utime + stime of a process, every thread included, in clock ticks (`/proc/<pid>/stat`
+/// fields 14 and 15).
+pub fn cpu_ticks(pid: u32) -> Result<u64, BoxError> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The command name (field 2) may hold spaces; the fields after it are plain.
+    let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).ok_or("unexpected /proc/<pid>/stat")?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let field = |n: usize| -> Result<u64, BoxError> { Ok(fields.get(n - 3).ok_or("short /proc/<pid>/stat")?.parse()?) };
+    Ok(field(14)? + field(15)?)
+}
+
+/// `getconf CLK_TCK` (100 on Linux unless told otherwise).
+pub fn clock_ticks_per_sec() -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        std::process::Command::new("getconf")
+            .arg("CLK_TCK")
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8(out.stdout).ok())
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(100.0)
+    })
+}
+
+/// The server's CPU time over a stretch of a measurement: on a shared machine the CPU an
+/// operation costs is the figure that survives noise, where latency and throughput do not.
+/// Without a process to watch (a server we did not start) it measures nothing.
+#[derive(Clone, Copy)]
+pub struct CpuMeter {
+    pid: Option<u32>,
+    ticks: u64,
+    started: Instant,
+}
+
+/// What a [`CpuMeter`] measured.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuUse {
+    /// Server CPU seconds (user + system, every thread).
+    pub cpu_secs: f64,
+    /// Wall-clock seconds.
+    pub wall_secs: f64,
+}
+
+impl CpuMeter {
+    pub fn start(pid: Option<u32>) -> Self {
+        let ticks = pid.and_then(|pid| cpu_ticks(pid).ok()).unwrap_or(0);
+        CpuMeter { pid, ticks, started: Instant::now() }
+    }
+
+    /// CPU used since `start`; `None` without a process or once it has gone.
+    pub fn stop(&self) -> Option<CpuUse> {
+        let now = cpu_ticks(self.pid?).ok()?;
+        Some(CpuUse {
+            cpu_secs: now.saturating_sub(self.ticks) as f64 / clock_ticks_per_sec(),
+            wall_secs: self.started.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+impl CpuUse {
+    /// CPU microseconds per operation.
+    pub fn micros_per(&self, operations: usize) -> f64 {
+        if operations == 0 {
+            return 0.0;
+        }
+        self.cpu_secs * 1e6 / operations as f64
+    }
+
+    /// Two stretches as one (CPU and wall time added).
+    pub fn plus(self, other: CpuUse) -> CpuUse {
+        CpuUse { cpu_secs: self.cpu_secs + other.cpu_secs, wall_secs: self.wall_secs + other.wall_secs }
+    }
+
+    /// Share of one core over the stretch.
+    pub fn share(&self) -> f64 {
+        if self.wall_secs > 0.0 {
+            self.cpu_secs / self.wall_secs
+        } else {
+            0.0
+        }
+    }
+
+    /// e.g. `server CPU 312 µs/op (0.62 s, 83% of a core)`.
+    pub fn describe(&self, operations: usize, unit: &str) -> String {
+        format!(
+            "server CPU {:.0} µs/{unit} ({:.2} s, {:.0}% of a core)",
+            self.micros_per(operations),
+            self.cpu_secs,
+            self.share() * 100.0
+        )
+    }
+
+    pub fn to_json(self, operations: usize) -> Value {
+        serde_json::json!({ "cpu_us_per_op": round3(self.micros_per(operations)), "cpu_s": round3(self.cpu_secs),
+                            "core_share": round3(self.share()) })
+    }
+}
+
+pub fn describe_cpu(cpu: Option<CpuUse>, operations: usize, unit: &str) -> String {
+    cpu.map_or_else(|| "server CPU not measured".to_owned(), |c| c.describe(operations, unit))
+}
+
+pub fn cpu_json(cpu: Option<CpuUse>, operations: usize) -> Value {
+    cpu.map_or(Value::Null, |c| c.to_json(operations))
 }
 
 /// This process's soft limit of open files (a server we start inherits it).

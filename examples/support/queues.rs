@@ -89,6 +89,27 @@ impl<T: Send + 'static> Pollers<T> {
         Pollers { tasks, rx, waiting, n: queues.len() }
     }
 
+    /// The same, started `batch` at a time, `pause` apart (many connections opened at once
+    /// overflow the server's listen backlog).
+    pub async fn start_gradually(
+        api: &Api,
+        queues: &[Queue],
+        pick: fn(&Value) -> Option<T>,
+        batch: usize,
+        pause: Duration,
+    ) -> Self {
+        let (tx, rx) = unbounded_channel();
+        let waiting = Arc::new(AtomicUsize::new(0));
+        let mut tasks = JoinSet::new();
+        for chunk in queues.chunks(batch.max(1)) {
+            for queue in chunk {
+                tasks.spawn(poll_queue(api.clone(), queue.clone(), waiting.clone(), tx.clone(), pick));
+            }
+            tokio::time::sleep(pause).await;
+        }
+        Pollers { tasks, rx, waiting, n: queues.len() }
+    }
+
     /// Waits (at most 60 s) until every poller has sent its first request.
     pub async fn wait_until_waiting(&self) -> Result<(), BoxError> {
         let deadline = Instant::now() + Duration::from_secs(60);

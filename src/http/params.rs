@@ -29,7 +29,8 @@ pub struct Params {
     body: Vec<(String, String)>,
     query: Vec<(String, String)>,
     files: Vec<UploadedFile>,
-    used: RefCell<BTreeSet<String>>,
+    /// Which pairs (body first, then query) the endpoint asked for by name.
+    used: RefCell<Vec<bool>>,
 }
 
 impl Params {
@@ -39,8 +40,18 @@ impl Params {
     }
 
     /// The raw value: the last occurrence in the body, else the last in the query string.
+    /// Every occurrence of the name counts as used (no allocation: this runs for every
+    /// parameter an endpoint knows, given or not).
     fn raw(&self, name: &str) -> Option<&str> {
-        self.used.borrow_mut().insert(name.to_owned());
+        let mut used = self.used.borrow_mut();
+        for (i, (key, _)) in self.body.iter().chain(self.query.iter()).enumerate() {
+            if key == name {
+                if used.len() <= i {
+                    used.resize(self.body.len() + self.query.len(), false);
+                }
+                used[i] = true;
+            }
+        }
         last_value(&self.body, name).or_else(|| last_value(&self.query, name))
     }
 
@@ -103,8 +114,14 @@ impl Params {
     /// Names the endpoint never asked for, sorted and without repeats.
     pub fn ignored(&self) -> Vec<String> {
         let used = self.used.borrow();
-        let names: BTreeSet<&str> =
-            self.body.iter().chain(self.query.iter()).map(|(k, _)| k.as_str()).filter(|k| !used.contains(*k)).collect();
+        let names: BTreeSet<&str> = self
+            .body
+            .iter()
+            .chain(self.query.iter())
+            .enumerate()
+            .filter(|(i, _)| !used.get(*i).copied().unwrap_or(false))
+            .map(|(_, (k, _))| k.as_str())
+            .collect();
         names.into_iter().map(str::to_owned).collect()
     }
 

@@ -97,6 +97,9 @@ async fn the_endpoint_shows_the_figures_moving() {
     assert!(count(r#"method="GET",route="/api/v1/events",status="200""#).unwrap() >= 1.0, "{text}");
     assert!(!text.contains("/api/v1/users/1\""), "a raw path became a label:\n{text}");
     assert!(sample(&text, "agora_sqlite_transaction_seconds_count").unwrap() >= 1.0);
+    // The message was a group commit of one change.
+    assert!(text.contains("# TYPE agora_group_commit_changes histogram"), "{text}");
+    assert!(sample(&text, r#"agora_group_commit_changes_bucket{le="1"}"#).unwrap() >= 1.0, "{text}");
     assert!(text.contains(
         r#"agora_http_request_duration_seconds_bucket{method="POST",route="/api/v1/messages",status="200",le="0.005"}"#
     ));

@@ -1,5 +1,7 @@
-//! [`QueueActor`]: one client's event queue: its pending events, the one poll that may be
-//! waiting on it, the heartbeat that answers that poll when nothing happens, and expiry.
+//! [`QueueActor`]: one client's event queue. Its events and its waiting poll are in a
+//! [`SharedQueue`] that the realm actor and the HTTP workers use directly (no hop per event
+//! or per poll); the actor checks expiry, closes and saves the queue, and answers the
+//! same requests as messages (tests drive a queue that way).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -7,15 +9,15 @@ use std::time::Duration;
 use actix::prelude::*;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
-use tokio::sync::oneshot;
+use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use super::buffer::{event_cost, EventBuffer, Queued};
+use super::buffer::{EventBuffer, Queued};
 use super::index::QueueIndex;
+use super::shared::{SharedQueue, Waiting};
 use super::spec::QueueSpec;
 use crate::config::QueueConfig;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, PushEvent};
 use crate::ids::UserId;
 
@@ -41,8 +43,9 @@ pub struct PollReply {
 pub enum PollOutcome {
     Ready(PollReply),
     /// Answered when an event arrives, the heartbeat fires, another poll replaces this one
-    /// or the queue is deleted. Closed without an answer when the server stops.
-    Waiting(oneshot::Receiver<PollReply>),
+    /// or the queue is deleted. Closed without an answer when the queue is saved for a
+    /// restart or overflows.
+    Waiting(Waiting),
 }
 
 /// `GET /events` on this queue (its owner already checked).
@@ -103,19 +106,9 @@ pub struct SavedQueue {
     pub idle_ms: u64,
 }
 
-struct Waiter {
-    reply: oneshot::Sender<PollReply>,
-    heartbeat: SpawnHandle,
-}
-
 /// One registered event queue.
 pub struct QueueActor {
-    id: Arc<str>,
-    user_id: UserId,
-    spec: QueueSpec,
-    buffer: EventBuffer,
-    waiter: Option<Waiter>,
-    last_connection: Instant,
+    queue: Arc<SharedQueue>,
     config: QueueConfig,
     index: Arc<QueueIndex>,
     realm: Option<Recipient<QueueGone>>,
@@ -132,17 +125,8 @@ impl QueueActor {
         index: Arc<QueueIndex>,
         realm: Option<Recipient<QueueGone>>,
     ) -> Self {
-        QueueActor {
-            id: Arc::from(id),
-            user_id,
-            spec,
-            buffer: EventBuffer::default(),
-            waiter: None,
-            last_connection: Instant::now(),
-            config,
-            index,
-            realm,
-        }
+        let queue = Arc::new(SharedQueue::new(id, user_id, spec, config, EventBuffer::default()));
+        QueueActor { queue, config, index, realm }
     }
 
     /// A queue as it was saved; its idle time keeps counting from the saved value.
@@ -157,68 +141,27 @@ impl QueueActor {
             .into_iter()
             .filter_map(|(id, body)| Event::from_body(body).map(|e| Queued { id, event: Arc::new(e) }))
             .collect();
-        let mut queue = QueueActor::new(&saved.queue_id, saved.user_id, saved.spec, config, index, realm);
-        queue.buffer = EventBuffer::restore(events, saved.next_event_id, saved.newest_pruned_id);
+        let buffer = EventBuffer::restore(events, saved.next_event_id, saved.newest_pruned_id);
+        let queue = SharedQueue::new(&saved.queue_id, saved.user_id, saved.spec, config, buffer);
         let now = Instant::now();
-        queue.last_connection = now.checked_sub(Duration::from_millis(saved.idle_ms)).unwrap_or(now);
-        queue
+        queue.set_last_connection(now.checked_sub(Duration::from_millis(saved.idle_ms)).unwrap_or(now));
+        QueueActor { queue: Arc::new(queue), config, index, realm }
     }
 
     /// The queue's id.
     pub fn id(&self) -> &str {
-        &self.id
+        self.queue.id()
+    }
+
+    /// The queue's state, shared with the realm actor and the HTTP workers.
+    pub fn shared(&self) -> &Arc<SharedQueue> {
+        &self.queue
     }
 
     /// Adds an event the server generated itself (a `restart` notice, ...), if the
     /// client takes events of its type.
     pub fn push_local(&mut self, event: Event) {
-        let event = Arc::new(event);
-        if self.spec.accepts(&event) {
-            self.buffer.push(event);
-        }
-    }
-
-    fn timeout(&self) -> Duration {
-        Duration::from_millis(self.spec.timeout_ms)
-    }
-
-    /// Whether a poll is really waiting (its client may have gone away meanwhile).
-    fn has_waiter(&self) -> bool {
-        self.waiter.as_ref().is_some_and(|w| !w.reply.is_closed())
-    }
-
-    fn expired(&self) -> bool {
-        !self.has_waiter() && self.last_connection.elapsed() >= self.timeout()
-    }
-
-    /// What a reply carries: the oldest events, as many as one reply may hold.
-    fn reply_events(&mut self) -> Vec<Queued> {
-        self.buffer.first(self.config.max_reply_events, self.config.max_reply_bytes)
-    }
-
-    /// Answers the waiting poll, if any, with the queue's contents and its id.
-    fn finish_waiter(&mut self, ctx: &mut Context<Self>) {
-        if let Some(waiter) = self.waiter.take() {
-            ctx.cancel_future(waiter.heartbeat);
-            let reply = PollReply { events: self.reply_events(), queue_id: Some(Arc::clone(&self.id)) };
-            let _ = waiter.reply.send(reply);
-        }
-    }
-
-    fn heartbeat_delay(&self) -> Duration {
-        let jitter_ms = self.config.heartbeat_jitter.as_millis() as u64;
-        let extra = if jitter_ms == 0 { 0 } else { rand::thread_rng().gen_range(0..=jitter_ms) };
-        self.config.heartbeat_min + Duration::from_millis(extra)
-    }
-
-    fn heartbeat(&mut self, ctx: &mut Context<Self>) {
-        if !self.has_waiter() {
-            // The client went away; its events wait for the next poll.
-            self.waiter = None;
-            return;
-        }
-        self.buffer.push(Arc::new(Event::new("heartbeat", json!({}))));
-        self.finish_waiter(ctx);
+        self.queue.push_local(event);
     }
 
     /// Removes the queue: from the index first (so the next poll is told it is gone), then
@@ -226,42 +169,13 @@ impl QueueActor {
     /// then it is dropped unanswered, and its request answers `BAD_EVENT_QUEUE_ID` as the
     /// next poll would.
     fn close(&mut self, ctx: &mut Context<Self>, reason: GoneReason) {
-        match reason {
-            GoneReason::Overflow { .. } => {
-                if let Some(waiter) = self.waiter.take() {
-                    ctx.cancel_future(waiter.heartbeat);
-                }
-            }
-            GoneReason::Expired | GoneReason::Closed => self.finish_waiter(ctx),
-        }
-        self.index.remove(&self.id);
+        let reason = self.queue.close(reason);
+        self.index.remove(self.queue.id());
         if let Some(realm) = &self.realm {
-            realm.do_send(QueueGone { queue_id: Arc::clone(&self.id), user_id: self.user_id, reason });
+            let (queue_id, user_id) = (Arc::clone(self.queue.id()), self.queue.user_id());
+            realm.do_send(QueueGone { queue_id, user_id, reason });
         }
         ctx.stop();
-    }
-
-    /// Adds an accepted event in the forms this client takes, unless that would take the
-    /// queue past its backlog limits: then the queue is removed instead (the client
-    /// registers again and gets a fresh state, as after any lost queue). The count is
-    /// checked before any form is built, so one request that would make many events here
-    /// (a deletion of many messages, split per message) builds none.
-    fn add(&mut self, event: &Arc<Event>, ctx: &mut Context<Self>) -> bool {
-        let events = self.buffer.len().saturating_add(self.spec.shaped_len(event));
-        if events > self.config.max_backlog_events {
-            self.close(ctx, GoneReason::Overflow { events, bytes: self.buffer.bytes() });
-            return false;
-        }
-        let forms = self.spec.shape(event, &self.id);
-        let bytes = forms.iter().fold(self.buffer.bytes(), |sum, e| sum.saturating_add(event_cost(e)));
-        if bytes > self.config.max_backlog_bytes {
-            self.close(ctx, GoneReason::Overflow { events, bytes });
-            return false;
-        }
-        for form in forms.iter() {
-            self.buffer.push(Arc::clone(form));
-        }
-        true
     }
 }
 
@@ -269,10 +183,10 @@ impl Actor for QueueActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        ctx.run_interval(self.config.gc_interval, |queue, ctx| {
-            if queue.expired() {
-                tracing::debug!(queue.id = %queue.id, user.id = %queue.user_id, "event queue expired");
-                queue.close(ctx, GoneReason::Expired);
+        ctx.run_interval(self.config.gc_interval, |actor, ctx| {
+            if actor.queue.expired() {
+                tracing::debug!(queue.id = %actor.queue.id(), user.id = %actor.queue.user_id(), "event queue expired");
+                actor.close(ctx, GoneReason::Expired);
             }
         });
     }
@@ -282,17 +196,11 @@ impl Handler<PushEvent> for QueueActor {
     type Result = ();
 
     fn handle(&mut self, msg: PushEvent, ctx: &mut Self::Context) {
-        // A queue being removed takes nothing more.
-        if ctx.state() != ActorState::Running || !self.spec.accepts(&msg.event) {
+        if ctx.state() != ActorState::Running {
             return;
         }
-        if !self.add(&msg.event, ctx) {
-            return;
-        }
-        if self.has_waiter() {
-            self.finish_waiter(ctx);
-        } else if let Some(waiter) = self.waiter.take() {
-            ctx.cancel_future(waiter.heartbeat);
+        if let Some(reason) = self.queue.push(&msg.event) {
+            self.close(ctx, reason);
         }
     }
 }
@@ -300,26 +208,16 @@ impl Handler<PushEvent> for QueueActor {
 impl Handler<Poll> for QueueActor {
     type Result = ApiResult<PollOutcome>;
 
-    fn handle(&mut self, msg: Poll, ctx: &mut Self::Context) -> Self::Result {
-        self.buffer.prune(msg.last_event_id)?;
-        // A newer poll replaces the waiting one, which gets what the queue holds now.
-        self.finish_waiter(ctx);
-        // Any poll shows the client is alive (Zulip counts only the ones that wait).
-        self.last_connection = Instant::now();
-        if !self.buffer.is_empty() || msg.dont_block {
-            let queue_id = msg.new_queue.then(|| Arc::clone(&self.id));
-            return Ok(PollOutcome::Ready(PollReply { events: self.reply_events(), queue_id }));
-        }
-        let (reply, waiting) = oneshot::channel();
-        let heartbeat = ctx.run_later(self.heartbeat_delay(), |queue, ctx| queue.heartbeat(ctx));
-        self.waiter = Some(Waiter { reply, heartbeat });
-        Ok(PollOutcome::Waiting(waiting))
+    fn handle(&mut self, msg: Poll, _: &mut Self::Context) -> Self::Result {
+        self.queue.poll(msg).unwrap_or_else(|| Err(ApiError::bad_event_queue_id(self.queue.id())))
     }
 }
 
 impl Handler<CloseQueue> for QueueActor {
     type Result = ();
 
+    /// Also how the realm actor removes a queue it found overflowing: the reason is then
+    /// the overflow.
     fn handle(&mut self, _: CloseQueue, ctx: &mut Self::Context) {
         self.close(ctx, GoneReason::Closed);
     }
@@ -329,20 +227,7 @@ impl Handler<SaveQueue> for QueueActor {
     type Result = Option<SavedQueue>;
 
     fn handle(&mut self, _: SaveQueue, ctx: &mut Self::Context) -> Self::Result {
-        // The waiting poll is dropped unanswered: its client retries after the restart.
-        if let Some(waiter) = self.waiter.take() {
-            ctx.cancel_future(waiter.heartbeat);
-        }
         ctx.stop();
-        let events = self.buffer.contents().into_iter().map(|q| (q.id, q.event.body().clone())).collect();
-        Some(SavedQueue {
-            queue_id: self.id.to_string(),
-            user_id: self.user_id,
-            spec: self.spec.clone(),
-            next_event_id: self.buffer.next_event_id(),
-            newest_pruned_id: self.buffer.newest_pruned_id(),
-            events,
-            idle_ms: self.last_connection.elapsed().as_millis() as u64,
-        })
+        Some(self.queue.save())
     }
 }

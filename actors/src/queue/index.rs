@@ -1,20 +1,22 @@
 //! [`QueueIndex`]: a realm's live queues by id, shared with the HTTP workers so that a
-//! poll reaches its queue actor without a hop through the realm actor.
+//! poll reaches its queue without a hop through the realm actor or the queue's actor.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use actix::Addr;
 
 use super::actor::QueueActor;
+use super::shared::SharedQueue;
 use crate::ids::UserId;
 
-/// A live queue: its owner and its actor.
+/// A live queue: its owner, its actor and its state (polled without a hop).
 #[derive(Clone)]
 pub struct QueueEntry {
     pub user_id: UserId,
     pub addr: Addr<QueueActor>,
+    pub queue: Arc<SharedQueue>,
 }
 
 /// The live queues of one realm.

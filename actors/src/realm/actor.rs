@@ -68,6 +68,8 @@ pub struct RealmActor {
     /// The state as of the last commit, published for the history readers.
     published: Arc<ArcSwap<RealmState>>,
     pub(super) listeners: HashMap<UserId, Vec<Listener>>,
+    /// The listeners registered for `all_public_streams`, apart (every send asks for them).
+    public_listeners: Vec<(UserId, Recipient<PushEvent>)>,
     next_listener: u64,
     /// Live event queues by id, shared with the HTTP workers.
     pub(super) queues: Arc<QueueIndex>,
@@ -75,19 +77,64 @@ pub struct RealmActor {
     readers: Readers,
     /// The presence actor's published rows, for `POST /register`.
     pub(super) presence: Arc<ArcSwap<PresenceState>>,
+    /// Changes waiting for the group commit at the end of the current run of the mailbox
+    /// (`group_commit.rs`), in arrival order.
+    pub(super) pending: Vec<Box<dyn PendingChange + Send>>,
+    /// Group commits and the changes they carried, for the log.
+    pub(super) groups: GroupStats,
     /// The timer armed for the earliest due scheduled message or reminder, with its due
     /// time (see `realm::scheduled::delivery`).
     pub(super) scheduler: Option<(i64, SpawnHandle)>,
+}
+
+/// A change that waits for a group commit: planned when the group is written (against the
+/// state as the changes before it in the group left it), written inside the group's
+/// transaction, applied, and answered after the commit.
+pub(super) trait PendingChange {
+    /// Plans, writes (in `tx`, inside a savepoint of its own if `savepoint`) and applies
+    /// the change: its events, or why not.
+    fn stage(
+        &mut self,
+        actor: &mut RealmActor,
+        tx: &rusqlite::Transaction<'_>,
+        savepoint: bool,
+    ) -> Result<Staged, NotStaged>;
+
+    /// Runs once the group is committed and its events are out, if this change was staged.
+    fn after_commit(&mut self, actor: &mut RealmActor);
+
+    /// Answers the request: with the output kept by [`PendingChange::stage`], or `error`.
+    fn finish(self: Box<Self>, error: Option<ApiError>);
+}
+
+/// Why a change of a group was not staged.
+pub(super) enum NotStaged {
+    /// Refused with nothing written (by its plan, or by its write inside its savepoint).
+    Refused(ApiError),
+    /// Its write failed without a savepoint: what it wrote is still in the transaction.
+    WriteFailed(ApiError),
+}
+
+/// A change of a group, applied but not yet committed.
+pub(super) struct Staged {
+    pub events: Vec<Outgoing>,
+    pub auth: bool,
+    pub closed: Vec<UserId>,
+}
+
+/// Counters of group commits.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct GroupStats {
+    pub commits: u64,
+    pub changes: u64,
 }
 
 /// Where a user's events go: a client queue, or any other recipient (tests).
 pub(super) struct Listener {
     id: ListenerId,
     recipient: Recipient<PushEvent>,
-    /// Set for event queues.
-    queue: Option<(Arc<str>, Addr<QueueActor>)>,
-    /// The queue was registered with `all_public_streams`.
-    all_public_streams: bool,
+    /// Set for event queues: events go straight into their shared state.
+    queue: Option<QueueEntry>,
 }
 
 impl RealmActor {
@@ -112,11 +159,14 @@ impl RealmActor {
             auth,
             published,
             listeners: HashMap::new(),
+            public_listeners: Vec::new(),
             next_listener: 0,
             queues,
             readers,
             presence,
             scheduler: None,
+            pending: Vec::new(),
+            groups: GroupStats::default(),
         }
     }
 
@@ -141,28 +191,29 @@ impl RealmActor {
         &mut self,
         user_id: UserId,
         recipient: Recipient<PushEvent>,
-        queue: Option<(Arc<str>, Addr<QueueActor>)>,
+        queue: Option<QueueEntry>,
         all_public_streams: bool,
     ) -> ListenerId {
         self.next_listener += 1;
         let id = ListenerId(self.next_listener);
-        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue, all_public_streams });
+        if all_public_streams {
+            self.public_listeners.retain(|(_, r)| r.connected());
+            self.public_listeners.push((user_id, recipient.clone()));
+        }
+        self.listeners.entry(user_id).or_default().push(Listener { id, recipient, queue });
         id
     }
 
     /// The users with a live queue registered for `all_public_streams`.
     pub(super) fn all_public_streams_listeners(&self) -> BTreeSet<UserId> {
-        self.listeners
-            .iter()
-            .filter(|(_, list)| list.iter().any(|l| l.all_public_streams && l.recipient.connected()))
-            .map(|(user, _)| *user)
-            .collect()
+        self.public_listeners.iter().filter(|(_, r)| r.connected()).map(|(user, _)| *user).collect()
     }
 
-    /// Takes a queue actor (new or restored) into the index and the fan-out.
-    pub fn adopt_queue(&mut self, queue_id: &str, user_id: UserId, all_public_streams: bool, addr: Addr<QueueActor>) {
-        self.queues.insert(queue_id, QueueEntry { user_id, addr: addr.clone() });
-        self.add_listener(user_id, addr.clone().recipient(), Some((Arc::from(queue_id), addr)), all_public_streams);
+    /// Takes a queue (new or restored: its actor and its shared state) into the index and
+    /// the fan-out.
+    pub fn adopt_queue(&mut self, entry: QueueEntry, all_public_streams: bool) {
+        self.queues.insert(entry.queue.id(), entry.clone());
+        self.add_listener(entry.user_id, entry.addr.clone().recipient(), Some(entry), all_public_streams);
     }
 
     /// Checks a registration against the user's rights; the user's record on success.
@@ -186,17 +237,18 @@ impl RealmActor {
             Arc::clone(&self.queues),
             Some(ctx.address().recipient()),
         );
+        let shared = Arc::clone(queue.shared());
         let addr = queue.start();
-        self.adopt_queue(queue_id, user_id, all_public_streams, addr);
+        self.adopt_queue(QueueEntry { user_id, addr, queue: shared }, all_public_streams);
     }
 
     /// Closes every queue of a user (deactivated).
     pub(super) fn close_queues_of(&mut self, user_id: UserId) {
         let Some(list) = self.listeners.get_mut(&user_id) else { return };
         list.retain(|listener| match &listener.queue {
-            Some((queue_id, addr)) => {
-                self.queues.remove(queue_id);
-                addr.do_send(CloseQueue);
+            Some(entry) => {
+                self.queues.remove(entry.queue.id());
+                entry.addr.do_send(CloseQueue);
                 false
             }
             None => true,
@@ -204,7 +256,8 @@ impl RealmActor {
     }
 
     pub(super) fn publish_auth(&self) {
-        self.auth.store(Arc::new(AuthSnapshot::of(&self.state)));
+        let next = self.auth.load().updated(&self.state);
+        self.auth.store(Arc::new(next));
         self.publish_state();
     }
 
@@ -219,6 +272,7 @@ impl RealmActor {
     /// channels...) leaves the published auth index as it is, so the hot paths do not
     /// rebuild it.
     pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
+        self.state.tidy();
         self.publish_state();
         self.fan_out(events);
     }
@@ -226,6 +280,7 @@ impl RealmActor {
     /// After a commit that may change who can authenticate: publish the new auth index,
     /// then send the events.
     pub(super) fn committed_auth(&mut self, events: Vec<Outgoing>) {
+        self.state.tidy();
         self.publish_auth();
         self.fan_out(events);
     }
@@ -248,18 +303,33 @@ impl RealmActor {
     }
 
     /// Hands each event to every live listener of its users, once per listener however
-    /// often a user is named. The event is shared, not copied, between listeners.
+    /// often a user is named. The event is shared, not copied, between listeners. Event
+    /// queues take it straight into their shared state, which answers a waiting poll: no
+    /// message to their actors. A queue the event takes past its backlog limits is removed.
     pub(super) fn fan_out(&mut self, events: Vec<Outgoing>) {
+        let mut overflowed = Vec::new();
         for out in events {
             let event = Arc::new(out.event);
             for user_id in distinct(out.users) {
                 if let Some(list) = self.listeners.get_mut(&user_id) {
                     list.retain(|l| l.recipient.connected());
                     for listener in list.iter() {
-                        listener.recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) });
+                        match &listener.queue {
+                            Some(entry) => {
+                                if entry.queue.push(&event).is_some() {
+                                    overflowed.push(entry.clone());
+                                }
+                            }
+                            None => listener.recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) }),
+                        }
                     }
                 }
             }
+        }
+        // Their actors close them and tell this actor why (it logs the overflow then).
+        for entry in overflowed {
+            self.queues.remove(entry.queue.id());
+            entry.addr.do_send(CloseQueue);
         }
     }
 
@@ -279,6 +349,8 @@ impl Actor for RealmActor {
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
+        // Nothing accepted is dropped unanswered.
+        self.flush_pending();
         tracing::debug!(realm.id = %self.state.realm().id, "realm actor stopped");
     }
 }
@@ -306,6 +378,7 @@ impl Handler<StopRealm> for RealmActor {
     type Result = ();
 
     fn handle(&mut self, _: StopRealm, ctx: &mut Self::Context) {
+        self.flush_pending();
         ctx.stop();
     }
 }
@@ -325,7 +398,7 @@ impl Handler<QueueGone> for RealmActor {
             );
         }
         if let Some(list) = self.listeners.get_mut(&msg.user_id) {
-            list.retain(|l| l.queue.as_ref().is_none_or(|(id, _)| *id != msg.queue_id));
+            list.retain(|l| l.queue.as_ref().is_none_or(|q| *q.queue.id() != msg.queue_id));
             if list.is_empty() {
                 self.listeners.remove(&msg.user_id);
             }
@@ -339,9 +412,11 @@ impl Handler<SaveQueues> for RealmActor {
     type Result = AtomicResponse<Self, usize>;
 
     fn handle(&mut self, _: SaveQueues, _: &mut Self::Context) -> Self::Result {
+        // The changes waiting for their group commit reach the queues before they are saved.
+        self.flush_pending();
         self.queues.set_closing();
         let queues: Vec<Addr<QueueActor>> =
-            self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|(_, addr)| addr.clone())).collect();
+            self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|q| q.addr.clone())).collect();
         let (store, realm_id) = (self.store.clone(), self.state.realm().id);
         AtomicResponse::new(Box::pin(
             async move {

@@ -110,7 +110,7 @@ impl RealmState {
     /// group does not set are `role:nobody`; deactivated users are not shown as members.
     pub fn group_dict(&self, group: &UserGroup) -> Map<String, Value> {
         let setting = |name: &str| self.group_setting_api_value(&self.group_setting_of(group, name)).to_json();
-        let members: Vec<_> = group.members.iter().filter(|u| self.user(**u).is_some_and(|u| u.is_active)).collect();
+        let members: Vec<_> = group.members.iter().filter(|u| self.is_active_user(**u)).collect();
         json_object(json!({
             "id": group.id,
             "name": group.name,

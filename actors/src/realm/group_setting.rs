@@ -257,10 +257,6 @@ impl RealmState {
         }
     }
 
-    fn is_active_user(&self, id: UserId) -> bool {
-        self.user(id).is_some_and(|u| u.is_active)
-    }
-
     /// Every group reachable from `roots` through subgroups, the roots included.
     pub fn recursive_subgroups(&self, roots: impl IntoIterator<Item = GroupId>) -> BTreeSet<GroupId> {
         let mut seen = BTreeSet::new();

@@ -7,8 +7,10 @@
 //! `BEGIN IMMEDIATE` transaction through the store's functions (all SQL lives in
 //! `crate::store`), recording what the database assigns, such as ids. Once committed,
 //! [`Change::apply`] applies it to the state and returns the reply and the events. The realm
-//! actor runs the three steps in its mailbox order ([`actor::RealmActor::commit`]);
-//! the command-line tools and tests run them through [`commit`].
+//! actor runs the three steps in its mailbox order ([`actor::RealmActor::commit`]), or, for
+//! the requests that wait for a group commit (sends, account creation), plans, writes and
+//! applies each in turn inside one transaction ([`group_commit`]); the command-line tools
+//! and tests run them through [`commit`].
 
 pub mod actor;
 pub mod admin;
@@ -24,6 +26,7 @@ pub mod drafts;
 pub mod events;
 pub mod folders;
 pub mod format;
+pub mod group_commit;
 pub mod group_setting;
 pub mod groups;
 pub mod invite_data;
@@ -131,5 +134,7 @@ pub fn commit<C: Change>(state: &mut RealmState, store: &Store, mut change: C) -
 
 #[cfg(test)]
 pub(crate) mod fixture_tests;
+#[cfg(test)]
+mod group_commit_tests;
 #[cfg(test)]
 mod tests;

@@ -24,8 +24,11 @@ use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
 use crate::markdown::linkifier::Linkifiers;
 
+mod active;
+mod channel_json;
 mod load;
 mod parts;
+mod user_json;
 
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
@@ -50,6 +53,15 @@ pub struct RealmState {
     last_message_id: MessageId,
     /// Users' statuses, alert words and mutes.
     user_data: UserData,
+    /// Ids of the active users, ascending (`None` after [`RealmState::user_mut`], which may
+    /// change who is active, until [`RealmState::tidy`]). Organization-wide events go to
+    /// them all: a copy of this list is much cheaper than a walk over every user.
+    active_ids: Option<Arc<Vec<UserId>>>,
+    /// Users and channels as JSON, and channels' active subscribers, shared by every copy
+    /// of the state.
+    user_json: Arc<user_json::UserJsonCache>,
+    channel_json: Arc<channel_json::ChannelJsonCache>,
+    subscriber_cache: Arc<active::SubscriberCache>,
     /// Invitations and the recent invitation mails (for the daily limit).
     pub(super) invites: Invites,
     /// Attachments and custom emoji.
@@ -103,6 +115,10 @@ impl RealmState {
             channels: Channels::default(),
             last_message_id: MessageId(0),
             user_data: UserData::default(),
+            active_ids: Some(Arc::default()),
+            user_json: Arc::default(),
+            channel_json: Arc::default(),
+            subscriber_cache: Arc::default(),
             invites: Invites::default(),
             uploads: UploadsData::default(),
             scheduled: ScheduledData::default(),
@@ -135,6 +151,16 @@ impl RealmState {
         self.user(id).ok_or_else(|| ApiError::bad_request("No such user"))
     }
 
+    /// The users by id, as shared (for telling what changed between two states).
+    /// [`RealmState::user`], as the state holds it (a system bot too).
+    pub(crate) fn user_arc(&self, id: UserId) -> Option<&Arc<User>> {
+        self.users.get(&id).or_else(|| self.system_bots.get(&id))
+    }
+
+    pub(crate) fn user_map(&self) -> &OrdMap<UserId, Arc<User>> {
+        &self.users
+    }
+
     /// Every user, by id.
     pub fn users(&self) -> impl Iterator<Item = &User> {
         self.users.values().map(|u| &**u)
@@ -143,11 +169,6 @@ impl RealmState {
     /// `event` for every active user (most organization-wide events go to them).
     pub fn to_everyone(&self, event: Event) -> Outgoing {
         Outgoing::to(self.active_user_ids(), event)
-    }
-
-    /// Ids of active users, ascending.
-    pub fn active_user_ids(&self) -> Vec<UserId> {
-        self.users.values().filter(|u| u.is_active).map(|u| u.id).collect()
     }
 
     /// The user with this delivery (real) email, compared case-insensitively.
@@ -314,11 +335,14 @@ impl RealmState {
         }
         self.by_delivery_email.insert(user.delivery_email.to_lowercase(), user.id);
         self.by_api_email.insert(user.email.to_lowercase(), user.id);
+        self.note_active(user.id, user.is_active);
         self.users.insert(user.id, Arc::new(user));
     }
 
     /// Mutable access to a user for field changes that touch no index.
     pub(crate) fn user_mut(&mut self, id: UserId) -> Option<&mut User> {
+        // It may change who is active.
+        self.active_ids = None;
         self.users.get_mut(&id).map(Arc::make_mut)
     }
 
@@ -421,3 +445,6 @@ impl RealmState {
         self.groups.insert(group.id, Arc::new(group));
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -66,30 +66,31 @@ pub fn read_row(row: &Row<'_>, at: usize) -> rusqlite::Result<MessageRow> {
 /// Stores a message, its full-text row and its recipients' rows (`(user, flags)`);
 /// returns its id.
 pub fn insert(conn: &Connection, msg: &NewMessage<'_>, recipients: &[(UserId, i64)]) -> StoreResult<MessageId> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO messages (realm_id, sender_id, channel_id, topic, content, rendered_content, date_sent,
                                dm_key, sending_client, has_link, has_image, has_attachment)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![
-            msg.realm_id,
-            msg.sender_id,
-            msg.channel_id,
-            msg.topic,
-            msg.content,
-            msg.rendered_content,
-            msg.date_sent,
-            msg.dm_key,
-            msg.sending_client,
-            msg.has_link,
-            msg.has_image,
-            msg.has_attachment
-        ],
-    )?;
+    )?
+    .execute(params![
+        msg.realm_id,
+        msg.sender_id,
+        msg.channel_id,
+        msg.topic,
+        msg.content,
+        msg.rendered_content,
+        msg.date_sent,
+        msg.dm_key,
+        msg.sending_client,
+        msg.has_link,
+        msg.has_image,
+        msg.has_attachment
+    ])?;
     let id = MessageId(conn.last_insert_rowid());
-    conn.execute(
-        "INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)",
-        params![id, msg.content, msg.topic],
-    )?;
+    conn.prepare_cached("INSERT INTO messages_fts (rowid, content, topic) VALUES (?1, ?2, ?3)")?.execute(params![
+        id,
+        msg.content,
+        msg.topic
+    ])?;
     let mut stmt = conn.prepare_cached("INSERT INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)")?;
     for (user, flags) in recipients {
         stmt.execute(params![user, id, flags])?;
@@ -99,8 +100,9 @@ pub fn insert(conn: &Connection, msg: &NewMessage<'_>, recipients: &[(UserId, i6
 
 /// The largest message id `user` received, or -1.
 pub fn max_message_id(conn: &Connection, user: UserId) -> StoreResult<i64> {
-    let id: Option<i64> =
-        conn.query_row("SELECT MAX(message_id) FROM user_messages WHERE user_id = ?1", [user], |r| r.get(0))?;
+    let id: Option<i64> = conn
+        .prepare_cached("SELECT MAX(message_id) FROM user_messages WHERE user_id = ?1")?
+        .query_row([user], |r| r.get(0))?;
     Ok(id.unwrap_or(-1))
 }
 
@@ -165,11 +167,8 @@ pub fn reactions_of(conn: &Connection, messages: &[MessageId]) -> StoreResult<Ve
 /// Whether a channel topic has any message yet.
 pub fn topic_has_messages(conn: &Connection, channel: ChannelId, topic: &str) -> StoreResult<bool> {
     Ok(conn
-        .query_row(
-            "SELECT 1 FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE LIMIT 1",
-            params![channel, topic],
-            |_| Ok(()),
-        )
+        .prepare_cached("SELECT 1 FROM messages WHERE channel_id = ?1 AND topic = ?2 COLLATE NOCASE LIMIT 1")?
+        .query_row(params![channel, topic], |_| Ok(()))
         .optional()?
         .is_some())
 }
@@ -178,7 +177,8 @@ pub fn topic_has_messages(conn: &Connection, channel: ChannelId, topic: &str) ->
 /// message yet.
 pub fn dm_conversation_exists(conn: &Connection, dm_key: &str) -> StoreResult<bool> {
     Ok(conn
-        .query_row("SELECT 1 FROM messages WHERE dm_key = ?1 LIMIT 1", params![dm_key], |_| Ok(()))
+        .prepare_cached("SELECT 1 FROM messages WHERE dm_key = ?1 LIMIT 1")?
+        .query_row(params![dm_key], |_| Ok(()))
         .optional()?
         .is_some())
 }

@@ -68,39 +68,39 @@ pub fn by_api_key(conn: &Connection, api_key: &str) -> StoreResult<Option<User>>
 /// Inserts a user with a placeholder API email and returns the new id. The API email may
 /// depend on the id; set it with [`set_email`] in the same transaction.
 pub fn insert(conn: &Connection, user: &User) -> StoreResult<UserId> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO users (realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type,
             bot_owner_id, timezone, date_joined, avatar_source, avatar_version, api_key, password_hash,
             can_create_users, can_change_user_emails, email_address_visibility, settings)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-        params![
-            user.realm_id,
-            user.delivery_email,
-            user.email,
-            user.full_name,
-            user.role.as_i64(),
-            user.is_active,
-            user.is_bot,
-            user.bot_type,
-            user.bot_owner_id,
-            user.timezone,
-            user.date_joined,
-            user.avatar_source,
-            user.avatar_version,
-            user.api_key,
-            user.password_hash,
-            user.can_create_users,
-            user.can_change_user_emails,
-            user.email_address_visibility as i64,
-            Value::Object(user.settings.clone()).to_string(),
-        ],
-    )?;
+    )?
+    .execute(params![
+        user.realm_id,
+        user.delivery_email,
+        user.email,
+        user.full_name,
+        user.role.as_i64(),
+        user.is_active,
+        user.is_bot,
+        user.bot_type,
+        user.bot_owner_id,
+        user.timezone,
+        user.date_joined,
+        user.avatar_source,
+        user.avatar_version,
+        user.api_key,
+        user.password_hash,
+        user.can_create_users,
+        user.can_change_user_emails,
+        user.email_address_visibility as i64,
+        Value::Object(user.settings.clone()).to_string(),
+    ])?;
     Ok(UserId(conn.last_insert_rowid()))
 }
 
 /// Sets a user's API email.
 pub fn set_email(conn: &Connection, id: UserId, email: &str) -> StoreResult<()> {
-    conn.execute("UPDATE users SET email = ?2 WHERE id = ?1", params![id, email])?;
+    conn.prepare_cached("UPDATE users SET email = ?2 WHERE id = ?1")?.execute(params![id, email])?;
     Ok(())
 }
 

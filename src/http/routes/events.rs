@@ -43,7 +43,7 @@ pub async fn register(
         presence_history_limit_days: params.int("presence_history_limit_days")?,
     };
     let snapshot = auth.realm.addr.send(Register { user_id: auth.user.user_id, spec, fetch }).await??;
-    Ok(params.success_fields(&snapshot))
+    Ok(params.success_parts(snapshot))
 }
 
 /// The capabilities `GET /events` takes as parameters of their own when it creates a queue.
@@ -183,15 +183,16 @@ pub async fn get_events(
         }
     };
     let entry = owned_queue(realm, &auth, &queue_id)?;
-    let reply = match entry.addr.send(poll).await {
-        Err(_) => return Err(queue_lost(realm, &queue_id).into()),
-        Ok(outcome) => match outcome? {
+    // Straight on the queue's shared state: no hop through an actor.
+    let reply = match entry.queue.poll(poll) {
+        None => return Err(queue_lost(realm, &queue_id).into()),
+        Some(outcome) => match outcome? {
             PollOutcome::Ready(reply) => reply,
             // If the client goes away meanwhile this future is dropped; its events stay
             // queued until a poll acknowledges them.
             PollOutcome::Waiting(waiting) => {
                 let _counted = realm.queues.poll_waiting();
-                waiting.await.map_err(|_| queue_lost(realm, &queue_id))?
+                waiting.reply().await.map_err(|_| queue_lost(realm, &queue_id))?
             }
         },
     };

@@ -54,14 +54,14 @@ pub fn common(state: &RealmState, channel: &Channel) -> Common {
         settings,
         post_policy: stream_post_policy(state, channel),
         first_message_id: state.first_message_id(channel.id).map_or(Value::Null, Value::from),
-        subscriber_count: state.subscribers(channel.id).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).count(),
+        subscriber_count: state.active_subscriber_ids(channel.id).len(),
     }
 }
 
 /// The active users subscribed to a channel (deactivated users keep their rows but are
 /// listed nowhere), ascending.
 pub fn active_subscribers(state: &RealmState, channel: crate::ids::ChannelId) -> Vec<i64> {
-    state.subscribers(channel).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).map(|u| u.0).collect()
+    state.active_subscriber_ids(channel).iter().map(|u| u.0).collect()
 }
 
 fn put(map: &mut Map<String, Value>, key: &str, value: impl Into<Value>) {

@@ -1,5 +1,7 @@
 //! Channel reads: listings, single channels, subscribers and the register data sets.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::access::visible_channel;
@@ -155,23 +157,29 @@ pub fn is_subscribed(state: &RealmState, viewer: &User, target: UserId, id: Chan
 }
 
 /// The subscription data set of `user`: `(subscriptions, unsubscribed, never_subscribed)`,
-/// each sorted by name (Zulip's `gather_subscriptions_helper`).
+/// each sorted by name (Zulip's `gather_subscriptions_helper`); `never_subscribed` written
+/// as a JSON array, its objects (the same for every user) from the organization's cache.
 pub fn subscription_sets(
     state: &RealmState,
     user: &User,
     include: IncludeSubscribers,
     include_archived: bool,
-) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
+) -> (Vec<Value>, Vec<Value>, String) {
     let (mut subscribed, mut unsubscribed, mut never) = (Vec::new(), Vec::new(), Vec::new());
     for channel in state.channels() {
         if channel.is_archived && !include_archived {
             continue;
         }
         let visible = state.has_metadata_access(user, channel);
-        let mut dict = match state.subscription(user.id, channel.id) {
-            Some(sub) if sub.active => format::subscription_dict(state, channel, sub),
-            Some(sub) if visible => format::subscription_dict(state, channel, sub),
-            None if visible => format::never_subscribed_dict(state, channel),
+        let subscription = state.subscription(user.id, channel.id);
+        if subscription.is_none() {
+            if visible {
+                never.push((channel.name.as_str(), never_subscribed_json(state, channel, include)));
+            }
+            continue;
+        }
+        let mut dict = match subscription {
+            Some(sub) if sub.active || visible => format::subscription_dict(state, channel, sub),
             _ => continue,
         };
         let active = state.is_subscribed(user.id, channel.id);
@@ -181,17 +189,54 @@ pub fn subscription_sets(
             dict.insert(key.into(), json!(ids));
         }
         let entry = (channel.name.clone(), Value::Object(dict));
-        match state.subscription(user.id, channel.id) {
+        match subscription {
             Some(sub) if sub.active => subscribed.push(entry),
-            Some(_) => unsubscribed.push(entry),
-            None => never.push(entry),
+            _ => unsubscribed.push(entry),
         }
     }
     let sorted = |mut v: Vec<(String, Value)>| {
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v.into_iter().map(|(_, d)| d).collect::<Vec<_>>()
     };
-    (sorted(subscribed), sorted(unsubscribed), sorted(never))
+    never.sort_by(|a, b| a.0.cmp(b.0));
+    (sorted(subscribed), sorted(unsubscribed), json_array(never.into_iter().map(|(_, json)| json)))
+}
+
+/// A never-subscribed channel's object, with its subscribers as `include` asks.
+fn never_subscribed_json(state: &RealmState, channel: &Channel, include: IncludeSubscribers) -> Arc<str> {
+    let shape = match include {
+        IncludeSubscribers::No => SHAPE_NEVER,
+        IncludeSubscribers::Yes => SHAPE_NEVER_SUBSCRIBERS,
+        IncludeSubscribers::Partial => SHAPE_NEVER_PARTIAL,
+    };
+    state.channel_json(channel.id, shape, || {
+        let mut dict = format::never_subscribed_dict(state, channel);
+        if include != IncludeSubscribers::No {
+            let ids = format::active_subscribers(state, channel.id);
+            let key = if include == IncludeSubscribers::Partial { "partial_subscribers" } else { "subscribers" };
+            dict.insert(key.into(), json!(ids));
+        }
+        Value::Object(dict).to_string()
+    })
+}
+
+/// The shapes of the channel objects this module keeps in the organization's cache.
+const SHAPE_STREAM: u8 = 0;
+const SHAPE_NEVER: u8 = 1;
+const SHAPE_NEVER_SUBSCRIBERS: u8 = 2;
+const SHAPE_NEVER_PARTIAL: u8 = 3;
+
+/// A JSON array of objects already written.
+fn json_array(items: impl Iterator<Item = Arc<str>>) -> String {
+    let mut out = String::from("[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&item);
+    }
+    out.push(']');
+    out
 }
 
 /// `GET /users/me/subscriptions`: the active subscriptions, by name.
@@ -215,13 +260,18 @@ pub fn my_subscriptions(state: &RealmState, user: &User, include: IncludeSubscri
 
 /// The `streams` register data set: every channel the user may know of (metadata access),
 /// the same set `stream` events reach them for, so that a client's state after a reconnect
-/// agrees with the events it received.
-pub fn register_streams(state: &RealmState, user: &User, include_archived: bool) -> Vec<Value> {
+/// agrees with the events it received; written as a JSON array, its objects (the same for
+/// every user) from the organization's cache.
+pub fn register_streams(state: &RealmState, user: &User, include_archived: bool) -> String {
     let filter = StreamFilter { include_all: true, exclude_archived: !include_archived, ..StreamFilter::default() };
     let mut channels: Vec<&Channel> =
         state.visible_channels(user).filter(|c| selected(state, user, c, &filter)).collect();
     channels.sort_by(|a, b| a.name.cmp(&b.name));
-    channels.into_iter().map(|c| Value::Object(format::stream_dict(state, c))).collect()
+    json_array(
+        channels.into_iter().map(|c| {
+            state.channel_json(c.id, SHAPE_STREAM, || Value::Object(format::stream_dict(state, c)).to_string())
+        }),
+    )
 }
 
 /// `GET /default_streams` (not a route of Zulip's, which offers the same through register's

@@ -23,7 +23,7 @@ pub fn group_members(state: &RealmState, viewer: UserId, id: GroupId, direct_onl
     require_member(state, viewer)?;
     let group = find_group(state, id, false)?;
     Ok(if direct_only {
-        group.members.iter().copied().filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect()
+        group.members.iter().copied().filter(|u| state.is_active_user(*u)).collect()
     } else {
         state.recursive_members([id]).into_iter().collect()
     })

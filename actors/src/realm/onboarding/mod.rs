@@ -19,6 +19,7 @@ use crate::config::ServerConfig;
 use crate::error::ApiResult;
 use crate::realm::actor::RealmActor;
 use crate::realm::commit;
+use crate::realm::group_commit::{Deferred, Plan};
 use crate::realm::invite_data::Invite;
 use crate::realm::notices::new_user_notices;
 use crate::realm::state::RealmState;
@@ -53,6 +54,17 @@ impl RealmActor {
     }
 }
 
+impl RealmActor {
+    /// After a group commit that created an account without an invitation: what the system
+    /// bots say about a new human.
+    fn welcome_created(&mut self, created: &CreatedUser) {
+        if let Some(user) = self.state.user(created.user_id).filter(|u| u.bot_type.is_none()).cloned() {
+            let notices = new_user_notices(&self.state, &user, None);
+            self.post_notices(notices);
+        }
+    }
+}
+
 fn member_is_human(member: &NewMember) -> bool {
     member.account().user().bot_type.is_none()
 }
@@ -79,24 +91,30 @@ impl Handler<JoinOrganization> for RealmActor {
 }
 
 impl Handler<CreateUser> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
+    /// Waits for the group commit, as sends do.
+    type Result = Deferred<ApiResult<CreatedUser>>;
 
-    fn handle(&mut self, msg: CreateUser, _: &mut Self::Context) -> Self::Result {
-        let account = plan_create_user(&self.state, &self.config, &msg.0, clock::now())?;
-        let member = NewMember::plan(&self.state, account, None);
-        self.welcome(member, None)
+    fn handle(&mut self, msg: CreateUser, ctx: &mut Self::Context) -> Self::Result {
+        let plan: Plan<CreateUser, NewMember> = |actor, msg| {
+            let account = plan_create_user(&actor.state, &actor.config, &msg.0, clock::now())?;
+            Ok(NewMember::plan(&actor.state, account, None))
+        };
+        self.defer_then(ctx, msg, plan, Some(RealmActor::welcome_created))
     }
 }
 
 impl Handler<CreateUserAs> for RealmActor {
-    type Result = ApiResult<CreatedUser>;
+    /// Waits for the group commit, as sends do.
+    type Result = Deferred<ApiResult<CreatedUser>>;
 
-    fn handle(&mut self, msg: CreateUserAs, _: &mut Self::Context) -> Self::Result {
-        let acting = self.viewer(msg.acting)?;
-        let (new, weak) = (&msg.new, msg.password_too_weak);
-        let account = plan_create_user_as(&self.state, &self.config, acting, new, weak, clock::now())?;
-        let member = NewMember::plan(&self.state, account, None);
-        self.welcome(member, None)
+    fn handle(&mut self, msg: CreateUserAs, ctx: &mut Self::Context) -> Self::Result {
+        let plan: Plan<CreateUserAs, NewMember> = |actor, msg| {
+            let acting = actor.viewer(msg.acting)?;
+            let (new, weak) = (&msg.new, msg.password_too_weak);
+            let account = plan_create_user_as(&actor.state, &actor.config, acting, new, weak, clock::now())?;
+            Ok(NewMember::plan(&actor.state, account, None))
+        };
+        self.defer_then(ctx, msg, plan, Some(RealmActor::welcome_created))
     }
 }
 

@@ -9,9 +9,12 @@ use std::collections::BTreeSet;
 
 use actix::prelude::*;
 
+use std::sync::Arc;
+
 use super::actor::RealmActor;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
+use crate::queue::actor::CloseQueue;
 use crate::queue::{new_queue_id, QueueSpec};
 use crate::realm::channels::IncludeSubscribers;
 
@@ -27,9 +30,9 @@ pub struct FetchOptions {
 
 /// `POST /register`: creates an event queue for the user and returns the initial state
 /// (with `queue_id` and `last_event_id`), both as of the same moment, as the JSON members
-/// of the response.
+/// of the response, in pieces to be sent one after the other.
 #[derive(Message, Debug)]
-#[rtype(result = "ApiResult<String>")]
+#[rtype(result = "ApiResult<Vec<bytes::Bytes>>")]
 pub struct Register {
     pub user_id: UserId,
     pub spec: QueueSpec,
@@ -45,31 +48,92 @@ pub struct AllocateQueue {
     pub spec: QueueSpec,
 }
 
-impl Handler<Register> for RealmActor {
-    type Result = ApiResult<String>;
+/// What a register's initial state is made of, taken by the realm actor when it made the
+/// queue, for a reader thread to write.
+pub struct Snapshot {
+    pub state: crate::realm::state::RealmState,
+    pub config: Arc<crate::config::ServerConfig>,
+    pub user: crate::realm::model::User,
+    pub spec: QueueSpec,
+    pub fetch: FetchOptions,
+    pub store: crate::store::Store,
+    pub max_message_id: i64,
+    pub presence: Arc<crate::presence::PresenceState>,
+    pub queue_id: String,
+}
 
-    fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
-        let user = self.check_queue_spec(msg.user_id, &msg.spec)?;
-        let queue_id = new_queue_id();
-        // The state and the queue are made in the same handler, so no event can fall
-        // between them: `last_event_id` is always -1.
-        let wants_messages = msg.fetch.fetch_event_types.as_ref().is_none_or(|t| t.contains("message"));
-        let max_message_id =
-            if wants_messages { crate::store::messages::max_message_id(&*self.store.conn()?, user.id)? } else { -1 };
-        let presence = self.presence.load_full();
+impl crate::reader::HistoryRead for Snapshot {
+    type Output = Vec<bytes::Bytes>;
+
+    /// Writes the initial state from the snapshot (not from the state published since).
+    fn run(self, _: &crate::realm::state::RealmState, _: &rusqlite::Connection) -> ApiResult<Vec<bytes::Bytes>> {
         let context = reads::Context {
             state: &self.state,
             config: &self.config,
-            user,
-            spec: &msg.spec,
-            fetch: &msg.fetch,
+            user: &self.user,
+            spec: &self.spec,
+            fetch: &self.fetch,
             store: &self.store,
-            max_message_id,
-            presence: &presence,
+            max_message_id: self.max_message_id,
+            presence: &self.presence,
+            raw: Default::default(),
         };
-        let snapshot = reads::initial_state(&context, &queue_id)?;
+        reads::initial_state(&context, &self.queue_id)
+    }
+}
+
+impl Handler<Register> for RealmActor {
+    /// The queue is made here, with a copy of the state as of this moment (a few reference
+    /// counts); the initial state is written from that copy on a reader thread, so that a
+    /// large organization's registers neither wait for each other nor hold up its changes.
+    type Result = ResponseFuture<ApiResult<Vec<bytes::Bytes>>>;
+
+    fn handle(&mut self, msg: Register, ctx: &mut Self::Context) -> Self::Result {
+        let user = match self.check_queue_spec(msg.user_id, &msg.spec) {
+            Ok(user) => user.clone(),
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
+        let queue_id = new_queue_id();
+        // The state and the queue are taken in the same handler, so no event can fall
+        // between them: `last_event_id` is always -1.
+        let wants_messages = msg.fetch.fetch_event_types.as_ref().is_none_or(|t| t.contains("message"));
+        let max_message_id = if wants_messages {
+            match self
+                .store
+                .conn()
+                .map_err(ApiError::from)
+                .and_then(|conn| Ok(crate::store::messages::max_message_id(&conn, user.id)?))
+            {
+                Ok(id) => id,
+                Err(e) => return Box::pin(std::future::ready(Err(e))),
+            }
+        } else {
+            -1
+        };
+        let snapshot = Snapshot {
+            state: self.state.clone(),
+            config: Arc::clone(&self.config),
+            user,
+            spec: msg.spec.clone(),
+            fetch: msg.fetch,
+            store: self.store.clone(),
+            max_message_id,
+            presence: self.presence.load_full(),
+            queue_id: queue_id.clone(),
+        };
         self.start_queue(&queue_id, msg.user_id, msg.spec, ctx);
-        Ok(snapshot)
+        let queue = self.queues.get(&queue_id).map(|entry| entry.addr);
+        let written = self.read(snapshot);
+        Box::pin(async move {
+            let written = written.await;
+            if written.is_err() {
+                // No client will ever know of the queue.
+                if let Some(queue) = queue {
+                    queue.do_send(CloseQueue);
+                }
+            }
+            written
+        })
     }
 }
 

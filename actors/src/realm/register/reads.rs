@@ -5,6 +5,7 @@
 //! Each data set is one entry of [`DATA_SETS`], in Zulip's order: a feature adds its data
 //! by adding a function there (and its events where it changes state).
 
+use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 use super::personal::{
@@ -35,9 +36,17 @@ pub struct Context<'a> {
     pub max_message_id: i64,
     /// The organization's presence, as its presence actor last published it.
     pub presence: &'a crate::presence::PresenceState,
+    /// Members already written as JSON (their places in the map hold nulls).
+    pub raw: std::cell::RefCell<Vec<(&'static str, String)>>,
 }
 
 impl Context<'_> {
+    /// Adds a member already written as JSON.
+    fn put_raw(&self, out: &mut Map<String, Value>, key: &'static str, json: String) {
+        out.insert(key.into(), Value::Null);
+        self.raw.borrow_mut().push((key, json));
+    }
+
     /// Whether the client fetches the data set `name`.
     pub fn want(&self, name: &str) -> bool {
         self.fetch.fetch_event_types.as_ref().is_none_or(|types| types.contains(name))
@@ -122,7 +131,7 @@ fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
 /// of the response (`"queue_id":...,...`, without braces). The user lists, the large part
 /// in big organizations, are written straight to JSON.
-pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
+pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<Vec<Bytes>> {
     let mut out = Map::new();
     out.insert("queue_id".into(), Value::from(queue_id));
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
@@ -134,7 +143,8 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     for data_set in DATA_SETS {
         data_set(ctx, &mut out)?;
     }
-    let raw = post_process(ctx, &mut out);
+    let mut raw = post_process(ctx, &mut out);
+    raw.extend(ctx.raw.take());
     // Zulip's post-processing appends it after the user lists.
     recent_private_conversations(ctx, &mut out)?;
     // Agora always sends the limits, fetched with `realm` or not.
@@ -145,24 +155,39 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<String> {
     // Every event since the snapshot is still in the queue: the realm actor built this
     // state and created the queue in one step.
     out.insert("last_event_id".into(), Value::from(-1));
-    Ok(write_members(&out, &raw))
+    Ok(write_members(&out, raw))
 }
 
-/// `map`'s members as JSON, with the values of `raw`'s keys taken as already written.
-fn write_members(map: &Map<String, Value>, raw: &[(&str, String)]) -> String {
-    let mut text = String::with_capacity(4096 + raw.iter().map(|(_, v)| v.len()).sum::<usize>());
+/// `map`'s members as JSON, with the values of `raw`'s keys taken as already written, in
+/// pieces: a large written value (the user lists, the subscriptions) is a piece of its own,
+/// moved rather than copied, so that the reply goes out without being copied together.
+fn write_members(map: &Map<String, Value>, mut raw: Vec<(&str, String)>) -> Vec<Bytes> {
+    /// Values at least this long are pieces of their own.
+    const OWN_PIECE: usize = 16 * 1024;
+    let mut parts = Vec::with_capacity(2 * raw.len() + 1);
+    let mut text = String::with_capacity(16 * 1024);
     for (i, (key, value)) in map.iter().enumerate() {
         if i > 0 {
             text.push(',');
         }
         text.push_str(&Value::from(key.as_str()).to_string());
         text.push(':');
-        match raw.iter().find(|(k, _)| k == key) {
-            Some((_, json)) => text.push_str(json),
+        match raw.iter().position(|(k, _)| k == key) {
+            Some(at) => {
+                let (_, json) = raw.swap_remove(at);
+                if json.len() >= OWN_PIECE {
+                    parts.push(Bytes::from(std::mem::take(&mut text)));
+                    parts.push(Bytes::from(json));
+                } else {
+                    text.push_str(&json);
+                }
+            }
             None => text.push_str(&value.to_string()),
         }
     }
-    text
+    parts.push(Bytes::from(text));
+    parts.retain(|part| !part.is_empty());
+    parts
 }
 
 fn custom_profile_fields(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
@@ -305,7 +330,7 @@ fn subscription(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()
         }
         out.insert("subscriptions".into(), Value::Array(subscribed));
         out.insert("unsubscribed".into(), Value::Array(unsubscribed));
-        out.insert("never_subscribed".into(), Value::Array(never));
+        ctx.put_raw(out, "never_subscribed", never);
     }
     Ok(())
 }
@@ -326,10 +351,7 @@ fn default_streams(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult
 fn streams(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("stream") {
         let archived = ctx.spec.capabilities.archived_channels;
-        out.insert(
-            "streams".into(),
-            Value::Array(crate::realm::channels::reads::register_streams(ctx.state, ctx.user, archived)),
-        );
+        ctx.put_raw(out, "streams", crate::realm::channels::reads::register_streams(ctx.state, ctx.user, archived));
     }
     Ok(())
 }
@@ -372,19 +394,14 @@ fn post_process(ctx: &Context<'_>, out: &mut Map<String, Value>) -> Vec<(&'stati
         return Vec::new();
     }
     let options = UserDictOptions { client_gravatar: ctx.spec.client_gravatar, include_custom_profile_fields: true };
-    let (mut active, mut inactive) = (Vec::new(), Vec::new());
-    for target in ctx.state.users() {
-        let mut view = ctx.state.user_view(ctx.user, target, options);
-        view.is_active = None;
-        if target.is_active {
-            active.push(view);
-        } else {
-            inactive.push(view);
-        }
-    }
-    let json =
-        |list: &[crate::realm::format::UserView<'_>]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    let users = ctx.state.user_map().values();
+    let (active, inactive): (Vec<_>, Vec<_>) = users.partition(|u| u.is_active);
+    let json = |list: Vec<&std::sync::Arc<User>>| {
+        let mut text = String::with_capacity(list.len() * 400 + 2);
+        ctx.state.write_users_json(ctx.user, list.into_iter(), options, false, &mut text);
+        text
+    };
     out.insert("realm_users".into(), Value::Null);
     out.insert("realm_non_active_users".into(), Value::Null);
-    vec![("realm_users", json(&active)), ("realm_non_active_users", json(&inactive))]
+    vec![("realm_users", json(active)), ("realm_non_active_users", json(inactive))]
 }

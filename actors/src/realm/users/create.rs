@@ -199,20 +199,29 @@ impl Change for NewAccount {
 /// object goes to every active user, with the real email only to those allowed to see it.
 fn user_created_events(state: &RealmState, user: &User, groups: &[GroupId]) -> Vec<Outgoing> {
     let opts = UserDictOptions { client_gravatar: false, include_custom_profile_fields: true };
-    let mut with_access: Option<(Map<String, Value>, Vec<UserId>)> = None;
-    let mut without_access: Option<(Map<String, Value>, Vec<UserId>)> = None;
-    for viewer in state.users().filter(|u| u.is_active) {
-        let slot = if can_access_delivery_email(viewer, user) { &mut with_access } else { &mut without_access };
-        slot.get_or_insert_with(|| (state.user_dict(viewer, user, opts), Vec::new())).1.push(viewer.id);
+    let active = state.active_user_ids();
+    let mut events = Vec::new();
+    if user.email_address_visibility == EmailVisibility::Everyone {
+        // Everyone may see the address (the default): one event, to every active user,
+        // without looking at each of them.
+        if let Some(viewer) = active.first().and_then(|id| state.user(*id)) {
+            let person = state.user_dict(viewer, user, opts);
+            events.push(Outgoing::to(active.clone(), Event::new("realm_user", json!({"op": "add", "person": person}))));
+        }
+    } else {
+        let mut with_access: Option<(Map<String, Value>, Vec<UserId>)> = None;
+        let mut without_access: Option<(Map<String, Value>, Vec<UserId>)> = None;
+        for viewer in active.iter().filter_map(|id| state.user(*id)) {
+            let slot = if can_access_delivery_email(viewer, user) { &mut with_access } else { &mut without_access };
+            slot.get_or_insert_with(|| (state.user_dict(viewer, user, opts), Vec::new())).1.push(viewer.id);
+        }
+        events.extend([with_access, without_access].into_iter().flatten().map(|(person, users)| {
+            Outgoing::to(users, Event::new("realm_user", json!({"op": "add", "person": person})))
+        }));
     }
-    let mut events: Vec<Outgoing> = [with_access, without_access]
-        .into_iter()
-        .flatten()
-        .map(|(person, users)| Outgoing::to(users, Event::new("realm_user", json!({"op": "add", "person": person}))))
-        .collect();
     for group in groups {
         events.push(Outgoing::to(
-            state.active_user_ids(),
+            active.clone(),
             Event::new("user_group", json!({"op": "add_members", "group_id": group, "user_ids": [user.id]})),
         ));
     }

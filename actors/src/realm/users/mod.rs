@@ -20,12 +20,12 @@ use crate::error::ApiResult;
 use crate::ids::UserId;
 
 /// Creates an account (its password already hashed by the caller).
-#[derive(Message, Debug)]
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "ApiResult<CreatedUser>")]
 pub struct CreateUser(pub NewUser);
 
 /// `POST /users`: `acting` creates an account (its password already hashed).
-#[derive(Message, Debug)]
+#[derive(Message, Debug, Clone)]
 #[rtype(result = "ApiResult<CreatedUser>")]
 pub struct CreateUserAs {
     pub acting: UserId,

@@ -1,5 +1,7 @@
 //! User queries answered from the state.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::ops::access::{access_user, Access, UserRef};
@@ -18,13 +20,15 @@ pub fn list_users(
     options: UserDictOptions,
     user_ids: Option<&[i64]>,
 ) -> ApiResult<String> {
-    let users: Vec<&User> = match user_ids {
-        None => state.users().collect(),
+    let all = state.user_map();
+    let users: Vec<&Arc<User>> = match user_ids {
+        None => all.values().collect(),
         Some(ids) => {
             let mut wanted = Vec::with_capacity(ids.len());
             for &id in ids {
-                let user =
-                    state.user(UserId(id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID: {id}")))?;
+                let user = state
+                    .user_arc(UserId(id))
+                    .ok_or_else(|| ApiError::bad_request(format!("Invalid user ID: {id}")))?;
                 wanted.push(user);
             }
             wanted.sort_by_key(|u| u.id);
@@ -32,11 +36,9 @@ pub fn list_users(
             wanted
         }
     };
-    let views: Vec<_> = users.into_iter().map(|u| state.user_view(viewer, u, options)).collect();
-    serde_json::to_string(&views).map_err(|e| {
-        tracing::error!(error = %e, "could not serialize users");
-        ApiError::internal()
-    })
+    let mut out = String::with_capacity(users.len() * 400 + 2);
+    state.write_users_json(viewer, users.into_iter(), options, true, &mut out);
+    Ok(out)
 }
 
 /// `GET /users/{id}` and `GET /users/{email}`: one user (deactivated users and bots too)

@@ -104,5 +104,5 @@ pub fn event_recipients(state: &RealmState, conn: &Connection, message: &Message
             }
         }
     };
-    Ok(audience.into_iter().filter(|id| state.user(*id).is_some_and(|u| u.is_active)).collect())
+    Ok(audience.into_iter().filter(|id| state.is_active_user(*id)).collect())
 }

@@ -116,8 +116,7 @@ fn channel_typing(
     // type in "general chat", which is the empty topic.
     let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
     let fields = json!({"stream_id": channel.id, "topic": topic});
-    let subscribers: Vec<UserId> =
-        state.subscribers(channel.id).filter(|id| state.user(*id).is_some_and(|u| u.is_active)).collect();
+    let subscribers: Vec<UserId> = state.active_subscribers(channel.id).into_iter().collect();
     if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING {
         return Ok((("stream", fields), Vec::new()));
     }

@@ -26,6 +26,7 @@ use crate::error::ApiResult;
 use crate::events::Outgoing;
 use crate::ids::{MessageId, UserId};
 use crate::realm::actor::RealmActor;
+use crate::realm::group_commit::Deferred;
 use crate::realm::state::RealmState;
 use crate::store::Store;
 
@@ -54,15 +55,18 @@ pub struct SentMessage {
 }
 
 impl Handler<SendMessage> for RealmActor {
-    type Result = ApiResult<SentMessage>;
+    /// Sends wait for the group commit: several waiting in the mailbox share a transaction.
+    type Result = Deferred<ApiResult<SentMessage>>;
 
-    fn handle(&mut self, msg: SendMessage, _: &mut Self::Context) -> Self::Result {
-        let listeners = self.all_public_streams_listeners();
-        let change = plan_send(&self.state, msg, &listeners, crate::clock::now())?;
-        let context = crate::realm::notifications::PushContext::of(self);
-        let change = crate::realm::notifications::with_push(&self.state, change, context);
-        // Outgoing-webhook bots it mentions or writes to get their jobs in its transaction.
-        self.commit(crate::realm::bots::webhooks::outgoing::with_services(&self.state, change))
+    fn handle(&mut self, msg: SendMessage, ctx: &mut Self::Context) -> Self::Result {
+        self.defer(ctx, msg, |actor, msg| {
+            let listeners = actor.all_public_streams_listeners();
+            let change = plan_send(&actor.state, msg, &listeners, crate::clock::now())?;
+            let context = crate::realm::notifications::PushContext::of(actor);
+            let change = crate::realm::notifications::with_push(&actor.state, change, context);
+            // Outgoing-webhook bots it mentions or writes to get their jobs in its transaction.
+            Ok(crate::realm::bots::webhooks::outgoing::with_services(&actor.state, change))
+        })
     }
 }
 

@@ -212,8 +212,7 @@ pub fn plan_send(
     let (topic, dm, recipients, base) = match target {
         Target::Channel(channel, topic) => {
             // Deactivated subscribers keep their rows but receive nothing, as in Zulip.
-            let mut users: BTreeSet<UserId> =
-                state.subscribers(channel.id).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect();
+            let mut users: BTreeSet<UserId> = state.active_subscribers(channel.id).into_iter().collect();
             users.insert(sender.id);
             (topic, None, users.into_iter().collect::<Vec<_>>(), 0)
         }
