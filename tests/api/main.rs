@@ -9,6 +9,7 @@ mod bodies;
 mod browser;
 mod channels;
 mod cli;
+mod compression;
 mod drafts;
 mod emoji;
 mod errors;
