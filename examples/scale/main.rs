@@ -6,7 +6,8 @@
 //!
 //! 1. `POST /register` with every data set and `include_subscribers`, one at a time, then
 //!    from 20 clients at once (each request's queue is deleted after it);
-//! 2. `GET /users`;
+//! 2. `GET /users`; then register, `GET /users` and `GET /messages` without and with
+//!    `Accept-Encoding: gzip` (bytes, latency, server CPU);
 //! 3. `POST /users` in the large organization (one at a time, then 16 at once);
 //! 4. presence: every user pinging once a minute (167 requests/s), 10% of them active
 //!    (`examples/support/presence.rs`, as `presenceload`): the server's CPU;
@@ -35,6 +36,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 mod bulk;
+mod gzip;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -92,6 +94,10 @@ struct Args {
     /// Measured presence window, after one interval of warm-up (0: no presence measurement)
     #[arg(long, default_value_t = 60)]
     presence_secs: u64,
+    /// Requests of each compression case (register, GET /users, GET /messages), plain
+    /// and gzipped alternately (0: none)
+    #[arg(long, default_value_t = 20)]
+    gzip_requests: usize,
     /// Idle long-polls, one queue per user (0: none)
     #[arg(long, default_value_t = 10_000)]
     idle_polls: usize,
@@ -241,6 +247,12 @@ async fn run(args: Args) -> Result<(), BoxError> {
     eprintln!("GET /users x {}...", args.user_lists);
     report.users = timed(pid, args.user_lists, || user_lists(&api, &members, args.user_lists)).await?;
     eprintln!("  {}", report.users.describe("request"));
+
+    // 2b. Compression of the large replies.
+    if args.gzip_requests > 0 {
+        eprintln!("plain and gzipped replies, {} of each...", args.gzip_requests);
+        report.gzip = gzip::measure(&api, pid, &members[0], &full, args.gzip_requests).await?;
+    }
 
     // 3. POST /users.
     eprintln!("POST /users, {} one at a time, then {} 16 at once...", args.creations, args.creations);
@@ -593,6 +605,7 @@ struct Figures {
     creations_concurrent: Timed,
     presence: Option<presence::PingRun>,
     idle: Option<Idle>,
+    gzip: Vec<gzip::Case>,
 }
 
 impl Figures {
@@ -638,6 +651,9 @@ impl Figures {
                 p.cpu.share() * 100.0,
                 p.writes.rows
             );
+        }
+        for case in &self.gzip {
+            println!("  gzip, {}", case.describe());
         }
         if let Some(idle) = &self.idle {
             let spread = |pct: usize| -> Option<f64> {
@@ -692,6 +708,7 @@ impl Figures {
             "post_users_concurrent_ms": self.creations_concurrent.to_json(),
             "presence": presence,
             "idle_polls": idle,
+            "gzip": self.gzip.iter().map(gzip::Case::to_json).collect::<Vec<_>>(),
         });
         println!("{summary}");
     }

@@ -4,6 +4,7 @@
 pub mod access;
 pub mod auth;
 pub mod body;
+pub mod compress;
 pub mod decode;
 pub mod files;
 pub mod gate;

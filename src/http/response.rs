@@ -15,12 +15,15 @@ use agora_actors::{ApiError, ErrorCode};
 use serde_json::{Map, Value};
 
 use super::auth::Authenticated;
+use super::compress;
 
 /// A successful API reply. Built by [`super::params::Params::success`], which adds the
 /// parameters the endpoint did not use.
 #[derive(Debug)]
 pub struct Success {
     pub(super) body: Body,
+    /// Bodies at least this long are gzipped for clients that accept it.
+    gzip_from: usize,
 }
 
 /// A success body: a JSON object, or one already written (the events of a poll, whose
@@ -43,7 +46,7 @@ impl Success {
         if !ignored.is_empty() {
             body.insert("ignored_parameters_unsupported".into(), ignored.into());
         }
-        Success { body: Body::Object(body) }
+        Success { body: Body::Object(body), gzip_from: compress::MIN_BYTES }
     }
 
     /// The envelope around `fields`: JSON object members (`"a":1,"b":[...]`) already
@@ -60,7 +63,42 @@ impl Success {
             text.push_str(&Value::from(ignored).to_string());
         }
         text.push_str("}\n");
-        Success { body: Body::Text(text) }
+        Success { body: Body::Text(text), gzip_from: compress::MIN_BYTES }
+    }
+
+    /// Gzipped (for clients that accept it) only from `bytes` on.
+    pub fn gzip_from(mut self, bytes: usize) -> Self {
+        self.gzip_from = bytes;
+        self
+    }
+
+    /// The body's length.
+    fn len(&self) -> Option<usize> {
+        match &self.body {
+            Body::Object(_) => None,
+            Body::Text(text) => Some(text.len()),
+            Body::Parts(parts) => Some(parts.iter().map(Bytes::len).sum()),
+        }
+    }
+
+    /// The body gzipped, if the client accepts it and it is long enough to be worth it.
+    fn gzipped(self, req: &HttpRequest) -> Result<Vec<u8>, Success> {
+        if self.len().is_some_and(|len| len < self.gzip_from) || !compress::accepts_gzip(req) {
+            return Err(self);
+        }
+        let packed = match &self.body {
+            Body::Object(map) => {
+                let mut bytes = serde_json::to_vec(map).unwrap_or_else(|_| b"{}".to_vec());
+                bytes.push(b'\n');
+                if bytes.len() < self.gzip_from {
+                    return Err(Success { body: Body::Text(String::from_utf8_lossy(&bytes).into_owned()), ..self });
+                }
+                compress::gzip([&bytes[..]], bytes.len())
+            }
+            Body::Text(text) => compress::gzip([text.as_bytes()], text.len()),
+            Body::Parts(parts) => compress::gzip(parts.iter().map(|p| &p[..]), parts.iter().map(Bytes::len).sum()),
+        };
+        packed.ok_or(self)
     }
 
     /// The envelope around `fields`, members already written in pieces that go out as they
@@ -81,7 +119,7 @@ impl Success {
         }
         end.push_str("}\n");
         parts.push(Bytes::from(end));
-        Success { body: Body::Parts(parts) }
+        Success { body: Body::Parts(parts), gzip_from: compress::MIN_BYTES }
     }
 }
 
@@ -89,7 +127,15 @@ impl Responder for Success {
     type Body = BoxBody;
 
     fn respond_to(self, req: &HttpRequest) -> HttpResponse {
-        let mut response = match self.body {
+        let plain = match self.gzipped(req) {
+            Ok(packed) => {
+                let mut response = HttpResponse::Ok().content_type("application/json").body(packed);
+                compress::mark_gzipped(response.headers_mut());
+                return never_cache(req, response);
+            }
+            Err(plain) => plain,
+        };
+        let response = match plain.body {
             Body::Object(map) => json_response(StatusCode::OK, &Value::Object(map)),
             Body::Text(text) => HttpResponse::Ok().content_type("application/json").body(text),
             Body::Parts(parts) => {
@@ -98,19 +144,23 @@ impl Responder for Success {
                 HttpResponse::Ok().content_type("application/json").body(SizedStream::new(length, stream))
             }
         };
-        // Like Django's `add_never_cache_headers` on Zulip's authenticated replies.
-        if req.extensions().contains::<Authenticated>() {
-            let headers = response.headers_mut();
-            headers.insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("max-age=0, no-cache, no-store, must-revalidate, private"),
-            );
-            if let Ok(now) = HeaderValue::from_str(&HttpDate::from(SystemTime::now()).to_string()) {
-                headers.insert(header::EXPIRES, now);
-            }
-        }
-        response
+        never_cache(req, response)
     }
+}
+
+/// Like Django's `add_never_cache_headers` on Zulip's authenticated replies.
+fn never_cache(req: &HttpRequest, mut response: HttpResponse) -> HttpResponse {
+    if req.extensions().contains::<Authenticated>() {
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("max-age=0, no-cache, no-store, must-revalidate, private"),
+        );
+        if let Ok(now) = HeaderValue::from_str(&HttpDate::from(SystemTime::now()).to_string()) {
+            headers.insert(header::EXPIRES, now);
+        }
+    }
+    response
 }
 
 /// Compact JSON with Zulip's trailing newline.

@@ -10,6 +10,7 @@ mod bots;
 mod browser;
 mod channels;
 mod cli;
+mod compression;
 mod drafts;
 mod emoji;
 mod errors;

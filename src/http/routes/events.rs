@@ -197,7 +197,8 @@ pub async fn get_events(
         },
     };
     metrics::counter!("agora_events_delivered_total").increment(reply.events.len() as u64);
-    Ok(params.success_fields(&render_events(&reply)))
+    // One event or a few, as most replies carry, are not worth compressing; a backlog is.
+    Ok(params.success_fields(&render_events(&reply)).gzip_from(crate::http::compress::MIN_EVENTS_BYTES))
 }
 
 /// `"events":[...]` and, when the reply names it, `"queue_id":"..."`. Each event's JSON is

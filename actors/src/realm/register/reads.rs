@@ -162,26 +162,18 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<Vec<Bytes>>
 /// pieces: a large written value (the user lists, the subscriptions) is a piece of its own,
 /// moved rather than copied, so that the reply goes out without being copied together.
 fn write_members(map: &Map<String, Value>, mut raw: Vec<(&str, String)>) -> Vec<Bytes> {
-    /// Values at least this long are pieces of their own.
-    const OWN_PIECE: usize = 16 * 1024;
-    let mut parts = Vec::with_capacity(2 * raw.len() + 1);
-    let mut text = String::with_capacity(16 * 1024);
+    let (mut parts, mut text) = (Vec::with_capacity(2 * raw.len() + 1), String::with_capacity(16 * 1024));
     for (i, (key, value)) in map.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
-        }
+        text.push_str(if i > 0 { "," } else { "" });
         text.push_str(&Value::from(key.as_str()).to_string());
         text.push(':');
-        match raw.iter().position(|(k, _)| k == key) {
-            Some(at) => {
-                let (_, json) = raw.swap_remove(at);
-                if json.len() >= OWN_PIECE {
-                    parts.push(Bytes::from(std::mem::take(&mut text)));
-                    parts.push(Bytes::from(json));
-                } else {
-                    text.push_str(&json);
-                }
+        match raw.iter().position(|(k, _)| k == key).map(|at| raw.swap_remove(at).1) {
+            // 16 KiB and more: a piece of its own.
+            Some(json) if json.len() >= 16 * 1024 => {
+                parts.push(Bytes::from(std::mem::take(&mut text)));
+                parts.push(Bytes::from(json));
             }
+            Some(json) => text.push_str(&json),
             None => text.push_str(&value.to_string()),
         }
     }
