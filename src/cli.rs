@@ -56,7 +56,7 @@ pub struct SettingsArgs {
     #[arg(long, env = "AGORA_LOG_FORMAT", value_name = "text|json", global = true,
           value_parser = parse_log_format)]
     pub log_format: Option<LogFormat>,
-    /// HTTP worker threads; 0 for one per CPU [default: 0]
+    /// HTTP worker threads; 0 for half the CPUs [default: 0]
     #[arg(long, env = "AGORA_HTTP_WORKERS", value_name = "N", global = true)]
     pub http_workers: Option<usize>,
     /// Threads for the organizations' actors; 0 for half the CPUs [default: 0]

@@ -94,13 +94,14 @@ impl Application {
             }
             None => None,
         };
-        let store = Store::open_with(&settings.data_dir, settings.synchronous)?;
+        let store = Store::open_for_server(&settings.data_dir, settings.synchronous)?;
         tracing::info!(synchronous = ?settings.synchronous, "database opened");
         let config = Arc::new(settings.server_config());
 
-        let arbiters: Vec<Arbiter> = (0..settings.actor_thread_count()).map(|_| Arbiter::new()).collect();
+        let [http_workers, actor_threads, reader_threads] = settings.thread_counts();
+        let arbiters: Vec<Arbiter> = (0..actor_threads).map(|_| Arbiter::new()).collect();
         let directory = Directory::default();
-        let readers = reader::start(store.clone(), settings.reader_thread_count());
+        let readers = reader::start(store.clone(), reader_threads);
         let registry = RealmRegistry::new(
             store.clone(),
             Arc::clone(&config),
@@ -167,9 +168,7 @@ impl Application {
         .tcp_nodelay(true)
         .listen(listener)?
         .shutdown_timeout(settings.shutdown_timeout.as_secs());
-        if settings.http_workers > 0 {
-            server = server.workers(settings.http_workers);
-        }
+        server = server.workers(http_workers);
         // Signals are ours: event queues must be saved before the HTTP server waits for the
         // requests in flight, long-polls included.
         server = server.disable_signals();

@@ -46,13 +46,13 @@ async fn fire(floor: web::Data<Floor>) -> HttpResponse {
     HttpResponse::Ok().content_type("application/json").body(format!(r#"{{"result":"success","msg":"","id":{id}}}"#))
 }
 
-/// Runs the floor server on `port` with `workers` HTTP workers (0: one per CPU, as Agora's
-/// default), until killed.
+/// Runs the floor server on `port` with `workers` HTTP workers (0: half the CPUs, at least
+/// one, as Agora's default), until killed.
 pub fn serve(port: u16, workers: usize) -> Result<(), BoxError> {
     let system = actix_web::rt::System::new();
     system.block_on(async move {
         let floor = web::Data::new(Floor { tx: broadcast::channel(16).0, next: AtomicI64::new(1) });
-        let mut server = HttpServer::new(move || {
+        let server = HttpServer::new(move || {
             App::new()
                 .app_data(floor.clone())
                 .route("/api/v1/events", web::get().to(poll))
@@ -61,10 +61,8 @@ pub fn serve(port: u16, workers: usize) -> Result<(), BoxError> {
         })
         .backlog(4096)
         .bind(("127.0.0.1", port))?;
-        if workers > 0 {
-            server = server.workers(workers);
-        }
-        server.run().await
+        let half_the_cpus = (std::thread::available_parallelism().map_or(1, usize::from) / 2).max(1);
+        server.workers(if workers > 0 { workers } else { half_the_cpus }).run().await
     })?;
     Ok(())
 }

@@ -8,6 +8,7 @@ pub mod attachments;
 pub mod backup;
 pub mod bots;
 pub mod channels;
+mod checkpoint;
 pub mod drafts;
 mod fixes;
 pub mod groups;
@@ -76,8 +77,9 @@ pub type StoreResult<T> = Result<T, StoreError>;
 /// or the machine: nothing is ever half-written. They differ in what a power loss or an
 /// operating-system crash (not a crash of the server alone) may take back:
 /// - `Normal`: the write-ahead log is flushed to the disk only when it is checkpointed
-///   (about every 1000 pages), so the last transactions committed before the loss may be
-///   rolled back, acknowledged messages included. No fsync per commit.
+///   (every 100 ms by a server's checkpoint thread, else about every 1000 pages), so the
+///   last transactions committed before the loss may be rolled back, acknowledged
+///   messages included. No fsync per commit.
 /// - `Full`: the log is flushed at every commit, so whatever was acknowledged survives,
 ///   at the cost of one fsync per transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
@@ -112,6 +114,10 @@ pub struct Store {
     pool: Pool<SqliteConnectionManager>,
     path: std::path::PathBuf,
     synchronous: Synchronous,
+    /// The log's threshold for checkpoints by the connections themselves (pages).
+    autocheckpoint: u32,
+    /// A server's store checkpoints on a thread of its own (`checkpoint.rs`).
+    _checkpointer: Option<std::sync::Arc<checkpoint::Checkpointer>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -131,15 +137,28 @@ impl Store {
 
     /// Opens the database of `data_dir`, committing as `synchronous` says.
     pub fn open_with(data_dir: &Path, synchronous: Synchronous) -> StoreResult<Store> {
-        Self::open_file_with(&data_dir.join(DB_FILE), synchronous)
+        Self::open_file_with(&data_dir.join(DB_FILE), synchronous, 1000)
+    }
+
+    /// Opens the database of `data_dir` for a running server: as [`Store::open_with`], with
+    /// the write-ahead log checkpointed on a thread of its own rather than by the commit
+    /// that fills it (see `checkpoint.rs`).
+    pub fn open_for_server(data_dir: &Path, synchronous: Synchronous) -> StoreResult<Store> {
+        let mut store = Self::open_file_with(&data_dir.join(DB_FILE), synchronous, checkpoint::SAFETY_PAGES)?;
+        let mut conn = Connection::open(&store.path)?;
+        configure(&mut conn, synchronous, checkpoint::SAFETY_PAGES)?;
+        let checkpointer = checkpoint::Checkpointer::start(conn)
+            .map_err(|e| StoreError::Corrupt(format!("cannot start the checkpoint thread: {e}")))?;
+        store._checkpointer = Some(std::sync::Arc::new(checkpointer));
+        Ok(store)
     }
 
     /// Opens the database at `path`.
     pub fn open_file(path: &Path) -> StoreResult<Store> {
-        Self::open_file_with(path, Synchronous::default())
+        Self::open_file_with(path, Synchronous::default(), 1000)
     }
 
-    fn open_file_with(path: &Path, synchronous: Synchronous) -> StoreResult<Store> {
+    fn open_file_with(path: &Path, synchronous: Synchronous, autocheckpoint: u32) -> StoreResult<Store> {
         // The database holds API keys: create it private. SQLite gives its -wal and -shm
         // files the same mode.
         if !path.exists() {
@@ -158,12 +177,12 @@ impl Store {
         first.busy_timeout(Duration::from_secs(5))?;
         first.pragma_update(None, "journal_mode", "WAL")?;
         drop(first);
-        let manager = SqliteConnectionManager::file(path).with_init(move |c| configure(c, synchronous));
+        let manager = SqliteConnectionManager::file(path).with_init(move |c| configure(c, synchronous, autocheckpoint));
         let pool =
             Pool::builder().max_size(8).min_idle(Some(1)).connection_timeout(Duration::from_secs(10)).build(manager)?;
         let mut conn = pool.get()?;
         migrate::apply(&mut conn)?;
-        Ok(Store { pool, path: path.to_owned(), synchronous })
+        Ok(Store { pool, path: path.to_owned(), synchronous, autocheckpoint, _checkpointer: None })
     }
 
     /// A connection of its own for a reader thread: read-only (`query_only`), so that a
@@ -171,7 +190,7 @@ impl Store {
     /// waiting for a connection.
     pub fn read_connection(&self) -> StoreResult<Connection> {
         let mut conn = Connection::open(&self.path)?;
-        configure(&mut conn, self.synchronous)?;
+        configure(&mut conn, self.synchronous, self.autocheckpoint)?;
         conn.pragma_update(None, "query_only", true)?;
         Ok(conn)
     }
@@ -224,12 +243,15 @@ where
 }
 
 /// Per-connection settings.
-fn configure(conn: &mut Connection, synchronous: Synchronous) -> rusqlite::Result<()> {
+fn configure(conn: &mut Connection, synchronous: Synchronous, autocheckpoint: u32) -> rusqlite::Result<()> {
     conn.busy_timeout(Duration::from_secs(5))?;
     // The hot paths keep their statements prepared (`prepare_cached`); more of them than
     // rusqlite's default 16 are in use on a writer connection.
     conn.set_prepared_statement_cache_capacity(64);
-    conn.execute_batch(&format!("PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;", synchronous.pragma()))
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {autocheckpoint};",
+        synchronous.pragma()
+    ))
 }
 
 /// Reads a boolean stored as an integer.
@@ -284,6 +306,37 @@ mod tests {
             conn.prepare("SELECT subdomain FROM realms WHERE subdomain IN ('a', 'b', 'c') ORDER BY 1").unwrap();
         let names: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
         assert_eq!(names, ["a", "c"]);
+    }
+
+    #[test]
+    fn a_servers_log_is_checkpointed_by_its_own_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_for_server(dir.path(), Synchronous::Normal).unwrap();
+        let pages: i64 = store.conn().unwrap().query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).unwrap();
+        assert_eq!(pages, i64::from(checkpoint::SAFETY_PAGES));
+        let file = dir.path().join(DB_FILE);
+        let before = std::fs::metadata(&file).unwrap().len();
+        // About 1 MB in the log: far below the connections' own threshold.
+        store
+            .write::<_, StoreError>(|tx| {
+                let name = "x".repeat(1000);
+                for i in 0..1000 {
+                    tx.execute(
+                        "INSERT INTO realms (subdomain, name, date_created) VALUES (?1, ?2, 0)",
+                        rusqlite::params![format!("r{i}"), name],
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        // The database file grows once the log is copied into it, which only the thread does.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::metadata(&file).unwrap().len() < before + 1_000_000 {
+            assert!(Instant::now() < deadline, "no checkpoint within 10 s");
+            std::thread::sleep(checkpoint::EVERY);
+        }
+        // Dropping the store stops the thread.
+        drop(store);
     }
 
     #[test]
