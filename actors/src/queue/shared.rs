@@ -113,22 +113,45 @@ impl SharedQueue {
     /// that would make many events here (a deletion of many messages, split per message)
     /// builds none.
     pub fn push(&self, event: &Arc<Event>) -> Option<GoneReason> {
+        match self.add(event) {
+            Ok(taken) => {
+                if taken {
+                    self.wake();
+                }
+                None
+            }
+            Err(reason) => Some(reason),
+        }
+    }
+
+    /// [`SharedQueue::push`] without answering the waiting poll (see [`SharedQueue::wake`]):
+    /// whether the queue took the event, or why it went.
+    pub fn add(&self, event: &Arc<Event>) -> Result<bool, GoneReason> {
         let mut inner = self.lock();
         if inner.gone.is_some() || !inner.spec.accepts(event) {
-            return None;
+            return Ok(false);
         }
         let events = inner.buffer.len().saturating_add(inner.spec.shaped_len(event));
         let bytes = inner.buffer.bytes();
         if events > self.config.max_backlog_events {
-            return Some(inner.overflow(events, bytes));
+            return Err(inner.overflow(events, bytes));
         }
         let forms = inner.spec.shape(event, &self.id);
         let bytes = forms.iter().fold(bytes, |sum, e| sum.saturating_add(event_cost(e)));
         if bytes > self.config.max_backlog_bytes {
-            return Some(inner.overflow(events, bytes));
+            return Err(inner.overflow(events, bytes));
         }
         for form in forms.iter() {
             inner.buffer.push(Arc::clone(form));
+        }
+        Ok(true)
+    }
+
+    /// Answers the waiting poll with what the queue holds, if it holds anything.
+    pub fn wake(&self) {
+        let mut inner = self.lock();
+        if inner.buffer.is_empty() || inner.gone.is_some() {
+            return;
         }
         if inner.has_waiter() {
             self.finish_waiter(&mut inner);
@@ -136,7 +159,6 @@ impl SharedQueue {
             // Its client went away; the events wait for the next poll.
             inner.waiter = None;
         }
-        None
     }
 
     /// Adds an event the server generated itself (a `restart` notice, ...), if the

@@ -18,11 +18,11 @@ use crate::auth::AuthSnapshot;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
-use crate::ids::{distinct, UserId};
+use crate::ids::UserId;
 use crate::presence::PresenceState;
 use crate::queue::actor::{CloseQueue, GoneReason, QueueGone, SaveQueue};
 use crate::queue::spec::check_narrow_for_events;
-use crate::queue::{QueueActor, QueueEntry, QueueIndex, QueueSpec};
+use crate::queue::{QueueActor, QueueEntry, QueueIndex, QueueSpec, SharedQueue};
 use crate::reader::{HistoryRead, Read, Readers};
 use crate::store::{self, Store};
 
@@ -85,6 +85,8 @@ pub struct RealmActor {
     /// The timer armed for the earliest due scheduled message or reminder, with its due
     /// time (see `realm::scheduled::delivery`).
     pub(super) scheduler: Option<(i64, SpawnHandle)>,
+    /// Queues that took events and whose waiting polls are not answered yet (`fan_out.rs`).
+    pub(super) to_wake: Vec<Arc<SharedQueue>>,
 }
 
 /// A change that waits for a group commit: planned when the group is written (against the
@@ -132,9 +134,9 @@ pub(super) struct GroupStats {
 /// Where a user's events go: a client queue, or any other recipient (tests).
 pub(super) struct Listener {
     id: ListenerId,
-    recipient: Recipient<PushEvent>,
+    pub(super) recipient: Recipient<PushEvent>,
     /// Set for event queues: events go straight into their shared state.
-    queue: Option<QueueEntry>,
+    pub(super) queue: Option<QueueEntry>,
 }
 
 impl RealmActor {
@@ -167,6 +169,7 @@ impl RealmActor {
             scheduler: None,
             pending: Vec::new(),
             groups: GroupStats::default(),
+            to_wake: Vec::new(),
         }
     }
 
@@ -262,7 +265,7 @@ impl RealmActor {
     }
 
     /// Publishes the state for the history readers (a clone costs a few reference counts).
-    fn publish_state(&self) {
+    pub(super) fn publish_state(&self) {
         self.published.store(Arc::new(self.state.clone()));
     }
 
@@ -275,6 +278,7 @@ impl RealmActor {
         self.state.tidy();
         self.publish_state();
         self.fan_out(events);
+        self.wake_queues();
     }
 
     /// After a commit that may change who can authenticate: publish the new auth index,
@@ -283,6 +287,7 @@ impl RealmActor {
         self.state.tidy();
         self.publish_auth();
         self.fan_out(events);
+        self.wake_queues();
     }
 
     /// Commits a planned change: writes it in one transaction, applies it to the state,
@@ -300,37 +305,6 @@ impl RealmActor {
             self.close_queues_of(user);
         }
         Ok(applied.output)
-    }
-
-    /// Hands each event to every live listener of its users, once per listener however
-    /// often a user is named. The event is shared, not copied, between listeners. Event
-    /// queues take it straight into their shared state, which answers a waiting poll: no
-    /// message to their actors. A queue the event takes past its backlog limits is removed.
-    pub(super) fn fan_out(&mut self, events: Vec<Outgoing>) {
-        let mut overflowed = Vec::new();
-        for out in events {
-            let event = Arc::new(out.event);
-            for user_id in distinct(out.users) {
-                if let Some(list) = self.listeners.get_mut(&user_id) {
-                    list.retain(|l| l.recipient.connected());
-                    for listener in list.iter() {
-                        match &listener.queue {
-                            Some(entry) => {
-                                if entry.queue.push(&event).is_some() {
-                                    overflowed.push(entry.clone());
-                                }
-                            }
-                            None => listener.recipient.do_send(PushEvent { user_id, event: Arc::clone(&event) }),
-                        }
-                    }
-                }
-            }
-        }
-        // Their actors close them and tell this actor why (it logs the overflow then).
-        for entry in overflowed {
-            self.queues.remove(entry.queue.id());
-            entry.addr.do_send(CloseQueue);
-        }
     }
 
     pub(super) fn viewer(&self, id: UserId) -> ApiResult<&User> {

@@ -272,11 +272,14 @@ impl RealmActor {
         }
         let changes = items.len();
         if refused < changes {
+            self.state.tidy();
             if auth {
-                self.committed_auth(events);
+                self.publish_auth();
             } else {
-                self.committed(events);
+                self.publish_state();
             }
+            // Into the queues now; their polls are answered after the requests (`fan_out.rs`).
+            self.fan_out(events);
         }
         for user in closed {
             self.close_queues_of(user);
@@ -290,6 +293,7 @@ impl RealmActor {
         for (item, outcome) in items.into_iter().zip(outcomes) {
             item.finish(outcome.err());
         }
+        self.wake_queues();
         self.groups.commits += 1;
         self.groups.changes += changes as u64;
         metrics::histogram!("agora_group_commit_changes").record(changes as f64);

@@ -174,6 +174,13 @@ impl Filter {
 
     /// `SELECT <select> FROM ... WHERE ...` (no ordering or limit).
     fn query(&self, select: &str) -> Query {
+        self.query_upto(select, true)
+    }
+
+    /// [`Filter::query`], with the bound `<= upto` left out unless `upto` (for a caller that
+    /// bounds the ids itself: two upper bounds on one column make SQLite range over one and
+    /// test the other on every row, walking from the newest message down to the anchor).
+    fn query_upto(&self, select: &str, upto: bool) -> Query {
         let mut q = Query::default();
         q.push("SELECT ");
         q.push(select);
@@ -198,10 +205,12 @@ impl Filter {
                 q.bind(" FROM user_messages um JOIN messages m ON m.id = um.message_id WHERE um.user_id = ?", viewer);
             }
         }
-        for part in [" AND ", self.id_col(), " <= ?"] {
-            q.push(part);
+        if upto {
+            for part in [" AND ", self.id_col(), " <= ?"] {
+                q.push(part);
+            }
+            q.args.push(Sql::Integer(self.upto.0));
         }
-        q.args.push(Sql::Integer(self.upto.0));
         for term in &self.terms {
             q.push(if term.negated { " AND NOT (" } else { " AND (" });
             self.condition(&mut q, &term.condition);
@@ -283,7 +292,12 @@ impl Filter {
         order: &str,
         limit: i64,
     ) -> StoreResult<Vec<FetchedRow>> {
-        let mut q = self.query(&format!("um.flags, {MESSAGE_COLUMNS}"));
+        // Below an anchor, one upper bound: under the anchor and at most `upto`.
+        let (below, id_arg) = match (id_cond, id_arg) {
+            ("< ?", Sql::Integer(anchor)) => (true, Sql::Integer(anchor.min(self.upto.0.saturating_add(1)))),
+            (_, arg) => (false, arg),
+        };
+        let mut q = self.query_upto(&format!("um.flags, {MESSAGE_COLUMNS}"), !below);
         let id_col = self.id_col();
         for part in [" AND ", id_col, " ", id_cond, " ORDER BY ", id_col, " ", order] {
             q.push(part);

@@ -12,5 +12,6 @@ impl Handler<PresenceEvents> for RealmActor {
 
     fn handle(&mut self, msg: PresenceEvents, _: &mut Self::Context) {
         self.fan_out(msg.0);
+        self.wake_queues();
     }
 }

@@ -155,3 +155,21 @@ fn prefixes_match_literally_and_search_words_are_fts5_strings() {
     assert_eq!(json_ids([3, -1, 40].into_iter()), "[3,-1,40]");
     assert_eq!(json_ids(std::iter::empty()), "[]");
 }
+
+#[test]
+fn the_window_below_an_anchor_has_one_upper_bound_and_keeps_to_upto() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let conn = store.conn().unwrap();
+    messages(&conn, 10);
+    for scope in [Scope::Received, Scope::History(None), Scope::Conversation] {
+        // A snapshot as of message 7, an anchor past it: only 6 and 7 come below it.
+        let f = Filter { upto: MessageId(7), ..filter(scope, vec![Condition::Channel(ChannelId(3))]) };
+        let window = around(&conn, &f, MessageId(9), 2, true, 2).unwrap();
+        assert_eq!((ids(&window.before), window.at.is_none(), ids(&window.after)), (vec![6, 7], true, vec![]));
+        let window = around(&conn, &f, MessageId(4), 2, false, 5).unwrap();
+        assert_eq!((ids(&window.before), ids(&window.after)), (vec![2, 3], vec![5, 6, 7]));
+        // The side below names the id column in one upper bound only.
+        assert!(!f.query_upto("um.flags", false).sql.contains("<= ?"));
+    }
+}
