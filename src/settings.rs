@@ -5,6 +5,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agora_actors::config::OutgoingWebhookConfig;
 use agora_actors::config::{InviteConfig, PresenceConfig, PushConfig, QueueConfig, ServerConfig, UploadConfig};
 use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
@@ -13,6 +14,9 @@ use agora_actors::store::Synchronous;
 use serde::Deserialize;
 
 pub mod mail;
+mod rate_limit;
+
+pub use rate_limit::ApiRateLimit;
 
 use crate::http::body::BodyRules;
 use crate::http::hashing::PoolSize;
@@ -77,29 +81,8 @@ pub struct Settings {
     pub support_email: Option<String>,
     /// Uploads: size limit and body timeouts (`[uploads]`).
     pub uploads: UploadConfig,
-}
-
-/// Zulip's general rate limits (`DEFAULT_RATE_LIMITING_RULES`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApiRateLimit {
-    /// Whether they apply at all.
-    pub enabled: bool,
-    /// Requests per authenticated user (`api_by_user`).
-    pub per_user: Rule,
-    /// Requests per client address without valid credentials (`api_by_ip`): public routes,
-    /// and requests whose credentials fail.
-    pub per_ip: Rule,
-}
-
-impl Default for ApiRateLimit {
-    fn default() -> Self {
-        let minute = Duration::from_secs(60);
-        ApiRateLimit {
-            enabled: true,
-            per_user: Rule { max: 200, window: minute },
-            per_ip: Rule { max: 100, window: minute },
-        }
-    }
+    /// The outgoing-webhook worker's timeout and retries (Zulip's; not in files or flags).
+    pub outgoing_webhooks: OutgoingWebhookConfig,
 }
 
 impl Default for Settings {
@@ -131,6 +114,7 @@ impl Default for Settings {
             invites: InviteConfig::default(),
             support_email: None,
             uploads: UploadConfig::default(),
+            outgoing_webhooks: OutgoingWebhookConfig::default(),
         }
     }
 }
@@ -152,6 +136,7 @@ impl Settings {
                 ..self.invites.clone()
             },
             uploads: self.uploads,
+            outgoing_webhooks: self.outgoing_webhooks,
             ..ServerConfig::default()
         }
     }

@@ -44,6 +44,8 @@ pub struct Application {
     hashing: HashPool,
     /// Sends the push outbox to the bouncer, on a thread of its own.
     push_worker: agora_actors::push::PushWorker,
+    /// Posts to outgoing-webhook bots' services, on a thread of its own.
+    webhook_worker: agora_actors::outgoing_webhooks::OutgoingWebhookWorker,
     /// The metrics endpoint and its port, when `metrics_bind` is set.
     metrics: Option<(Server, u16)>,
     /// The thread of the mail worker.
@@ -114,6 +116,15 @@ impl Application {
         let bootstrapped = bootstrap::if_empty(&store, &registry, &settings, &hashing).await?;
         let realms = Realms { registry, directory, store: store.clone() };
         let push_worker = agora_actors::push::PushWorker::start(store.clone(), realms.clone(), Arc::clone(&config))?;
+        let started = realms.start_scheduled().await?;
+        if started > 0 {
+            tracing::info!(realms = started, "started organizations with scheduled messages");
+        }
+        let webhook_worker = agora_actors::outgoing_webhooks::OutgoingWebhookWorker::start(
+            store.clone(),
+            realms.clone(),
+            Arc::clone(&config),
+        )?;
         let admin_socket = admin::serve(&settings.data_dir, realms.clone());
         let (rule, cost) = (settings.login_rate_limit, settings.password_hash);
         let logins = hashing.run(move || Logins::new(rule, cost)).await?;
@@ -179,6 +190,7 @@ impl Application {
             handle_signals,
             hashing,
             push_worker,
+            webhook_worker,
             metrics,
             mail_arbiter,
             _lock: lock,
@@ -243,6 +255,8 @@ impl Application {
         let _ = self.realms.registry.send(StopAll { save_queues: false }).await;
         // Its jobs stay in the outbox for the next start.
         let mut worker = self.push_worker;
+        actix_web::rt::task::spawn_blocking(move || worker.stop()).await.ok();
+        let mut worker = self.webhook_worker;
         actix_web::rt::task::spawn_blocking(move || worker.stop()).await.ok();
         for arbiter in &self.arbiters {
             arbiter.stop();

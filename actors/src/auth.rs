@@ -37,6 +37,8 @@ pub struct AuthSnapshot {
     /// Lower-cased delivery email -> entry (a persistent map: the next snapshot shares all
     /// but the entries that changed).
     by_email: HashMap<String, Arc<AuthEntry>>,
+    /// API key -> entry (incoming webhooks name their user by key alone).
+    by_key: HashMap<String, Arc<AuthEntry>>,
     /// The users it was made from, to tell next time which of them changed.
     users: OrdMap<UserId, Arc<User>>,
 }
@@ -69,31 +71,34 @@ pub enum KeyRejection {
 impl AuthSnapshot {
     /// The index of a realm's current state.
     pub fn of(state: &RealmState) -> Self {
-        let by_email = state.users().map(entry_of).collect();
+        let by_email: HashMap<String, Arc<AuthEntry>> = state.users().map(entry_of).collect();
+        let by_key = by_email.values().map(|e| (e.api_key.clone(), Arc::clone(e))).collect();
         let (realm_id, realm_deactivated) = (state.realm().id, state.realm().deactivated);
-        AuthSnapshot { realm_id, realm_deactivated, by_email, users: state.user_map().clone() }
+        AuthSnapshot { realm_id, realm_deactivated, by_email, by_key, users: state.user_map().clone() }
     }
 
     /// The index of `state`, made from this one by redoing only the entries of the users
     /// that changed since (the same as [`AuthSnapshot::of`], without the work that grows
     /// with the organization).
     pub fn updated(&self, state: &RealmState) -> Self {
-        let mut by_email = self.by_email.clone();
+        let (mut by_email, mut by_key) = (self.by_email.clone(), self.by_key.clone());
         let changes: Vec<_> = self.users.diff(state.user_map()).collect();
         // Every old key goes before any new one comes: two users may swap addresses.
         for change in &changes {
             if let DiffItem::Update { old: (_, user), .. } | DiffItem::Remove(_, user) = change {
                 by_email.remove(&user.delivery_email.to_lowercase());
+                by_key.remove(&user.api_key);
             }
         }
         for change in &changes {
             if let DiffItem::Update { new: (_, user), .. } | DiffItem::Add(_, user) = change {
                 let (key, entry) = entry_of(user);
+                by_key.insert(entry.api_key.clone(), Arc::clone(&entry));
                 by_email.insert(key, entry);
             }
         }
         let (realm_id, realm_deactivated) = (state.realm().id, state.realm().deactivated);
-        AuthSnapshot { realm_id, realm_deactivated, by_email, users: state.user_map().clone() }
+        AuthSnapshot { realm_id, realm_deactivated, by_email, by_key, users: state.user_map().clone() }
     }
 
     /// The account with this delivery email, compared case-insensitively.
@@ -124,6 +129,40 @@ impl AuthSnapshot {
             )));
         }
         Ok(Arc::clone(entry))
+    }
+}
+
+impl AuthSnapshot {
+    /// Checks the API key of an incoming webhook (Zulip's `validate_api_key` for webhooks):
+    /// any active account of this organization, incoming-webhook bots included.
+    pub fn check_webhook_key(&self, api_key: &str) -> Result<Arc<AuthEntry>, ApiError> {
+        use crate::error::ErrorCode;
+        let api_key = api_key.trim();
+        if !has_api_key_format(api_key) {
+            return Err(ApiError::new(ErrorCode::InvalidApiKey, 401, "Malformed API key"));
+        }
+        let entry = self
+            .by_key
+            .get(api_key)
+            .filter(|e| secrets_equal(&e.api_key, api_key))
+            .ok_or_else(|| ApiError::new(ErrorCode::InvalidApiKey, 401, "Invalid API key"))?;
+        if self.realm_deactivated {
+            return Err(ApiError::new(ErrorCode::RealmDeactivated, 401, "This organization has been deactivated"));
+        }
+        if !entry.is_active {
+            return Err(ApiError::new(ErrorCode::UserDeactivated, 401, "Account is deactivated"));
+        }
+        Ok(Arc::clone(entry))
+    }
+
+    /// Checks HTTP Basic credentials of an incoming webhook: as [`Self::check_api_key`],
+    /// incoming-webhook bots allowed.
+    pub fn check_webhook_basic(&self, email: &str, api_key: &str) -> Result<Arc<AuthEntry>, ApiError> {
+        let entry = self.check_webhook_key(api_key)?;
+        if entry.delivery_email.to_lowercase() != email.trim().to_lowercase() {
+            return Err(ApiError::new(crate::error::ErrorCode::InvalidApiKey, 401, "Invalid API key"));
+        }
+        Ok(entry)
     }
 }
 
@@ -170,6 +209,13 @@ mod tests {
         all
     }
 
+    fn keys(snapshot: &AuthSnapshot) -> Vec<(String, AuthEntry)> {
+        let mut all: Vec<(String, AuthEntry)> =
+            snapshot.by_key.iter().map(|(k, v)| (k.clone(), (**v).clone())).collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
     #[test]
     fn an_updated_snapshot_is_the_snapshot_of_the_new_state() {
         let key = |c: char| c.to_string().repeat(32);
@@ -191,6 +237,10 @@ mod tests {
 
         let updated = before.updated(&state);
         assert_eq!(entries(&updated), entries(&AuthSnapshot::of(&state)));
+        // The index by key (incoming webhooks) follows too: the old key is gone.
+        assert_eq!(keys(&updated), keys(&AuthSnapshot::of(&state)));
+        assert!(updated.by_key.get(&key('c')).is_none());
+        assert_eq!(updated.by_key.get(&key('z')).unwrap().user_id, UserId(12));
         assert_eq!(updated.by_delivery_email("a@ACME.test").unwrap().user_id, b);
         assert!(updated.check_api_key("c@acme.test", &key('c')).is_err());
         assert_eq!(updated.check_api_key("d@acme.test", &key('d')).unwrap().user_id, UserId(13));

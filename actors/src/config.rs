@@ -27,6 +27,43 @@ pub struct ServerConfig {
     pub mail: crate::mail::MailWaker,
     /// Uploads: their size limit and how long their bodies may take.
     pub uploads: UploadConfig,
+    /// The outgoing-webhook worker: request timeout, retries.
+    pub outgoing_webhooks: OutgoingWebhookConfig,
+}
+
+/// The outgoing-webhook worker's timings (Zulip's `OUTGOING_WEBHOOK_TIMEOUT_SECONDS` and
+/// `MAX_REQUEST_RETRIES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutgoingWebhookConfig {
+    /// How long one request to a bot's service may take (10 s).
+    pub timeout: Duration,
+    /// Failed attempts retried before giving up (3, so 4 attempts in all).
+    pub max_retries: i64,
+    /// The wait before the first retry (1 s), doubling each time up to `retry_max`.
+    pub retry_initial: Duration,
+    pub retry_max: Duration,
+    /// How often the worker looks for due jobs when nothing woke it.
+    pub poll_interval: Duration,
+}
+
+impl Default for OutgoingWebhookConfig {
+    fn default() -> Self {
+        OutgoingWebhookConfig {
+            timeout: Duration::from_secs(10),
+            max_retries: 3,
+            retry_initial: Duration::from_secs(1),
+            retry_max: Duration::from_secs(60),
+            poll_interval: Duration::from_millis(250),
+        }
+    }
+}
+
+impl OutgoingWebhookConfig {
+    /// The wait after the `attempts`-th failed attempt.
+    pub fn backoff(&self, attempts: i64) -> Duration {
+        let factor = 2u32.saturating_pow(attempts.saturating_sub(1).clamp(0, 20) as u32);
+        self.retry_initial.saturating_mul(factor).min(self.retry_max)
+    }
 }
 
 /// Upload settings (`[uploads]`).
@@ -62,6 +99,7 @@ impl Default for ServerConfig {
             invites: InviteConfig::default(),
             mail: crate::mail::MailWaker::default(),
             uploads: UploadConfig::default(),
+            outgoing_webhooks: OutgoingWebhookConfig::default(),
         }
     }
 }
@@ -215,7 +253,27 @@ impl Default for QueueConfig {
     }
 }
 
+/// A queue's requested idle timeout (`idle_queue_timeout` at `POST /register`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleTimeout {
+    /// This many seconds (at most `max_timeout`).
+    Seconds(i64),
+    /// The mobile apps' timeout: 12 hours (Zulip's `"mobile"`).
+    Mobile,
+}
+
+/// Zulip's idle timeout for the mobile apps' queues.
+pub const MOBILE_QUEUE_TIMEOUT: Duration = Duration::from_secs(12 * 3600);
+
 impl QueueConfig {
+    /// The idle timeout a client asked for with `idle_queue_timeout`.
+    pub fn idle_timeout(&self, asked: IdleTimeout) -> Duration {
+        match asked {
+            IdleTimeout::Seconds(secs) => self.timeout_for(secs),
+            IdleTimeout::Mobile => MOBILE_QUEUE_TIMEOUT.min(self.max_timeout),
+        }
+    }
+
     /// The idle timeout of a queue registered with `queue_lifespan_secs` (0: the default).
     pub fn timeout_for(&self, lifespan_secs: i64) -> Duration {
         if lifespan_secs <= 0 {

@@ -23,6 +23,7 @@ pub mod login;
 pub mod mail;
 pub mod mailbox;
 pub mod markdown;
+pub mod outgoing_webhooks;
 pub mod presence;
 pub mod push;
 pub mod queue;

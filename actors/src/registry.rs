@@ -150,6 +150,19 @@ impl Realms {
     }
 }
 
+impl Realms {
+    /// Starts every organization with scheduled messages or reminders still to send, so
+    /// that they go out (those that came due while the server was down at once) without
+    /// waiting for a request.
+    pub async fn start_scheduled(&self) -> ApiResult<usize> {
+        let subdomains = store::scheduled::subdomains_with_pending(&*self.store.conn()?)?;
+        for subdomain in &subdomains {
+            self.find(subdomain).await?;
+        }
+        Ok(subdomains.len())
+    }
+}
+
 /// The supervisor actor.
 pub struct RealmRegistry {
     store: Store,
@@ -266,6 +279,9 @@ impl RealmRegistry {
             }
         };
         self.on_next_arbiter(run);
+        // Its timer for the scheduled messages and reminders already pending (queued: the
+        // actor handles it first, before any request).
+        addr.do_send(crate::realm::scheduled::ArmScheduler);
         let handle = RealmHandle {
             id,
             addr: RealmAddr::new(addr),

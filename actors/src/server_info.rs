@@ -9,12 +9,18 @@ use crate::{json_object, markdown};
 
 /// The Zulip API feature level Agora follows.
 pub const FEATURE_LEVEL: i64 = 419;
-/// The Zulip release line whose API that level belongs to.
-pub const ZULIP_MERGE_BASE: &str = "11.0-dev";
+/// The Zulip release whose API Agora speaks (feature level 419 is in the 11.0 series), as
+/// Zulip's `ZULIP_VERSION`: a plain release number that tools parse (`MAJOR.MINOR`).
+pub const ZULIP_VERSION: &str = "11.0";
+/// Zulip's `zulip_merge_base` for a release: the release itself.
+pub const ZULIP_MERGE_BASE: &str = ZULIP_VERSION;
+/// Agora's own version, reported as `agora_version` beside Zulip's fields.
+pub const AGORA_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// A Zulip-style version string naming Agora's own version.
+/// The `zulip_version` clients see: the Zulip release number (Agora names itself in
+/// `agora_version`, and in the push bouncer's `User-Agent`).
 pub fn zulip_version() -> String {
-    format!("{ZULIP_MERGE_BASE}+agora-{}", env!("CARGO_PKG_VERSION"))
+    ZULIP_VERSION.to_owned()
 }
 
 /// Whether a client's `User-Agent` marks it as one the server cannot serve (Zulip's test
@@ -41,6 +47,7 @@ pub fn server_settings(is_incompatible: bool, push_enabled: bool) -> Map<String,
         "zulip_version": zulip_version(),
         "zulip_merge_base": ZULIP_MERGE_BASE,
         "zulip_feature_level": FEATURE_LEVEL,
+        "agora_version": AGORA_VERSION,
         "push_notifications_enabled": push_enabled,
         "is_incompatible": is_incompatible,
     }))

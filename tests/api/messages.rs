@@ -113,7 +113,7 @@ async fn a_channel_message_has_zulips_shapes_in_the_response_the_fetch_and_the_e
     let expected = json!({
         "result": "success", "msg": "",
         "messages": [{
-            "id": id + 1, "sender_id": app.owner.user_id, "content": content, "recipient_id": stream_id,
+            "id": id + 1, "sender_id": app.owner.user_id, "content": content, "recipient_id": 3 * stream_id,
             "timestamp": timestamp, "client": "Unspecified", "subject": "golden topic", "topic_links": [],
             "is_me_message": false, "reactions": [], "submessages": [], "flags": [],
             "sender_full_name": "Organization Owner", "sender_email": email, "sender_realm_str": "",

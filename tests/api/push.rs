@@ -223,7 +223,7 @@ async fn registrations_are_forwarded_and_devices_listed() {
     assert_eq!(form["user_uuid"].len(), 36);
     let expected_auth = format!("Basic {}", STANDARD.encode(format!("{ORG_ID}:{ORG_KEY}")));
     assert_eq!(legacy[0].auth.as_deref(), Some(expected_auth.as_str()));
-    assert!(legacy[0].user_agent.starts_with("ZulipServer/11.0-dev+agora-"));
+    assert!(legacy[0].user_agent.starts_with("ZulipServer/11.0 (Agora "));
 
     let e2ee = bouncer.wait_for("push/e2ee/register", 1).await;
     let form = e2ee[0].form();

@@ -14,9 +14,10 @@ fn base() -> serde_json::Value {
             "github": false, "azuread": false, "gitlab": false, "google": false, "apple": false,
             "saml": false, "openid connect": false
         },
-        "zulip_version": "11.0-dev+agora-0.1.0",
-        "zulip_merge_base": "11.0-dev",
+        "zulip_version": "11.0",
+        "zulip_merge_base": "11.0",
         "zulip_feature_level": 419,
+        "agora_version": "0.1.0",
         "push_notifications_enabled": false,
         "is_incompatible": false,
     })

@@ -7,7 +7,10 @@
 
 mod escape;
 pub(crate) mod html;
+pub mod linkifier;
+mod re2;
 pub mod sanitize;
+pub mod uri_template;
 pub mod url;
 
 pub use escape::{escape_attr, escape_text};

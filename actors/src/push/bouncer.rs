@@ -59,7 +59,7 @@ impl Bouncer {
     pub fn new(url: &str, auth: Option<(String, String)>, timeout: Duration) -> Option<Bouncer> {
         let client = reqwest::Client::builder()
             .timeout(timeout)
-            .user_agent(format!("ZulipServer/{}", server_info::zulip_version()))
+            .user_agent(format!("ZulipServer/{} (Agora {})", server_info::zulip_version(), server_info::AGORA_VERSION))
             .build()
             .map_err(|e| tracing::error!(error = %e, "cannot build the push bouncer's HTTP client"))
             .ok()?;

@@ -210,6 +210,8 @@ impl QueueSpec {
                 (!public_only || self.all_public_streams) && narrow_matches(&self.narrow, message, flags)
             }
             "typing" if event.get("stream_id").is_some() => caps.stream_typing_notifications,
+            // URL templates would be misread by clients that expect format strings.
+            "realm_linkifiers" => caps.linkifier_url_template,
             "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
             // An archived channel is `update is_archived` for clients that know archived
             // channels, and `delete` (marked `for_archive`) for the others.

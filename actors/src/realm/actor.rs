@@ -84,6 +84,9 @@ pub struct RealmActor {
     pub(super) groups: GroupStats,
     /// Queues that took events and whose waiting polls are not answered yet (`fan_out.rs`).
     pub(super) to_wake: Vec<Arc<SharedQueue>>,
+    /// The timer armed for the earliest due scheduled message or reminder, with its due
+    /// time (see `realm::scheduled::delivery`).
+    pub(super) scheduler: Option<(i64, SpawnHandle)>,
 }
 
 /// A change that waits for a group commit: planned when the group is written (against the
@@ -163,6 +166,7 @@ impl RealmActor {
             queues,
             readers,
             presence,
+            scheduler: None,
             pending: Vec::new(),
             groups: GroupStats::default(),
             to_wake: Vec::new(),

@@ -13,17 +13,21 @@ use std::sync::Arc;
 
 use imbl::{HashMap, OrdMap, OrdSet};
 
+use super::bot_data::BotsData;
 use super::invite_data::Invites;
 use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::scheduled_data::ScheduledData;
 use super::uploads_data::UploadsData;
 use super::user_data::UserData;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, FolderId, GroupId, MessageId, UserId};
+use crate::markdown::linkifier::Linkifiers;
 
 mod active;
 mod channel_json;
 mod load;
+mod parts;
 mod user_json;
 
 /// An organization: its row, users and user groups, with lookup indexes.
@@ -62,6 +66,15 @@ pub struct RealmState {
     pub(super) invites: Invites,
     /// Attachments and custom emoji.
     uploads: UploadsData,
+    /// Pending scheduled messages and reminders.
+    pub(super) scheduled: ScheduledData,
+    /// The number of each group direct-message conversation (`dm_key` -> id), for its
+    /// messages' `recipient_id`.
+    dm_groups: HashMap<String, i64>,
+    /// Linkifiers in their order, compiled (once per change of the list).
+    linkifiers: Linkifiers,
+    /// Bots' default channels, services and configuration.
+    pub(super) bots: BotsData,
 }
 
 /// An organization's channels with their subscriptions, default channels, folders and
@@ -108,6 +121,10 @@ impl RealmState {
             subscriber_cache: Arc::default(),
             invites: Invites::default(),
             uploads: UploadsData::default(),
+            scheduled: ScheduledData::default(),
+            dm_groups: HashMap::new(),
+            linkifiers: Linkifiers::default(),
+            bots: BotsData::default(),
         };
         for user in users {
             if user.is_system_bot() {
@@ -234,6 +251,16 @@ impl RealmState {
     /// newer).
     pub fn last_message_id(&self) -> MessageId {
         self.last_message_id
+    }
+
+    /// The number of the group direct-message conversation `dm_key`, once it has one.
+    pub fn dm_group(&self, dm_key: &str) -> Option<i64> {
+        self.dm_groups.get(dm_key).copied()
+    }
+
+    /// Records the number of a group direct-message conversation.
+    pub fn put_dm_group(&mut self, dm_key: String, id: i64) {
+        self.dm_groups.insert(dm_key, id);
     }
 
     /// The id of a channel's first message, if it has any.
@@ -416,25 +443,6 @@ impl RealmState {
             self.system_groups.insert(group.name.clone(), group.id);
         }
         self.groups.insert(group.id, Arc::new(group));
-    }
-
-    /// Users' statuses, alert words and mutes.
-    pub fn user_data(&self) -> &UserData {
-        &self.user_data
-    }
-
-    /// Users' statuses, alert words and mutes, to change once committed.
-    pub(crate) fn user_data_mut(&mut self) -> &mut UserData {
-        &mut self.user_data
-    }
-
-    /// Attachments and custom emoji.
-    pub fn uploads(&self) -> &UploadsData {
-        &self.uploads
-    }
-
-    pub(crate) fn uploads_mut(&mut self) -> &mut UploadsData {
-        &mut self.uploads
     }
 }
 

@@ -20,6 +20,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0011_push.sql"),
     include_str!("../../../sql/0012_invites_mail_system_bots.sql"),
     include_str!("../../../sql/0013_uploads.sql"),
+    include_str!("../../../sql/0014_scheduled_messages.sql"),
+    include_str!("../../../sql/0015_widgets.sql"),
+    include_str!("../../../sql/0016_linkifiers.sql"),
+    include_str!("../../../sql/0017_bots.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

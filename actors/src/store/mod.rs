@@ -6,12 +6,14 @@
 
 pub mod attachments;
 pub mod backup;
+pub mod bots;
 pub mod channels;
 mod checkpoint;
 pub mod drafts;
 mod fixes;
 pub mod groups;
 pub mod invites;
+pub mod linkifiers;
 pub mod messages;
 mod migrate;
 pub mod narrow;
@@ -22,7 +24,9 @@ pub mod push;
 pub mod queues;
 pub mod reactions;
 pub mod realms;
+pub mod scheduled;
 pub mod stats;
+pub mod submessages;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;

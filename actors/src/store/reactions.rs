@@ -139,6 +139,7 @@ pub fn delete_message(conn: &Connection, message: &MessageRow) -> StoreResult<()
     )?
     .execute(params![message.id, message.content, message.topic])?;
     conn.prepare_cached("DELETE FROM reactions WHERE message_id = ?1")?.execute([message.id])?;
+    conn.prepare_cached("DELETE FROM submessages WHERE message_id = ?1")?.execute([message.id])?;
     conn.prepare_cached("DELETE FROM user_messages WHERE message_id = ?1")?.execute([message.id])?;
     conn.prepare_cached("DELETE FROM messages WHERE id = ?1")?.execute([message.id])?;
     Ok(())

@@ -160,3 +160,9 @@ pub fn save_own_settings(conn: &Connection, user: &User) -> StoreResult<()> {
     )?;
     Ok(())
 }
+
+/// Sets a bot's owner.
+pub fn set_bot_owner(conn: &Connection, id: UserId, owner: UserId) -> StoreResult<()> {
+    conn.execute("UPDATE users SET bot_owner_id = ?2 WHERE id = ?1", params![id, owner])?;
+    Ok(())
+}

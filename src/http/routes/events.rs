@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use actix_web::http::header;
 use actix_web::HttpRequest;
+use agora_actors::config::IdleTimeout;
 use agora_actors::queue::actor::CloseQueue;
 use agora_actors::queue::{ClientCapabilities, NarrowTerm, Poll, PollOutcome, PollReply, QueueEntry, QueueSpec};
 use agora_actors::realm::channels::IncludeSubscribers;
@@ -26,6 +27,9 @@ pub async fn register(
     state: actix_web::web::Data<AppState>,
 ) -> Result<Success, HttpError> {
     let mut spec = queue_spec(&params, &req, &state, "queue_lifespan_secs")?;
+    if let Some(timeout) = params.decode("idle_queue_timeout", idle_queue_timeout)? {
+        spec.timeout_ms = state.config.queues.idle_timeout(timeout).as_millis() as u64;
+    }
     spec.client_gravatar = params.bool_aliased("client_external_avatar", "client_gravatar", true)?;
     if let Some(obj) = params.decode("client_capabilities", decode::object)? {
         spec.capabilities = ClientCapabilities::from_object(&obj)?;
@@ -96,6 +100,19 @@ fn narrow(name: &str, raw: &str) -> Result<Vec<NarrowTerm>, ApiError> {
             Ok(NarrowTerm { operator: part(0)?, operand: part(1)? })
         })
         .collect()
+}
+
+/// `idle_queue_timeout` (Zulip, feature level 481): how long the queue may go unpolled,
+/// in seconds, or `"mobile"` (quoted, or bare as the Python client sends strings) for the
+/// mobile apps' 12 hours. It overrides the older `queue_lifespan_secs`.
+fn idle_queue_timeout(name: &str, raw: &str) -> Result<IdleTimeout, ApiError> {
+    match raw.trim() {
+        "mobile" | "\"mobile\"" => Ok(IdleTimeout::Mobile),
+        other => match other.parse::<i64>() {
+            Ok(secs) if secs > 0 => Ok(IdleTimeout::Seconds(secs)),
+            _ => Err(ApiError::bad_request(format!("Invalid {name}"))),
+        },
+    }
 }
 
 /// `include_subscribers`: a JSON boolean or `"partial"` (quoted or, as the Python client

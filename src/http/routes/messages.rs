@@ -141,6 +141,7 @@ async fn update_message(auth: Authed, path: web::Path<String>, params: Params) -
         topic: params.str("topic").or_else(|| params.str("subject")),
         stream_id: params.int("stream_id")?,
         propagate_mode: mode.as_deref().map_or(Ok(PropagateMode::ChangeOne), PropagateMode::parse)?,
+        prev_content_sha256: params.str("prev_content_sha256"),
     };
     let detached = auth.realm.addr.send(msg).await??;
     let mut data = Map::new();

@@ -4,6 +4,7 @@
 //! paths get a JSON 404.
 
 mod auth;
+mod bots;
 mod channels;
 mod drafts;
 mod emoji;
@@ -11,16 +12,20 @@ mod events;
 mod folders;
 mod groups;
 mod invites;
+mod linkifiers;
 mod messages;
 mod personal;
 mod presence;
 mod profile_fields;
 mod push;
+mod scheduled;
 mod server;
 mod settings;
 mod topics;
 pub(crate) mod uploads;
 mod users;
+mod webhooks;
+mod widgets;
 
 use actix_web::http::{header, Method};
 use actix_web::middleware::from_fn;
@@ -50,15 +55,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = folders::routes(scope);
     let scope = topics::routes(scope);
     let scope = channels::routes(scope);
+    let scope = widgets::routes(scope);
     let scope = messages::routes(scope);
     let scope = users::routes(scope);
     let scope = personal::routes(scope);
     let scope = emoji::routes(scope);
     let scope = presence::routes(scope);
     let scope = drafts::routes(scope);
+    let scope = scheduled::routes(scope);
     let scope = push::routes(scope);
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);
+    let scope = linkifiers::routes(scope);
+    let scope = bots::routes(scope);
+    let scope = webhooks::routes(scope);
     cfg.service(scope);
     emoji::static_files(cfg);
     super::pages::configure(cfg);

@@ -1,11 +1,11 @@
 //! The message object of `GET /messages`, `GET /messages/{id}` and the `message` event,
 //! with Zulip's keys in Zulip's order.
 //!
-//! `recipient_id`: Agora has no recipient table, so it derives one stable id per
-//! conversation: a channel message has its channel's id; a one-to-one direct message has
-//! `DM_RECIPIENT_BASE` + the recipient's user id (the sender's own id for a message to
-//! oneself); a group direct message has `GROUP_RECIPIENT_BASE` + a hash of its
-//! participant list. The three ranges never overlap.
+//! `recipient_id`: Agora has no recipient table; it derives one small, stable id per
+//! conversation in one space, as Zulip's are: a channel message has 3 × its channel's id;
+//! a one-to-one direct message 3 × the recipient's user id + 1 (the sender's own id for a
+//! message to oneself); a group direct message 3 × its conversation's number (table
+//! `dm_groups`, given when its first message is sent) + 2.
 
 use serde_json::{json, Map, Value};
 
@@ -15,11 +15,6 @@ use crate::realm::format::avatar_url;
 use crate::realm::model::{EmailVisibility, User};
 use crate::realm::state::RealmState;
 use crate::store::messages::{MessageRow, ReactionRow};
-
-/// Start of the `recipient_id`s of one-to-one direct messages.
-pub const DM_RECIPIENT_BASE: i64 = 1 << 40;
-/// Start of the `recipient_id`s of group direct messages.
-pub const GROUP_RECIPIENT_BASE: i64 = 1 << 41;
 
 /// The participants of a direct message, from its `dm_key`.
 pub fn dm_participants(dm_key: &str) -> Vec<UserId> {
@@ -35,24 +30,16 @@ pub fn dm_key(users: &[UserId]) -> String {
 }
 
 /// The `recipient_id` of a message (see the module documentation).
-pub fn recipient_id(row: &MessageRow) -> i64 {
+pub fn recipient_id(state: &RealmState, row: &MessageRow) -> i64 {
     if let Some(channel) = row.channel_id {
-        return channel.0;
+        return 3 * channel.0;
     }
-    let participants = dm_participants(row.dm_key.as_deref().unwrap_or(""));
-    match participants.as_slice() {
-        [only] => DM_RECIPIENT_BASE + only.0,
-        [a, b] => DM_RECIPIENT_BASE + if *a == row.sender_id { b.0 } else { a.0 },
-        _ => {
-            // FNV-1a over the key, kept below 2^40.
-            let hash = row
-                .dm_key
-                .as_deref()
-                .unwrap_or("")
-                .bytes()
-                .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-            GROUP_RECIPIENT_BASE + (hash % (1 << 40)) as i64
-        }
+    let key = row.dm_key.as_deref().unwrap_or("");
+    match dm_participants(key).as_slice() {
+        [only] => 3 * only.0 + 1,
+        [a, b] => 3 * (if *a == row.sender_id { b.0 } else { a.0 }) + 1,
+        // Every group conversation is numbered when its first message is written.
+        _ => 3 * state.dm_group(key).unwrap_or(0) + 2,
     }
 }
 
@@ -108,11 +95,11 @@ pub fn message_dict(
         _ => &row.content,
     };
     m.insert("content".into(), json!(content));
-    m.insert("recipient_id".into(), json!(recipient_id(row)));
+    m.insert("recipient_id".into(), json!(recipient_id(state, row)));
     m.insert("timestamp".into(), json!(row.date_sent));
     m.insert("client".into(), json!(row.sending_client));
     m.insert("subject".into(), json!(row.topic));
-    m.insert("topic_links".into(), json!([]));
+    m.insert("topic_links".into(), state.linkifiers().topic_links_json(&row.topic));
     m.insert("is_me_message".into(), json!(is_me_message(&row.content)));
     let reactions: Vec<Value> = reactions
         .iter()

@@ -25,12 +25,15 @@ pub mod highlight;
 pub mod narrow;
 #[cfg(test)]
 mod narrow_prop_tests;
+pub mod preview;
+pub mod receipts;
 pub mod render;
 pub mod send;
 #[cfg(feature = "test-support")]
 pub mod testing;
 #[cfg(test)]
 mod tests;
+pub mod widgets;
 
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};

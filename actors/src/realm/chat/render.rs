@@ -5,6 +5,11 @@
 //! Zulip's own syntax is found first and replaced by placeholders (private-use
 //! characters) that the CommonMark pass leaves alone; the placeholders are then replaced
 //! by their HTML, except inside code, where the original text comes back.
+//!
+//! The organization's linkifiers then run over what that left, one after the other in
+//! their order (as Zulip's inline patterns of equal priority do, after mentions, channel
+//! links and URLs): each match becomes a token too, a link whose text is the match. In code,
+//! in a link's text or destination it goes back to its source.
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -13,6 +18,7 @@ use pulldown_cmark::{html, CowStr, Event, Parser};
 
 use crate::ids::{GroupId, UserId};
 use crate::markdown::html::Writer;
+use crate::markdown::linkifier::Linkifiers;
 use crate::markdown::url::link_href;
 use crate::markdown::{escape_attr, escape_text, normalize_input, sanitize, OPTIONS};
 use crate::realm::state::RealmState;
@@ -67,6 +73,7 @@ pub(crate) fn render_unsanitized(state: &RealmState, source: &str) -> Rendered {
     let mut out = Rendered::default();
     let mut tokens = Vec::new();
     let marked = mark_tokens(state, &cleaned, &mut tokens);
+    let marked = linkify(state.linkifiers(), marked, &mut tokens);
     let restore = |text: &str| restore_source(text, &tokens);
     let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block);
     for (event, range) in Parser::new_ext(&marked, OPTIONS).into_offset_iter() {
@@ -169,6 +176,36 @@ fn mark_tokens(state: &RealmState, source: &str, tokens: &mut Vec<Token>) -> Str
         }
     }
     marked
+}
+
+/// Applies each linkifier in turn to `text` (Zulip's `LinkifierPattern`): a match whose
+/// URL may be linked becomes a token; the search goes on after it. A refused URL leaves the
+/// text as it is, and the search resumes as Python-Markdown's does (`startIndex +=
+/// match.end()`).
+fn linkify(linkifiers: &Linkifiers, mut text: String, tokens: &mut Vec<Token>) -> String {
+    for linkifier in linkifiers.compiled() {
+        let mut pos = 0;
+        while pos < text.len() {
+            let Some(found) = linkifier.find_at(&text, pos) else { break };
+            let matched = &text[found.text_start..found.text_end];
+            // A match may not cut through another token's placeholder.
+            let href = link_href(&found.url).filter(|_| !matched.is_empty() && !matched.contains([OPEN, CLOSE]));
+            let Some(href) = href else {
+                pos += found.end.max(1);
+                while !text.is_char_boundary(pos.min(text.len())) {
+                    pos += 1;
+                }
+                continue;
+            };
+            let html = format!("<a href=\"{}\">{}</a>", escape_attr(&href), escape_text(matched));
+            let effects = Rendered { has_link: true, ..Rendered::default() };
+            let mark = placeholder(tokens.len());
+            tokens.push(Token { source: matched.to_owned(), html, effects, is_link: true });
+            text.replace_range(found.text_start..found.text_end, &mark);
+            pos = found.text_start + mark.len();
+        }
+    }
+    text
 }
 
 /// The piece of Zulip syntax at the start of `rest`, as its length and HTML.

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::flag;
-use super::format::{dm_key, flag_names, recipient_id, DM_RECIPIENT_BASE};
+use super::format::{dm_key, flag_names, recipient_id};
 use super::render::render;
 use super::send::{send_message, DirectRef, SendMessage, SendTo};
 use crate::ids::{MessageId, UserId};
@@ -52,11 +52,17 @@ fn direct_message_keys_and_recipient_ids_are_stable() {
         last_moved_time: None,
         edit_history: None,
     };
-    // Both directions of a conversation are addressed to the other person.
-    assert_eq!(recipient_id(&row(3, "3,9")), DM_RECIPIENT_BASE + 9);
-    assert_eq!(recipient_id(&row(9, "3,9")), DM_RECIPIENT_BASE + 3);
-    assert_eq!(recipient_id(&row(3, "3")), DM_RECIPIENT_BASE + 3);
-    assert_eq!(recipient_id(&row(3, "3,5,9")), recipient_id(&row(5, "3,5,9")));
+    let (_dir, _store, _config, mut state) = setup();
+    state.put_dm_group("3,5,9".into(), 4);
+    // Both directions of a conversation are addressed to the other person: small ids, in
+    // one space with channels (3 × id) and groups (3 × number + 2).
+    assert_eq!(recipient_id(&state, &row(3, "3,9")), 28);
+    assert_eq!(recipient_id(&state, &row(9, "3,9")), 10);
+    assert_eq!(recipient_id(&state, &row(3, "3")), 10);
+    assert_eq!(recipient_id(&state, &row(3, "3,5,9")), 14);
+    assert_eq!(recipient_id(&state, &row(5, "3,5,9")), 14);
+    let channel = MessageRow { channel_id: Some(crate::ids::ChannelId(7)), dm_key: None, ..row(3, "") };
+    assert_eq!(recipient_id(&state, &channel), 21);
 }
 
 #[test]

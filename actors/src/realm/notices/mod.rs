@@ -8,6 +8,7 @@
 //! is gone) is logged and skipped: it never fails what it reports.
 
 pub mod moves;
+pub mod reports;
 pub mod texts;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -49,7 +49,7 @@ pub fn encode_channel(id: ChannelId, name: &str) -> String {
 }
 
 /// Zulip's `get_fallback_markdown_link`.
-fn fallback_link(id: ChannelId, name: &str, topic: Option<&str>) -> String {
+fn fallback_link(id: ChannelId, name: &str, topic: Option<&str>, message: Option<MessageId>) -> String {
     let mut link = format!("#narrow/channel/{}", encode_channel(id, name));
     let mut text = format!("#{}", escape_link_text(name));
     if let Some(topic) = topic {
@@ -57,13 +57,26 @@ fn fallback_link(id: ChannelId, name: &str, topic: Option<&str>) -> String {
         let shown = if topic.is_empty() { "general chat" } else { topic };
         text.push_str(&format!(" > {}", escape_link_text(shown)));
     }
+    if let Some(message) = message {
+        link.push_str(&format!("/near/{}", message.0));
+        text.push_str(" @ 💬");
+    }
     format!("[{text}]({link})")
+}
+
+/// Zulip's `get_message_link_syntax`.
+pub fn message_link(id: ChannelId, name: &str, topic: &str, message: MessageId) -> String {
+    if breaks_link(name) || breaks_link(topic) {
+        fallback_link(id, name, Some(topic), Some(message))
+    } else {
+        format!("#**{name}>{topic}@{}**", message.0)
+    }
 }
 
 /// Zulip's `get_stream_link_syntax`.
 pub fn channel_link(id: ChannelId, name: &str) -> String {
     if breaks_link(name) {
-        fallback_link(id, name, None)
+        fallback_link(id, name, None, None)
     } else {
         format!("#**{name}**")
     }
@@ -72,10 +85,24 @@ pub fn channel_link(id: ChannelId, name: &str) -> String {
 /// Zulip's `get_stream_topic_link_syntax`.
 pub fn topic_link(id: ChannelId, name: &str, topic: &str) -> String {
     if breaks_link(name) || breaks_link(topic) {
-        fallback_link(id, name, Some(topic))
+        fallback_link(id, name, Some(topic), None)
     } else {
         format!("#**{name}>{topic}**")
     }
+}
+
+/// Zulip's `get_message_link_syntax`: a link to a channel message, shown as the channel and
+/// its topic.
+pub fn message_link_syntax(id: ChannelId, name: &str, topic: &str, message: MessageId) -> String {
+    let shown = if topic.is_empty() { "general chat" } else { topic };
+    format!(
+        "[#{} > {}](#narrow/channel/{}/topic/{}/with/{})",
+        escape_link_text(name),
+        escape_link_text(shown),
+        encode_channel(id, name),
+        encode_hash_component(topic),
+        message.0
+    )
 }
 
 /// Zulip's `stream_message_url`.

@@ -206,6 +206,11 @@ pub fn with_push(state: &RealmState, message: PlannedMessage, context: PushConte
 }
 
 impl WithPush {
+    /// The message.
+    pub fn message(&self) -> &PlannedMessage {
+        &self.message
+    }
+
     /// The notifications, from the message as written (its id and final flags).
     fn plan(&self, state: &RealmState) -> Vec<Planned> {
         let m = &self.message;

@@ -2,6 +2,7 @@
 //! register, the initial state as of the same moment (`reads`).
 
 mod pending;
+mod personal;
 pub mod reads;
 
 use std::collections::BTreeSet;

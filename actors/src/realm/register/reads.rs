@@ -8,6 +8,10 @@
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
+use super::personal::{
+    alert_words, muted_users, push_devices, recent_private_conversations, saved_snippets_views_drafts,
+    starred_messages, user_status,
+};
 use super::FetchOptions;
 use crate::config::ServerConfig;
 use crate::error::ApiResult;
@@ -62,7 +66,9 @@ const DATA_SETS: &[DataSet] = &[
     realm,
     realm_user_settings_defaults,
     realm_emoji,
+    realm_linkifiers,
     realm_user,
+    realm_bots,
     subscription,
     starred_messages,
     channel_folders,
@@ -80,16 +86,10 @@ const DATA_SETS: &[DataSet] = &[
     not_built_yet,
 ];
 
-/// `push_devices` (the user's end-to-end encrypted devices, from SQLite), and
-/// `realm_push_notifications_enabled`: true when the server uses a push notification service,
-/// as Zulip's `push_notifications_configured`.
-fn push_devices(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("realm") {
-        out.insert("realm_push_notifications_enabled".into(), Value::Bool(ctx.config.push.configured()));
-    }
-    if ctx.want("push_device") {
-        let conn = ctx.store.conn()?;
-        out.insert("push_devices".into(), crate::realm::push::ops::push_devices(&conn, ctx.user.id)?);
+/// `realm_bots`: every bot for administrators, one's own bots for others.
+fn realm_bots(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    if ctx.want("realm_bot") {
+        out.insert("realm_bots".into(), crate::realm::bot_data::realm_bots(ctx.state, ctx.user));
     }
     Ok(())
 }
@@ -115,31 +115,6 @@ fn presence(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     Ok(())
 }
 
-/// A user's own things, in Zulip's order: `saved_snippets` (as made), `navigation_views`
-/// (as added) and `drafts` (kept in the database; the most recently edited first).
-fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    use crate::realm::{drafts, navigation_views, saved_snippets};
-    let (state, user) = (ctx.state, ctx.user.id);
-    if ctx.want("saved_snippets") {
-        out.insert("saved_snippets".into(), saved_snippets::saved_snippets_list(state, user));
-    }
-    if ctx.want("navigation_views") {
-        out.insert("navigation_views".into(), navigation_views::navigation_views_list(state, user));
-    }
-    if ctx.want("drafts") {
-        out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
-    }
-    Ok(())
-}
-
-/// `starred_messages`: the ids, ascending.
-fn starred_messages(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("starred_messages") {
-        out.insert("starred_messages".into(), message_sets::starred_messages(ctx.store, ctx.user.id)?);
-    }
-    Ok(())
-}
-
 /// `unread_msgs`: the aggregated unread state (only with both `message` and
 /// `update_message_flags`, as Zulip).
 fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
@@ -153,39 +128,6 @@ fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
     Ok(())
 }
 
-/// `alert_words`: the user's alert words, in the order they were added.
-fn alert_words(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("alert_words") {
-        out.insert("alert_words".into(), json!(ctx.state.user_data().alert_words(ctx.user.id)));
-    }
-    Ok(())
-}
-
-/// `muted_users`: whom the user muted (`id`, `timestamp`), in the order they did.
-fn muted_users(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("muted_users") {
-        out.insert("muted_users".into(), crate::realm::muted_users::muted_users_list(ctx.state, ctx.user.id));
-    }
-    Ok(())
-}
-
-/// `user_status`: the statuses of active users who set one, keyed by user id.
-fn user_status(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("user_status") {
-        out.insert("user_status".into(), crate::realm::user_status::format::user_status_data(ctx.state));
-    }
-    Ok(())
-}
-
-/// `recent_private_conversations`: most recent first.
-fn recent_private_conversations(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
-    if ctx.want("recent_private_conversations") {
-        let list = message_sets::recent_private_conversations(ctx.store, ctx.user.id)?;
-        out.insert("recent_private_conversations".into(), list);
-    }
-    Ok(())
-}
-
 /// The initial state for a client of `user` whose queue is `queue_id`, as the JSON members
 /// of the response (`"queue_id":...,...`, without braces). The user lists, the large part
 /// in big organizations, are written straight to JSON.
@@ -195,6 +137,9 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<Vec<Bytes>>
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
     out.insert("zulip_feature_level".into(), Value::from(server_info::FEATURE_LEVEL));
     out.insert("zulip_merge_base".into(), Value::from(server_info::ZULIP_MERGE_BASE));
+    out.insert("agora_version".into(), Value::from(server_info::AGORA_VERSION));
+    // Zulip (feature level 481) tells how long the queue may go unpolled.
+    out.insert("idle_queue_timeout_secs".into(), Value::from(ctx.spec.timeout_ms / 1000));
     for data_set in DATA_SETS {
         data_set(ctx, &mut out)?;
     }
@@ -305,6 +250,13 @@ fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
         let emoji = ctx.state.uploads().emoji_dicts(ctx.state.realm().id);
         out.insert("realm_emoji".into(), Value::Object(emoji));
     }
+    Ok(())
+}
+
+/// `realm_linkifiers` (for clients with `linkifier_url_template`) and the legacy `realm_filters`.
+fn realm_linkifiers(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    let capable = ctx.spec.capabilities.linkifier_url_template;
+    crate::realm::linkifiers::register_data(ctx.state.linkifiers(), capable, |name| ctx.want(name), out);
     Ok(())
 }
 

@@ -3,10 +3,12 @@
 use rusqlite::Connection;
 
 use super::super::invite_data::Invites;
+use super::super::scheduled_data::ScheduledData;
 use super::super::uploads_data::UploadsData;
 use super::super::user_data::UserData;
 use super::RealmState;
 use crate::ids::{MessageId, RealmId};
+use crate::markdown::linkifier::Linkifiers;
 use crate::store::{self, StoreResult};
 
 impl RealmState {
@@ -47,6 +49,12 @@ impl RealmState {
         state.user_data = UserData::load(conn, realm_id)?;
         state.invites = Invites::load(conn, realm_id)?;
         state.uploads = UploadsData::load(conn, realm_id)?;
+        state.scheduled = ScheduledData::load(conn, realm_id)?;
+        for (key, id) in store::submessages::dm_groups_in_realm(conn, realm_id)? {
+            state.put_dm_group(key, id);
+        }
+        state.linkifiers = Linkifiers::new(store::linkifiers::in_realm(conn, realm_id)?);
+        state.bots = super::super::bot_data::BotsData::from_rows(store::bots::profiles_in_realm(conn, realm_id)?);
         Ok(Some(state))
     }
 

@@ -90,7 +90,7 @@ pub fn edit_events(
         body.insert("orig_subject".into(), json!(message.topic));
         if let Some(topic) = &edit.topic {
             body.insert("subject".into(), json!(topic));
-            body.insert("topic_links".into(), json!([]));
+            body.insert("topic_links".into(), state.linkifiers().topic_links_json(topic));
         }
     }
     let ids: Vec<MessageId> = done.changed.iter().map(|c| c.before.id).collect();

@@ -10,6 +10,7 @@
 pub mod checks;
 pub mod events;
 pub mod ops;
+pub mod topics;
 
 #[cfg(test)]
 mod tests;
@@ -66,6 +67,9 @@ pub struct UpdateMessage {
     pub send_notification_to_old_thread: bool,
     /// Notification Bot tells the new topic (default true).
     pub send_notification_to_new_thread: bool,
+    /// The SHA-256 (hex) of the content the client last saw: the edit is refused if the
+    /// message's content is no longer that (Zulip's conflict check, feature level 379).
+    pub prev_content_sha256: Option<String>,
 }
 
 impl Handler<UpdateMessage> for RealmActor {

@@ -18,15 +18,16 @@ use super::checks::{
 };
 use super::events::{edit_events, Changed, Edited, Validated};
 use super::{PropagateMode, UpdateMessage};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::chat::changes::{access_message, access_message_to_change, event_recipients};
 use crate::realm::chat::flag;
 use crate::realm::chat::render::{render, Rendered};
 use crate::realm::chat::send::mentions::{check_mentions, mention_bits, mentioned_group_members};
 use crate::realm::chat::send::{normalize_content, normalize_topic, stripped_topic};
-use crate::realm::model::{Channel, User};
+use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
+use crate::realm::topics::policies::policy_events;
 use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, EditedMessage};
@@ -55,6 +56,8 @@ pub struct MessageEdit {
     claims: Claims,
     /// Set by the write, for a move.
     report: Option<MoveReport>,
+    /// Set by the write: the topic policies that moved with the topic (rows, event topics).
+    policies: Vec<(UserTopic, String)>,
 }
 
 /// What a move did, for the notices that tell of it (Zulip's `do_update_message`
@@ -97,6 +100,7 @@ pub fn plan_edit(state: &RealmState, cmd: UpdateMessage, now: i64) -> ApiResult<
         done: None,
         report: None,
         claims: Claims::default(),
+        policies: Vec::new(),
     })
 }
 
@@ -138,6 +142,19 @@ fn validate(
     if msg.content.is_some() && msg.stream_id.is_some() {
         return Err(ApiError::bad_request("Cannot change message content while changing channel"));
     }
+    if msg.content.is_some() && crate::store::submessages::exists_for(conn, message.id)? {
+        return Err(ApiError::bad_request("Widgets cannot be edited."));
+    }
+    // Zulip checks the hash whatever the edit changes (a client's conflict check).
+    if let Some(expected) = &msg.prev_content_sha256 {
+        if *expected != sha256_hex(&message.content) {
+            return Err(ApiError::new(
+                ErrorCode::ExpectationMismatch,
+                400,
+                "'prev_content_sha256' value does not match the expected value.",
+            ));
+        }
+    }
     let content = match content.transpose()? {
         None => None,
         Some((content, rendered)) => {
@@ -169,6 +186,12 @@ fn validate(
         }
     }
     Ok(Validated { message, content, topic, target: target.map(|c| c.id), ids })
+}
+
+/// The lowercase hex SHA-256 of a message's raw content (Zulip's `sha256_hash`).
+fn sha256_hex(content: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(content.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Writes one message's edit: its row and search entry, its history entry, its rows in a
@@ -321,6 +344,14 @@ impl Change for MessageEdit {
             return Ok(());
         }
         let old_audience = event_recipients(state, tx, &edit.message)?;
+        let target_had_messages = match (edit.message.channel_id, edit.topic.is_some() || edit.target.is_some()) {
+            (Some(channel), true) => db::topic_has_messages(
+                tx,
+                edit.target.unwrap_or(channel),
+                edit.topic.as_deref().unwrap_or(&edit.message.topic),
+            )?,
+            _ => false,
+        };
         let mut changed = Vec::with_capacity(edit.ids.len());
         for id in &edit.ids {
             if let Some(before) = rows::message(tx, *id)? {
@@ -337,16 +368,27 @@ impl Change for MessageEdit {
             None => Vec::new(),
         };
         self.report = move_report(state, tx, user, &edit, changed.len())?;
+        if let Some(report) = &self.report {
+            let lost: BTreeSet<UserId> = changed.iter().flat_map(|c| c.lost.iter().copied()).collect();
+            self.policies = super::topics::moved_policies(state, report, &lost, target_had_messages, self.now);
+            for (row, _) in &self.policies {
+                crate::store::channels::put_user_topic(tx, row)?;
+            }
+        }
         self.done = Some(Edited { edit, changed, old_audience, new_audience });
         Ok(())
     }
 
     fn apply(self, state: &mut RealmState) -> Applied<(Option<MoveReport>, Vec<Value>)> {
-        let MessageEdit { state: planned, editor, cmd, now, done, report, claims, .. } = self;
+        let MessageEdit { state: planned, editor, cmd, now, done, report, claims, policies, .. } = self;
         // The plan's copy of the state shares its maps with `state`: let go of it first.
         drop(planned);
         let Some(done) = done else { return Applied::new((None, Vec::new()), Vec::new()) };
         let mut events = edit_events(state, editor, &done, cmd.propagate_mode, now);
+        for (row, topic) in policies {
+            state.put_user_topic(row.clone());
+            events.extend(policy_events(state, &row, &topic));
+        }
         let detached = claims.detached(state);
         events.extend(claims.apply(state));
         if let Some(target) = done.edit.target {

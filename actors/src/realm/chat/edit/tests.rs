@@ -46,6 +46,7 @@ fn edit(user_id: UserId, content: Option<&str>) -> UpdateMessage {
         propagate_mode: PropagateMode::ChangeOne,
         send_notification_to_old_thread: false,
         send_notification_to_new_thread: true,
+        prev_content_sha256: None,
     }
 }
 

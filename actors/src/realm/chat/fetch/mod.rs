@@ -100,6 +100,10 @@ fn render_rows(
     for reaction in &reactions {
         by_message.entry(reaction.message_id).or_default().push(reaction);
     }
+    let mut submessages: BTreeMap<MessageId, Vec<Value>> = BTreeMap::new();
+    for row in crate::store::submessages::of_messages(conn, &ids)? {
+        submessages.entry(row.message_id).or_default().push(crate::realm::chat::widgets::submessage_dict(&row));
+    }
     Ok(rows
         .iter()
         .map(|(row, flags)| {
@@ -109,6 +113,9 @@ fn render_rows(
                 flags: viewer_flags(*flags),
             };
             let mut dict = message_dict(state, row, by_message.get(&row.id).map_or(&[][..], Vec::as_slice), shape);
+            if let Some(list) = submessages.remove(&row.id) {
+                dict.insert("submessages".into(), Value::Array(list));
+            }
             if !rendering.allow_empty_topic_name && row.channel_id.is_some() && row.topic.is_empty() {
                 dict.insert("subject".into(), json!(EMPTY_TOPIC_DISPLAY_NAME));
             }

@@ -5,6 +5,7 @@
 pub mod addressee;
 pub mod content;
 pub mod events;
+pub mod follow;
 pub mod mentions;
 pub mod ops;
 pub mod recipients;
@@ -62,7 +63,9 @@ impl Handler<SendMessage> for RealmActor {
             let listeners = actor.all_public_streams_listeners();
             let change = plan_send(&actor.state, msg, &listeners, crate::clock::now())?;
             let context = crate::realm::notifications::PushContext::of(actor);
-            Ok(crate::realm::notifications::with_push(&actor.state, change, context))
+            let change = crate::realm::notifications::with_push(&actor.state, change, context);
+            // Outgoing-webhook bots it mentions or writes to get their jobs in its transaction.
+            Ok(crate::realm::bots::webhooks::outgoing::with_services(&actor.state, change))
         })
     }
 }

@@ -21,13 +21,17 @@ use crate::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::realm::chat::flag;
 use crate::realm::chat::format::{dm_key, message_dict, Shape};
 use crate::realm::chat::render::{render, Rendered};
+use crate::realm::chat::widgets::submessage_dict;
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
-use crate::realm::topics::policies::{policy_events, FOLLOWED};
+use crate::realm::topics::policies::policy_events;
 use crate::realm::uploads_data::claims::{self, Claims};
 use crate::realm::{Applied, Change};
 use crate::store::messages::{self as db, MessageRow, NewMessage};
+use crate::store::submessages::SubmessageRow;
 
+use super::follow::automatic_follow;
+pub use super::follow::AutomaticFollow;
 pub use internal::{plan_notice, Notice, NoticeTo};
 
 /// Where a message goes, as Zulip's `Addressee` checks it before the content: the channel
@@ -41,16 +45,6 @@ enum Addressee<'r, 's> {
 enum Target<'a> {
     Channel(&'a Channel, String),
     Direct(Vec<UserId>),
-}
-
-/// The topic policy a send sets for its sender (Zulip's `automatically_follow_topics_policy`:
-/// 1 on participation, 2 on send, 3 on initiation, 4 never), planned.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AutomaticFollow {
-    /// Only if the message starts the topic.
-    pub on_initiation: bool,
-    /// The sender's policy row once set (the topic spelled as their existing row has it).
-    pub row: UserTopic,
 }
 
 /// A message to send, checked against the state. What the state cannot tell is checked
@@ -86,9 +80,14 @@ pub struct PlannedMessage {
     echo: Option<(String, String)>,
     /// The uploads the message links and claims.
     claims: Claims,
+    /// The `widget` submessage a `/poll` or `/todo` message starts (its content).
+    widget: Option<String>,
     /// Set by the write.
     id: MessageId,
     automatic: Option<UserTopic>,
+    /// Set by the write: the widget submessage's id, and the group conversation's number.
+    widget_id: Option<i64>,
+    dm_group: Option<i64>,
 }
 
 impl PlannedMessage {
@@ -132,6 +131,11 @@ impl PlannedMessage {
         self.channel_id
     }
 
+    /// Its content as it will be stored (normalized).
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
     /// Its rendered content.
     pub fn rendered_html(&self) -> &str {
         &self.rendered.html
@@ -145,6 +149,17 @@ impl PlannedMessage {
     /// When it is sent (Unix seconds).
     pub fn date_sent(&self) -> i64 {
         self.date_sent
+    }
+
+    /// The users it mentions by name (not silently).
+    pub fn mentioned_users(&self) -> &std::collections::BTreeSet<UserId> {
+        &self.rendered.mentioned_users
+    }
+
+    /// The message object as the `message` event carries it, before it is written (its
+    /// `id` is 0 until then).
+    pub fn event_dict(&self, state: &RealmState) -> serde_json::Map<String, Value> {
+        message_dict(state, &self.row(), &[], Shape::Event)
     }
 
     /// The conversation that must already have messages for the send to go through.
@@ -181,6 +196,7 @@ pub fn plan_send(
         }
     };
     let rendered = render(state, &content);
+    let content_for_widget = content.clone();
     let channel = match &target {
         Target::Channel(channel, _) => Some(*channel),
         Target::Direct(_) => None,
@@ -237,41 +253,12 @@ pub fn plan_send(
         may_mention_anyone: may_mention_anyone(state, sender.id),
         public_audience,
         echo: msg.queue_id.zip(msg.local_id),
+        widget: crate::realm::chat::widgets::data::widget_content(&content_for_widget),
         id: MessageId(0),
         automatic: None,
+        widget_id: None,
+        dm_group: None,
     })
-}
-
-/// The topic policy a send may set for its sender, if any (never for bots, nor when the
-/// topic is already followed).
-fn automatic_follow(
-    state: &RealmState,
-    sender: &User,
-    channel: ChannelId,
-    topic: &str,
-    now: i64,
-) -> Option<AutomaticFollow> {
-    if sender.is_bot {
-        return None;
-    }
-    let follow = sender.settings.get("automatically_follow_topics_policy").and_then(Value::as_i64).unwrap_or(3);
-    let on_initiation = match follow {
-        1 | 2 => false,
-        3 => true,
-        _ => return None,
-    };
-    let existing = state.user_topic(sender.id, channel, topic);
-    if existing.is_some_and(|t| t.visibility_policy == FOLLOWED) {
-        return None;
-    }
-    let row = UserTopic {
-        user_id: sender.id,
-        channel_id: channel,
-        topic: existing.map_or_else(|| topic.to_owned(), |r| r.topic.clone()),
-        visibility_policy: FOLLOWED,
-        last_updated: now,
-    };
-    Some(AutomaticFollow { on_initiation, row })
 }
 
 impl PlannedMessage {
@@ -315,10 +302,20 @@ impl PlannedMessage {
     }
 }
 
-impl Change for PlannedMessage {
-    type Output = SentMessage;
+impl PlannedMessage {
+    /// The checks that need storage, as the write runs them, without writing anything
+    /// (a message scheduled for later is checked as if it were sent now): the conversation
+    /// the sender may not start, the refusal that waits for it, and the topic wildcard's
+    /// reach.
+    pub fn check_stored(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        self.check_conversation(tx)?;
+        if let Some(channel) = self.channel_id {
+            self.topic_wildcard(tx, channel)?;
+        }
+        Ok(())
+    }
 
-    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+    fn check_conversation(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         if let Some(key) = &self.needs_conversation {
             if !db::dm_conversation_exists(tx, key)? {
                 return Err(initiation_refused());
@@ -327,6 +324,15 @@ impl Change for PlannedMessage {
         if let Some(refusal) = self.refusal.take() {
             return Err(refusal);
         }
+        Ok(())
+    }
+}
+
+impl Change for PlannedMessage {
+    type Output = SentMessage;
+
+    fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        self.check_conversation(tx)?;
         let initiated = match self.channel_id {
             Some(channel) => self.topic_wildcard(tx, channel)?,
             None => false,
@@ -347,11 +353,21 @@ impl Change for PlannedMessage {
         };
         self.id = db::insert(tx, &new, &self.flags)?;
         self.claims.write(tx, self.id)?;
-        if let Some(follow) = self.follow.take().filter(|f| initiated || !f.on_initiation) {
+        if let Some(key) = self.dm_key.as_deref().filter(|k| k.matches(',').count() >= 2) {
+            self.dm_group = Some(crate::store::submessages::ensure_dm_group(tx, self.realm_id, key)?);
+        }
+        if let Some(widget) = &self.widget {
+            self.widget_id = Some(crate::store::submessages::insert(tx, self.id, self.sender, "widget", widget)?);
+        }
+        let follow = self.follow.take().and_then(|f| {
+            let policy = f.policy(initiated)?;
+            Some(UserTopic { visibility_policy: policy, ..f.row })
+        });
+        if let Some(row) = follow {
             // A failure here must not fail the send (the client would send it again): the
             // policy is left as it was.
-            match db::put_automatic_user_topic(tx, &follow.row) {
-                Ok(()) => self.automatic = Some(follow.row),
+            match db::put_automatic_user_topic(tx, &row) {
+                Ok(()) => self.automatic = Some(row),
                 Err(e) => {
                     tracing::error!(error = %e, message.id = %self.id, "could not follow the topic automatically")
                 }
@@ -362,7 +378,17 @@ impl Change for PlannedMessage {
 
     fn apply(self, state: &mut RealmState) -> Applied<SentMessage> {
         let row = self.row();
-        let message = Value::Object(message_dict(state, &row, &[], Shape::Event));
+        if let (Some(key), Some(group)) = (&self.dm_key, self.dm_group) {
+            state.put_dm_group(key.clone(), group);
+        }
+        let mut message = message_dict(state, &row, &[], Shape::Event);
+        // The widget is on the message from the start (Zulip's `do_widget_post_save_actions`).
+        if let (Some(content), Some(id)) = (self.widget.clone(), self.widget_id) {
+            let widget =
+                SubmessageRow { id, message_id: self.id, sender_id: self.sender, msg_type: "widget".into(), content };
+            message.insert("submessages".into(), Value::Array(vec![submessage_dict(&widget)]));
+        }
+        let message = Value::Object(message);
         let echo = self.echo.as_ref().map(|(queue, local)| (queue.as_str(), local.as_str()));
         let mut events = message_events(&message, self.sender, &self.flags, echo);
         events.extend(all_public_streams_event(&message, self.public_audience));

@@ -227,14 +227,15 @@ fn sending_may_follow_the_topic_for_humans_only() {
     let c = channel(&mut state, "general", false, &[alice, helper]);
     // By default (3), the topic is followed when the message starts it.
     let follow = plan(&state, to_channel(alice, c, Some("Lunch"), "x")).unwrap().follow().cloned().unwrap();
-    assert!(follow.on_initiation);
+    assert_eq!((follow.if_initiated, follow.otherwise), (Some(3), None));
     assert_eq!((follow.row.user_id, follow.row.channel_id, follow.row.topic.as_str()), (alice, c, "Lunch"));
     assert_eq!((follow.row.visibility_policy, follow.row.last_updated), (3, T0));
     assert!(plan(&state, to_channel(helper, c, Some("Lunch"), "x")).unwrap().follow().is_none());
     edit_user(&mut state, alice, |u| {
         u.settings.insert("automatically_follow_topics_policy".into(), json!(2));
     });
-    assert!(!plan(&state, to_channel(alice, c, Some("Lunch"), "x")).unwrap().follow().unwrap().on_initiation);
+    let follow = plan(&state, to_channel(alice, c, Some("Lunch"), "x")).unwrap().follow().cloned().unwrap();
+    assert_eq!((follow.if_initiated, follow.otherwise), (Some(3), Some(3)));
     edit_user(&mut state, alice, |u| {
         u.settings.insert("automatically_follow_topics_policy".into(), json!(4));
     });

@@ -109,7 +109,10 @@ pub fn plan_notice(
         echo: None,
         // Notices link no upload.
         claims: Default::default(),
+        widget: None,
         id: MessageId(0),
         automatic: None,
+        widget_id: None,
+        dm_group: None,
     })
 }

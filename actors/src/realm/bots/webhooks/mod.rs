@@ -1,0 +1,3 @@
+//! Incoming and outgoing webhooks.
+pub mod incoming;
+pub mod outgoing;
