@@ -38,6 +38,7 @@ pub mod store;
 pub mod thumbnailer;
 pub mod uploads;
 pub mod validate;
+pub mod worker_thread;
 
 pub use error::{ApiError, ApiResult, ErrorCode};
 

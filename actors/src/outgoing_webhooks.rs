@@ -14,9 +14,8 @@
 //! Zulip's Slack-compatible interface (2) is stored and listed, but its requests go out in
 //! the generic form.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::{JoinHandle, Thread};
+use std::thread::Thread;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -26,6 +25,7 @@ use crate::realm::bots::webhooks::outgoing::{BotReply, OwnerNote};
 use crate::registry::Realms;
 use crate::store::bots::{self as db, WebhookJob};
 use crate::store::Store;
+use crate::worker_thread::{idle_wait, now_ms, StopFlag, WorkerThread};
 
 /// The running workers' threads, woken when a job is queued.
 static THREADS: Mutex<Vec<Thread>> = Mutex::new(Vec::new());
@@ -40,36 +40,26 @@ pub fn wake() {
 }
 
 /// The running worker; stops (and joins) when dropped.
-pub struct OutgoingWebhookWorker {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
+pub struct OutgoingWebhookWorker(WorkerThread);
 
 impl OutgoingWebhookWorker {
     /// Starts the worker on a thread of its own.
     pub fn start(store: Store, realms: Realms, config: Arc<ServerConfig>) -> std::io::Result<OutgoingWebhookWorker> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let thread = std::thread::Builder::new()
-            .name("agora-outgoing-webhooks".into())
-            .spawn(move || Worker { store, realms, config, stop: flag }.run())?;
-        if let Ok(mut threads) = THREADS.lock() {
-            threads.push(thread.thread().clone());
+        let thread =
+            WorkerThread::spawn("agora-outgoing-webhooks", move |stop| Worker { store, realms, config, stop }.run())?;
+        if let (Ok(mut threads), Some(t)) = (THREADS.lock(), thread.thread()) {
+            threads.push(t.clone());
         }
-        Ok(OutgoingWebhookWorker { stop, thread: Some(thread) })
+        Ok(OutgoingWebhookWorker(thread))
     }
 
     /// Stops the worker after the request under way.
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
-            let id = thread.thread().id();
-            if let Ok(mut threads) = THREADS.lock() {
-                threads.retain(|t| t.id() != id);
-            }
-            thread.thread().unpark();
-            let _ = thread.join();
+        if let (Ok(mut threads), Some(t)) = (THREADS.lock(), self.0.thread()) {
+            let id = t.id();
+            threads.retain(|t| t.id() != id);
         }
+        self.0.stop();
     }
 }
 
@@ -83,11 +73,7 @@ struct Worker {
     store: Store,
     realms: Realms,
     config: Arc<ServerConfig>,
-    stop: Arc<AtomicBool>,
-}
-
-fn now_ms() -> i64 {
-    crate::clock::now_micros() / 1000
+    stop: StopFlag,
 }
 
 /// What a request came to.
@@ -146,13 +132,11 @@ fn py_repr_bytes(b: &[u8]) -> String {
 
 impl Worker {
     fn stopping(&self) -> bool {
-        self.stop.load(Ordering::SeqCst)
+        self.stop.stopping()
     }
 
     fn pause(&self, d: Duration) {
-        if !self.stopping() {
-            std::thread::park_timeout(d);
-        }
+        self.stop.pause(d);
     }
 
     fn run(self) {
@@ -189,12 +173,10 @@ impl Worker {
     }
 
     fn idle_wait(&self) -> Duration {
-        let poll = self.config.outgoing_webhooks.poll_interval;
-        let next = self.store.conn().ok().and_then(|c| db::earliest_due_job(&c).ok().flatten());
-        match next {
-            Some(due) => Duration::from_millis((due - now_ms()).clamp(1, poll.as_millis() as i64) as u64),
-            None => poll,
-        }
+        idle_wait(
+            self.store.conn().ok().and_then(|c| db::earliest_due_job(&c).ok().flatten()),
+            self.config.outgoing_webhooks.poll_interval,
+        )
     }
 
     fn handle(&self, runtime: &tokio::runtime::Runtime, job: &WebhookJob, outcome: Outcome) {

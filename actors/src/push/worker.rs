@@ -8,9 +8,7 @@
 //! loses none; one is deleted only after the bouncer took it, so none is sent twice while
 //! the server runs (a crash between the two sends it again on restart).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::bouncer::{Bouncer, BouncerError};
@@ -20,37 +18,21 @@ use crate::realm::push::PushDeviceOutcome;
 use crate::registry::Realms;
 use crate::store::push::{self as db, Job};
 use crate::store::Store;
+use crate::worker_thread::{idle_wait, now_ms, StopFlag, WorkerThread};
 
 /// The running worker; stops (and joins) when dropped or [`PushWorker::stop`]ped.
-pub struct PushWorker {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
+pub struct PushWorker(WorkerThread);
 
 impl PushWorker {
     /// Starts the worker on a thread of its own.
     pub fn start(store: Store, realms: Realms, config: Arc<ServerConfig>) -> std::io::Result<PushWorker> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let thread = std::thread::Builder::new()
-            .name("agora-push".into())
-            .spawn(move || Worker { store, realms, config, stop: flag }.run())?;
-        Ok(PushWorker { stop, thread: Some(thread) })
+        let thread = WorkerThread::spawn("agora-push", move |stop| Worker { store, realms, config, stop }.run())?;
+        Ok(PushWorker(thread))
     }
 
     /// Stops the worker after the job under way.
     pub fn stop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(thread) = self.thread.take() {
-            thread.thread().unpark();
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for PushWorker {
-    fn drop(&mut self) {
-        self.stop();
+        self.0.stop();
     }
 }
 
@@ -58,23 +40,16 @@ struct Worker {
     store: Store,
     realms: Realms,
     config: Arc<ServerConfig>,
-    stop: Arc<AtomicBool>,
-}
-
-fn now_ms() -> i64 {
-    crate::clock::now_micros() / 1000
+    stop: StopFlag,
 }
 
 impl Worker {
     fn stopping(&self) -> bool {
-        self.stop.load(Ordering::SeqCst)
+        self.stop.stopping()
     }
 
-    /// Waits up to `d`, or until stopped.
     fn pause(&self, d: Duration) {
-        if !self.stopping() {
-            std::thread::park_timeout(d);
-        }
+        self.stop.pause(d);
     }
 
     fn run(self) {
@@ -146,12 +121,10 @@ impl Worker {
 
     /// How long to wait with nothing due: until the next job is due, at most a poll interval.
     fn idle_wait(&self) -> Duration {
-        let poll = self.config.push.poll_interval;
-        let next = self.store.conn().ok().and_then(|c| db::earliest_due(&c).ok().flatten());
-        match next {
-            Some(due) => Duration::from_millis((due - now_ms()).clamp(1, poll.as_millis() as i64) as u64),
-            None => poll,
-        }
+        idle_wait(
+            self.store.conn().ok().and_then(|c| db::earliest_due(&c).ok().flatten()),
+            self.config.push.poll_interval,
+        )
     }
 
     fn finish(&self, job: &Job) {
