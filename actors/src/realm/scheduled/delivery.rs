@@ -26,7 +26,7 @@ use crate::clock;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
-use crate::realm::bots::webhooks::outgoing::{with_services, WithServices};
+use crate::realm::bots::webhooks::outgoing::{sending, WithServices};
 use crate::realm::chat::send::{plan_notice, plan_send, ChannelRef, DirectRef, Notice, NoticeTo, SendMessage, SendTo};
 use crate::realm::model::SystemBot;
 use crate::realm::notifications::{with_push, PushContext, WithPush};
@@ -241,7 +241,7 @@ impl RealmActor {
         let planned = plan_send(&self.state, msg, &listeners, now)?;
         // Through the outgoing-webhook services, as `POST /messages`: a scheduled mention of
         // such a bot reaches it.
-        let send = with_services(&self.state, with_push(&self.state, planned, PushContext::of(self)));
+        let send = sending(self, planned);
         self.commit(Delivered { send, item: item.clone() })
     }
 

@@ -152,8 +152,9 @@ impl Handler<PostWebhookMessages> for RealmActor {
                 }
                 Err(e) => return Err(e),
             };
-            let context = crate::realm::notifications::PushContext::of(self);
-            self.commit(crate::realm::notifications::with_push(&self.state, change, context))?;
+            // Through the outgoing-webhook services too, as Zulip's webhook messages go
+            // through its normal send.
+            self.commit(super::outgoing::sending(self, change))?;
         }
         Ok(())
     }

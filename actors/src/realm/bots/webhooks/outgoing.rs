@@ -41,11 +41,20 @@ pub struct WithServices {
 pub fn with_services(state: &RealmState, inner: WithPush) -> WithServices {
     let message = inner.message();
     let triggers = triggers(state, message);
-    let reply_to = match message.channel_id() {
-        Some(channel) => json!({"channel_id": channel, "topic": message.topic()}),
-        None => json!({"direct": message.recipients()}),
+    let reply_to = match (triggers.is_empty(), message.channel_id()) {
+        (true, _) => Value::Null,
+        (false, Some(channel)) => json!({"channel_id": channel, "topic": message.topic()}),
+        (false, None) => json!({"direct": message.recipients()}),
     };
     WithServices { inner, triggers, realm_id: state.realm().id, reply_to }
+}
+
+/// The change that sends a planned message as `POST /messages` does: with its push
+/// notifications and the outgoing-webhook jobs it triggers. Every way a user's message is
+/// sent (the API, scheduled delivery, incoming webhooks) goes through it.
+pub fn sending(actor: &RealmActor, planned: PlannedMessage) -> WithServices {
+    let context = crate::realm::notifications::PushContext::of(actor);
+    with_services(&actor.state, crate::realm::notifications::with_push(&actor.state, planned, context))
 }
 
 impl WithServices {
@@ -59,15 +68,20 @@ fn triggers(state: &RealmState, message: &PlannedMessage) -> Vec<Trigger> {
     if state.user(message.sender()).is_none_or(|s| s.is_bot) {
         return Vec::new();
     }
-    let bots = state.users().filter(|u| u.is_active && u.bot_type == Some(OUTGOING_WEBHOOK_BOT));
+    // Only the users the message names can be triggered: its mentions in a channel, its
+    // participants in a direct message (both in ascending id order), never a walk of every
+    // user on each send.
+    let (named, trigger): (Vec<UserId>, &str) = match message.channel_id() {
+        Some(_) => (message.mentioned_users().iter().copied().collect(), "mention"),
+        None => (message.recipients().to_vec(), "direct_message"),
+    };
+    let bots = named
+        .into_iter()
+        .filter_map(|id| state.user(id))
+        .filter(|u| u.is_active && u.bot_type == Some(OUTGOING_WEBHOOK_BOT));
     let mut out = Vec::new();
     let mut dict = None;
     for bot in bots {
-        let trigger = match message.channel_id() {
-            Some(_) if message.mentioned_users().contains(&bot.id) => "mention",
-            None if message.recipients().contains(&bot.id) => "direct_message",
-            _ => continue,
-        };
         let Some(service) = state.bots().service(bot.id) else { continue };
         let dict = dict.get_or_insert_with(|| {
             // Zulip's `finalize_payload(apply_markdown=False, client_gravatar=False,

@@ -62,10 +62,9 @@ impl Handler<SendMessage> for RealmActor {
         self.defer(ctx, msg, |actor, msg| {
             let listeners = actor.all_public_streams_listeners();
             let change = plan_send(&actor.state, msg, &listeners, crate::clock::now())?;
-            let context = crate::realm::notifications::PushContext::of(actor);
-            let change = crate::realm::notifications::with_push(&actor.state, change, context);
-            // Outgoing-webhook bots it mentions or writes to get their jobs in its transaction.
-            Ok(crate::realm::bots::webhooks::outgoing::with_services(&actor.state, change))
+            // Push notifications, and the jobs of outgoing-webhook bots it mentions or writes
+            // to, in its transaction.
+            Ok(crate::realm::bots::webhooks::outgoing::sending(actor, change))
         })
     }
 }
