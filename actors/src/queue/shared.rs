@@ -38,6 +38,9 @@ struct Inner {
     last_connection: Instant,
     /// Set once the queue is closed, expired, overflowing or saved: it takes nothing more.
     gone: Option<GoneReason>,
+    /// It took events since its last [`SharedQueue::wake`]: it is on the realm actor's list
+    /// of queues to wake (once, however many events it took).
+    wake_pending: bool,
 }
 
 struct Waiter {
@@ -82,7 +85,15 @@ impl Waiting {
 
 impl SharedQueue {
     pub(super) fn new(id: &str, user_id: UserId, spec: QueueSpec, config: QueueConfig, buffer: EventBuffer) -> Self {
-        let inner = Inner { spec, buffer, waiter: None, polls: 0, last_connection: Instant::now(), gone: None };
+        let inner = Inner {
+            spec,
+            buffer,
+            waiter: None,
+            polls: 0,
+            last_connection: Instant::now(),
+            gone: None,
+            wake_pending: false,
+        };
         SharedQueue { id: Arc::from(id), user_id, config, inner: Mutex::new(inner) }
     }
 
@@ -125,7 +136,8 @@ impl SharedQueue {
     }
 
     /// [`SharedQueue::push`] without answering the waiting poll (see [`SharedQueue::wake`]):
-    /// whether the queue took the event, or why it went.
+    /// whether the queue is now to be woken (it took the event, and had taken none since
+    /// its last wake), or why it went.
     pub fn add(&self, event: &Arc<Event>) -> Result<bool, GoneReason> {
         let mut inner = self.lock();
         if inner.gone.is_some() || !inner.spec.accepts(event) {
@@ -144,12 +156,13 @@ impl SharedQueue {
         for form in forms.iter() {
             inner.buffer.push(Arc::clone(form));
         }
-        Ok(true)
+        Ok(!std::mem::replace(&mut inner.wake_pending, true))
     }
 
     /// Answers the waiting poll with what the queue holds, if it holds anything.
     pub fn wake(&self) {
         let mut inner = self.lock();
+        inner.wake_pending = false;
         if inner.buffer.is_empty() || inner.gone.is_some() {
             return;
         }

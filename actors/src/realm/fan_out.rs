@@ -18,7 +18,7 @@ impl RealmActor {
     /// often a user is named. The event is shared, not copied, between listeners. A queue
     /// that takes it is to be woken; one the event takes past its backlog limits is removed.
     pub(crate) fn fan_out(&mut self, events: Vec<Outgoing>) {
-        let (mut overflowed, mut to_wake) = (Vec::new(), std::mem::take(&mut self.to_wake));
+        let mut overflowed = Vec::new();
         for out in events {
             let event = Arc::new(out.event);
             for user_id in distinct(out.users) {
@@ -27,7 +27,7 @@ impl RealmActor {
                 for listener in list.iter() {
                     match &listener.queue {
                         Some(entry) => match entry.queue.add(&event) {
-                            Ok(true) => to_wake.push(Arc::clone(&entry.queue)),
+                            Ok(true) => self.to_wake.push(Arc::clone(&entry.queue)),
                             Ok(false) => {}
                             Err(_) => overflowed.push(entry.clone()),
                         },
@@ -36,7 +36,6 @@ impl RealmActor {
                 }
             }
         }
-        self.to_wake = to_wake;
         // Their actors close them and tell this actor why (it logs the overflow then).
         for entry in overflowed {
             self.queues.remove(entry.queue.id());
