@@ -275,7 +275,6 @@ impl RealmActor {
     /// channels...) leaves the published auth index as it is, so the hot paths do not
     /// rebuild it.
     pub(super) fn committed(&mut self, events: Vec<Outgoing>) {
-        self.state.tidy();
         self.publish_state();
         self.fan_out(events);
         self.wake_queues();
@@ -284,7 +283,6 @@ impl RealmActor {
     /// After a commit that may change who can authenticate: publish the new auth index,
     /// then send the events.
     pub(super) fn committed_auth(&mut self, events: Vec<Outgoing>) {
-        self.state.tidy();
         self.publish_auth();
         self.fan_out(events);
         self.wake_queues();

@@ -272,7 +272,6 @@ impl RealmActor {
         }
         let changes = items.len();
         if refused < changes {
-            self.state.tidy();
             if auth {
                 self.publish_auth();
             } else {

@@ -56,7 +56,7 @@ pub struct RealmState {
     /// Ids of the active users, ascending (`None` after [`RealmState::user_mut`], which may
     /// change who is active, until [`RealmState::tidy`]). Organization-wide events go to
     /// them all: a copy of this list is much cheaper than a walk over every user.
-    active_ids: Option<Arc<Vec<UserId>>>,
+    active_ids: Arc<Vec<UserId>>,
     /// Users and channels as JSON, and channels' active subscribers, shared by every copy
     /// of the state.
     user_json: Arc<user_json::UserJsonCache>,
@@ -115,7 +115,7 @@ impl RealmState {
             channels: Channels::default(),
             last_message_id: MessageId(0),
             user_data: UserData::default(),
-            active_ids: Some(Arc::default()),
+            active_ids: Arc::default(),
             user_json: Arc::default(),
             channel_json: Arc::default(),
             subscriber_cache: Arc::default(),
@@ -339,10 +339,9 @@ impl RealmState {
         self.users.insert(user.id, Arc::new(user));
     }
 
-    /// Mutable access to a user for field changes that touch no index.
+    /// Mutable access to a user for field changes that touch no index (not `is_active`:
+    /// [`RealmState::set_user_active`]).
     pub(crate) fn user_mut(&mut self, id: UserId) -> Option<&mut User> {
-        // It may change who is active.
-        self.active_ids = None;
         self.users.get_mut(&id).map(Arc::make_mut)
     }
 

@@ -69,7 +69,7 @@ fn user(name: &str) -> String {
 #[test]
 fn list_users_prints_every_account() {
     let mut m = acme();
-    m.state.user_mut(UserId(2)).unwrap().is_active = false;
+    m.state.set_user_active(UserId(2), false);
     let out = run(&mut m, AdminOp::ListUsers).unwrap();
     let users = out["users"].as_array().unwrap();
     assert_eq!(users.len(), 3);
@@ -204,7 +204,7 @@ fn organization_settings_are_decoded_as_patch_realm_decodes_them() {
     );
     // Owner-only settings pass: the command acts with an owner's rights.
     run(&mut m, one("waiting_period_threshold", "3")).unwrap();
-    m.state.user_mut(UserId(1)).unwrap().is_active = false;
+    m.state.set_user_active(UserId(1), false);
     assert_eq!(refused(&mut m, one("name", "X")), "The organization has no active owner");
 }
 

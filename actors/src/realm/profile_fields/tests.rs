@@ -159,9 +159,8 @@ fn person_pickers_take_active_humans_of_the_realm() {
     org.state.user_mut(member).unwrap().is_bot = true;
     let err = set(&mut org, owner, json!([{"id": picker, "value": [member]}])).unwrap_err();
     assert_eq!(err.msg, format!("User with ID {member} is a bot"));
-    let user = org.state.user_mut(member).unwrap();
-    user.is_bot = false;
-    user.is_active = false;
+    org.state.user_mut(member).unwrap().is_bot = false;
+    org.state.set_user_active(member, false);
     let err = set(&mut org, owner, json!([{"id": picker, "value": [member]}])).unwrap_err();
     assert_eq!(err.msg, format!("User with ID {member} is deactivated"));
     let err = set(&mut org, owner, json!([{"id": picker, "value": [12345]}])).unwrap_err();

@@ -32,40 +32,34 @@ impl std::fmt::Debug for SubscriberCache {
 impl RealmState {
     /// Ids of active users, ascending.
     pub fn active_user_ids(&self) -> Vec<UserId> {
-        match &self.active_ids {
-            Some(ids) => ids.to_vec(),
-            None => self.users.values().filter(|u| u.is_active).map(|u| u.id).collect(),
-        }
+        self.active_ids.to_vec()
     }
 
     /// Keeps the list of active users up to date with a user put in the state.
     pub(super) fn note_active(&mut self, id: UserId, active: bool) {
-        if let Some(ids) = &mut self.active_ids {
-            match (ids.binary_search(&id), active) {
-                (Err(at), true) => Arc::make_mut(ids).insert(at, id),
-                (Ok(at), false) => {
-                    Arc::make_mut(ids).remove(at);
-                }
-                _ => {}
+        let ids = &mut self.active_ids;
+        match (ids.binary_search(&id), active) {
+            (Err(at), true) => Arc::make_mut(ids).insert(at, id),
+            (Ok(at), false) => {
+                Arc::make_mut(ids).remove(at);
             }
+            _ => {}
         }
     }
 
-    /// Brings the derived lists back up to date after changes through
-    /// [`RealmState::user_mut`] (the realm actor calls it after each commit).
-    pub(crate) fn tidy(&mut self) {
-        if self.active_ids.is_none() {
-            self.active_ids = Some(Arc::new(self.users.values().filter(|u| u.is_active).map(|u| u.id).collect()));
+    /// Activates or deactivates an account (the one way `is_active` changes, so the list of
+    /// active users follows at once).
+    pub(crate) fn set_user_active(&mut self, id: UserId, active: bool) {
+        if let Some(user) = self.users.get_mut(&id).map(Arc::make_mut) {
+            user.is_active = active;
+            self.note_active(id, active);
         }
     }
 
     /// Whether `id` is an active user of the organization (a search of a sorted list, not a
     /// walk down the users' tree).
     pub fn is_active_user(&self, id: UserId) -> bool {
-        match &self.active_ids {
-            Some(active) => active.binary_search(&id).is_ok(),
-            None => self.user(id).is_some_and(|u| u.is_active),
-        }
+        self.active_ids.binary_search(&id).is_ok()
     }
 
     /// The subscribers of a channel who are active users, ascending (deactivated users keep
@@ -76,7 +70,8 @@ impl RealmState {
 
     /// The same, shared (listed once while nothing changes).
     pub fn active_subscriber_ids(&self, channel: ChannelId) -> Arc<[UserId]> {
-        let (Some(active), Some(subscribers)) = (&self.active_ids, self.channels.subscribers.get(&channel)) else {
+        let active = &self.active_ids;
+        let Some(subscribers) = self.channels.subscribers.get(&channel) else {
             return self.list_active_subscribers(channel).into();
         };
         let mut cache = self.subscriber_cache.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -92,9 +87,7 @@ impl RealmState {
     }
 
     fn list_active_subscribers(&self, channel: ChannelId) -> Vec<UserId> {
-        let Some(active) = &self.active_ids else {
-            return self.subscribers(channel).filter(|u| self.user(*u).is_some_and(|u| u.is_active)).collect();
-        };
+        let active = &self.active_ids;
         let Some(subscribers) = self.channels.subscribers.get(&channel) else { return Vec::new() };
         // Both ascending: a few subscribers are looked up, many are merged with the list.
         if subscribers.len().saturating_mul(16) < active.len() {

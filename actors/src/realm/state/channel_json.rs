@@ -44,7 +44,8 @@ impl RealmState {
     /// the cache or made by `make` (which must depend on nothing but what the module's
     /// documentation lists).
     pub fn channel_json(&self, channel: ChannelId, shape: u8, make: impl FnOnce() -> String) -> Arc<str> {
-        let (Some(row), Some(active)) = (self.channels.by_id.get(&channel), &self.active_ids) else {
+        let active = &self.active_ids;
+        let Some(row) = self.channels.by_id.get(&channel) else {
             return Arc::from(make());
         };
         let subscribers = self.channels.subscribers.get(&channel);

@@ -44,11 +44,9 @@ fn the_active_users_follow_creations_deactivations_and_reactivations() {
     let c = human(&mut state, UserId(5), "c@acme.test", "C", "c", Role::Member);
     let b = human(&mut state, UserId(4), "b@acme.test", "B", "b", Role::Member);
     assert_eq!(state.active_user_ids(), [a, b, c]);
-    state.user_mut(b).unwrap().is_active = false;
-    // Answered by a walk until tidied, then from the list again.
+    state.set_user_active(b, false);
     assert_eq!(state.active_user_ids(), [a, c]);
     assert!(!state.is_active_user(b));
-    state.tidy();
     assert_eq!(state.active_user_ids(), [a, c]);
     assert!(!state.is_active_user(b) && state.is_active_user(c));
     let mut again = state.user(b).unwrap().clone();
@@ -69,7 +67,6 @@ fn active_subscribers_and_channel_objects_follow_their_sources() {
         subscribe(&mut state, *user, ChannelId(1));
     }
     subscribe(&mut state, users[3], ChannelId(2));
-    state.tidy();
     let count = |state: &RealmState, id| {
         let json = state.channel_json(id, 0, || state.active_subscribers(id).len().to_string());
         json.parse::<usize>().unwrap()
@@ -80,8 +77,7 @@ fn active_subscribers_and_channel_objects_follow_their_sources() {
     // A deactivation changes both channels' lists and objects, in a copy of the state
     // (the earlier copy keeps its own answers).
     let before = state.clone();
-    state.user_mut(users[3]).unwrap().is_active = false;
-    state.tidy();
+    state.set_user_active(users[3], false);
     assert_eq!(state.active_subscribers(ChannelId(1)).len(), 39);
     assert!(state.active_subscribers(ChannelId(2)).is_empty());
     assert_eq!((count(&state, ChannelId(1)), count(&state, ChannelId(2))), (39, 0));

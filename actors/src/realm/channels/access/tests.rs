@@ -208,9 +208,7 @@ fn deactivated_users_lose_group_permissions_and_leave_the_audience() {
     let private = channel(&mut state, 1, true, false, json!({"can_administer_channel_group": OUTER.0}));
     let audience: BTreeSet<UserId> = state.channel_metadata_audience(private).into_iter().collect();
     assert_eq!(audience, BTreeSet::from([p.owner, p.admin, p.insider]));
-    if let Some(user) = state.user_mut(p.insider) {
-        user.is_active = false;
-    }
+    state.set_user_active(p.insider, false);
     check(&state, private, &[(p.insider, NONE)]);
     assert_eq!(state.channel_metadata_audience(private), vec![p.owner, p.admin]);
 }

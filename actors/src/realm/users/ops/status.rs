@@ -140,9 +140,7 @@ impl Change for AccountStatus {
         let AccountStatus { active, users, revoked } = self;
         let mut events = Vec::with_capacity(users.len() + 1);
         for &id in &users {
-            if let Some(user) = state.user_mut(id) {
-                user.is_active = active;
-            }
+            state.set_user_active(id, active);
             tracing::info!(realm.id = %state.realm().id, user.id = %id, active, "changed account status");
             events.push(state.to_everyone(realm_user_update(json!({"user_id": id, "is_active": active}))));
             // Bots: `realm_bot` to their owner and the administrators, as Zulip.
