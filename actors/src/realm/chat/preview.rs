@@ -6,7 +6,7 @@
 use rusqlite::Connection;
 
 use super::render::render;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::ids::UserId;
 use crate::reader::HistoryRead;
 use crate::realm::state::RealmState;
@@ -22,10 +22,7 @@ impl HistoryRead for RenderPreview {
     type Output = String;
 
     fn run(self, state: &RealmState, _: &Connection) -> ApiResult<String> {
-        if state.user(self.user_id).is_none() {
-            tracing::warn!(realm.id = %state.realm().id, user.id = %self.user_id, "render for a user this realm does not have");
-            return Err(ApiError::internal());
-        }
+        super::viewer(state, self.user_id)?;
         Ok(render(state, &self.content).html)
     }
 }

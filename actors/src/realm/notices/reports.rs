@@ -5,7 +5,7 @@
 use actix::prelude::*;
 use rusqlite::Connection;
 
-use super::texts::{message_link, silent_mention};
+use super::texts::{direct_message_url, global_time, message_link, silent_mention, unused_fence};
 use super::{bot, notice_topic, setting_channel};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, MessageId, UserId};
@@ -77,39 +77,6 @@ fn check_report(state: &RealmState, msg: &ReportMessage) -> ApiResult<ChannelId>
     }
     setting_channel(state, "moderation_request_channel_id")
         .ok_or_else(|| ApiError::bad_request("Message reporting is not enabled in this organization."))
-}
-
-/// Zulip's `get_unused_fence`: a backtick fence longer than any fence opening a line of
-/// `content` (at least three).
-fn unused_fence(content: &str) -> String {
-    let longest = content
-        .lines()
-        .filter_map(|line| {
-            let indent = line.len() - line.trim_start_matches(' ').len();
-            let ticks = line[indent..].len() - line[indent..].trim_start_matches('`').len();
-            (indent <= 3 && ticks >= 3).then_some(ticks + 1)
-        })
-        .max()
-        .unwrap_or(3);
-    "`".repeat(longest.max(3))
-}
-
-/// Zulip's `datetime_to_global_time`: a `<time:...>` the clients show in each reader's zone.
-fn global_time(timestamp: i64) -> String {
-    let time = chrono::DateTime::from_timestamp(timestamp, 0).unwrap_or_default();
-    format!("<time:{}>", time.to_rfc3339())
-}
-
-/// Zulip's `pm_message_url`: the conversation as Zulip's `display_recipient` of the
-/// message's recipient lists it (one-to-one: the recipient; a group: everyone).
-fn direct_message_url(realm_url: &str, participants: &[UserId], sender: UserId, message: MessageId) -> String {
-    let ids: Vec<UserId> = match participants {
-        [a, b] => vec![if *a == sender { *b } else { *a }],
-        other => other.to_vec(),
-    };
-    let slug = ids.iter().map(|id| id.0.to_string()).collect::<Vec<_>>().join(",");
-    let kind = if ids.len() >= 3 { "group" } else { "dm" };
-    format!("{realm_url}/#narrow/dm/{slug}-{kind}/near/{}", message.0)
 }
 
 /// The report's text (Zulip's `send_message_report`).

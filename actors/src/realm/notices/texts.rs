@@ -1,7 +1,7 @@
 //! The texts of the system bots' messages, word for word Zulip's (English), and the link
 //! syntaxes they use.
 
-use crate::ids::{ChannelId, MessageId};
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::model::User;
 
 /// Zulip's `NAVIGATION_TOUR_VIDEO_URL` default.
@@ -219,4 +219,37 @@ pub fn joined(user: &User) -> String {
 /// The inviter's notice when an invitee joins.
 pub fn accepted_invitation(user: &User) -> String {
     format!("{} accepted your invitation to join Zulip!", silent_mention(user))
+}
+
+/// Zulip's `get_unused_fence`: a backtick fence longer than any fence opening a line of
+/// `content` (at least three).
+pub fn unused_fence(content: &str) -> String {
+    let longest = content
+        .lines()
+        .filter_map(|line| {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let ticks = line[indent..].len() - line[indent..].trim_start_matches('`').len();
+            (indent <= 3 && ticks >= 3).then_some(ticks + 1)
+        })
+        .max()
+        .unwrap_or(3);
+    "`".repeat(longest.max(3))
+}
+
+/// Zulip's `datetime_to_global_time`: a `<time:...>` the clients show in each reader's zone.
+pub fn global_time(timestamp: i64) -> String {
+    let time = chrono::DateTime::from_timestamp(timestamp, 0).unwrap_or_default();
+    format!("<time:{}>", time.to_rfc3339())
+}
+
+/// Zulip's `pm_message_url`: the conversation as Zulip's `display_recipient` of the
+/// message's recipient lists it (one-to-one: the recipient; a group: everyone).
+pub fn direct_message_url(realm_url: &str, participants: &[UserId], sender: UserId, message: MessageId) -> String {
+    let ids: Vec<UserId> = match participants {
+        [a, b] => vec![if *a == sender { *b } else { *a }],
+        other => other.to_vec(),
+    };
+    let slug = ids.iter().map(|id| id.0.to_string()).collect::<Vec<_>>().join(",");
+    let kind = if ids.len() >= 3 { "group" } else { "dm" };
+    format!("{realm_url}/#narrow/dm/{slug}-{kind}/near/{}", message.0)
 }

@@ -29,6 +29,7 @@ use crate::realm::actor::RealmActor;
 use crate::realm::bots::webhooks::outgoing::{sending, WithServices};
 use crate::realm::chat::send::{plan_notice, plan_send, ChannelRef, DirectRef, Notice, NoticeTo, SendMessage, SendTo};
 use crate::realm::model::SystemBot;
+use crate::realm::notices::texts::global_time;
 use crate::realm::notifications::{with_push, PushContext, WithPush};
 use crate::realm::scheduled_data::{ScheduledItem, ScheduledTarget};
 use crate::realm::state::RealmState;
@@ -160,12 +161,6 @@ impl Change for Failed {
         state.scheduled_mut().put(self.item);
         Applied::events(events)
     }
-}
-
-/// Zulip's `datetime_to_global_time`: `<time:…>` with the ISO 8601 time in UTC.
-fn global_time(timestamp: i64) -> String {
-    let at = chrono::DateTime::from_timestamp(timestamp, 0).unwrap_or_default();
-    format!("<time:{}>", at.format("%Y-%m-%dT%H:%M:%S+00:00"))
 }
 
 /// Notification Bot's message about a scheduled message that was not sent (Zulip's

@@ -17,7 +17,9 @@ use crate::realm::chat::changes::access_message;
 use crate::realm::chat::format::dm_participants;
 use crate::realm::chat::send::{plan_send, truncate, DirectRef, SendMessage, SendTo};
 use crate::realm::model::User;
-use crate::realm::notices::texts::{encode_channel, encode_hash_component, message_link_syntax, silent_mention};
+use crate::realm::notices::texts::{
+    encode_channel, encode_hash_component, message_link_syntax, silent_mention, unused_fence,
+};
 use crate::realm::scheduled_data::{ReminderOf, ScheduledItem, ScheduledTarget};
 use crate::realm::state::RealmState;
 use crate::realm::{Applied, Change};
@@ -34,21 +36,6 @@ fn normalize_note(note: &str) -> ApiResult<String> {
         )));
     }
     Ok(note.to_owned())
-}
-
-/// Zulip's `get_unused_fence`: one backtick more than the longest fence in `text`, at least
-/// three.
-fn unused_fence(text: &str) -> String {
-    let longest = text
-        .lines()
-        .filter_map(|line| {
-            let line = line.trim_start_matches(' ');
-            let ticks = line.chars().take_while(|c| *c == '`').count();
-            (ticks >= 3).then_some(ticks + 1)
-        })
-        .max()
-        .unwrap_or(3);
-    "`".repeat(longest)
 }
 
 /// Users as a sentence of silent mentions ("A", "A and B", "A, B, and C").

@@ -23,6 +23,8 @@ use crate::store;
 pub const INHERIT: i64 = 0;
 /// Visibility policy 1: muted.
 pub const MUTED: i64 = 1;
+/// Visibility policy 2: unmuted (in a muted channel).
+pub const UNMUTED: i64 = 2;
 /// Visibility policy 3: followed (the largest valid policy).
 pub const FOLLOWED: i64 = 3;
 

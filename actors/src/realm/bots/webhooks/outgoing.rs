@@ -10,10 +10,11 @@ use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
 
 use crate::error::ApiResult;
-use crate::ids::{ChannelId, UserId};
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::bot_data::OUTGOING_WEBHOOK_BOT;
 use crate::realm::chat::send::{plan_notice, Notice, NoticeTo, PlannedMessage, SentMessage};
+use crate::realm::notices::texts;
 use crate::realm::notifications::WithPush;
 use crate::realm::state::RealmState;
 use crate::realm::{Applied, Change};
@@ -162,31 +163,14 @@ pub struct OwnerNote {
     pub exception: Option<(String, String)>,
 }
 
-/// Zulip's `encode_hash_component`: a URL fragment part.
-fn encode_hash_component(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-' | b'~' | b'*' | b'(' | b')' => out.push(b as char),
-            b'.' => out.push_str(".2E"),
-            _ => out.push_str(&format!(".{b:02X}")),
-        }
-    }
-    out
-}
-
 impl RealmActor {
     /// A link to a message (Zulip's `message_link_url`).
     fn message_link(&self, message_id: i64, reply_to: &Value) -> String {
         let base = self.config.realm_url(&self.state.realm().subdomain);
         match reply_target(reply_to) {
             Some(NoticeTo::Channel(id, topic)) => {
-                let name = self.state.channel(id).map(|c| c.name.replace(' ', "-")).unwrap_or_default();
-                format!(
-                    "{base}/#narrow/channel/{id}-{}/topic/{}/near/{message_id}",
-                    encode_hash_component(&name),
-                    encode_hash_component(&topic)
-                )
+                let name = self.state.channel(id).map(|c| c.name.as_str()).unwrap_or_default();
+                texts::message_url(&base, id, name, &topic, MessageId(message_id))
             }
             Some(NoticeTo::Direct(users)) => {
                 let ids: Vec<String> = users.iter().map(|u| u.0.to_string()).collect();

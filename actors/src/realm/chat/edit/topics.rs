@@ -10,10 +10,7 @@ use super::ops::MoveReport;
 use crate::ids::UserId;
 use crate::realm::model::UserTopic;
 use crate::realm::state::RealmState;
-use crate::realm::topics::policies::{FOLLOWED, INHERIT, MUTED};
-
-/// Visibility policy 2: unmuted.
-const UNMUTED: i64 = 2;
+use crate::realm::topics::policies::{FOLLOWED, INHERIT, MUTED, UNMUTED};
 
 /// Zulip's `get_visibility_policy_after_merge`: the more visible of the two.
 fn merged(orig: i64, target: i64) -> i64 {

@@ -11,7 +11,7 @@ use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::catalog::EMPTY_TOPIC_DISPLAY_NAME;
 use crate::realm::chat::flag;
 use crate::realm::state::RealmState;
-use crate::realm::topics::policies::{FOLLOWED, MUTED};
+use crate::realm::topics::policies::{FOLLOWED, MUTED, UNMUTED};
 use crate::store::user_messages::{self, FlaggedMessage};
 use crate::store::{Store, StoreResult};
 
@@ -21,9 +21,6 @@ pub const MAX_UNREAD_MESSAGES: usize = 50_000;
 
 /// At most this many newest direct messages make up the recent conversations.
 pub const RECENT_CONVERSATIONS_LIMIT: usize = 1000;
-
-/// Visibility policy 2: unmuted.
-const UNMUTED: i64 = 2;
 
 /// Where an unread message belongs.
 #[derive(Debug, Clone, PartialEq, Eq)]

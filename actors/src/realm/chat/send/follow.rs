@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::ids::ChannelId;
 use crate::realm::model::{User, UserTopic};
 use crate::realm::state::RealmState;
+use crate::realm::topics::policies::UNMUTED;
 use crate::realm::topics::policies::{FOLLOWED, INHERIT};
 
 /// The topic policy a send sets for its sender (Zulip's `visibility_policy_for_send_message`
@@ -45,7 +46,6 @@ pub(super) fn automatic_follow(
     topic: &str,
     now: i64,
 ) -> Option<AutomaticFollow> {
-    const UNMUTED: i64 = 2;
     if sender.is_bot {
         return None;
     }
