@@ -122,23 +122,7 @@ struct Args {
 
 fn main() -> ExitCode {
     // This program is also the floor server it compares Agora with (a process of its own).
-    if let Some((port, workers)) = support::floor::requested() {
-        return match support::floor::serve(port, workers) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("msgload floor server: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("msgload: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    runtime.block_on(support::main_with("msgload", run(Args::parse())))
+    support::floor::main("msgload", || run(Args::parse()))
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {

@@ -131,23 +131,7 @@ const SEED_MEMBERS: &str = "scale-members.json";
 
 fn main() -> ExitCode {
     // This program is also the bare server whose idle long-polls it compares with Agora's.
-    if let Some((port, workers)) = support::floor::requested() {
-        return match support::floor::serve(port, workers) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("scale floor server: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("scale: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    runtime.block_on(support::main_with("scale", run(Args::parse())))
+    support::floor::main("scale", || run(Args::parse()))
 }
 
 async fn run(args: Args) -> Result<(), BoxError> {

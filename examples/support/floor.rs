@@ -116,3 +116,30 @@ pub fn requested() -> Option<(u16, usize)> {
     let port = value("--floor-server")?.parse().ok()?;
     Some((port, value("--floor-workers").and_then(|v| v.parse().ok()).unwrap_or(0)))
 }
+
+/// The `main` of a load generator that compares Agora with the floor: serves the floor when
+/// started as one (`--floor-server`, a process of its own), else runs `run` on a runtime
+/// of its own and reports as [`super::main_with`] does.
+#[allow(dead_code)] // Not every load generator compares with the floor.
+pub fn main<F>(name: &str, run: impl FnOnce() -> F) -> std::process::ExitCode
+where
+    F: std::future::Future<Output = Result<(), BoxError>>,
+{
+    use std::process::ExitCode;
+    if let Some((port, workers)) = requested() {
+        return match serve(port, workers) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{name} floor server: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(super::main_with(name, run())),
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -6,9 +6,10 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use crate::helpers::inbox;
 use crate::helpers::*;
 use crate::invites::make_channel;
-use crate::scheduled::{deliver_at, inbox, now};
+use crate::scheduled::{deliver_at, now};
 
 /// The id of a message `who` sends with `form`.
 async fn sent(app: &TestApp, who: &Creds, form: &[(&str, &str)]) -> i64 {

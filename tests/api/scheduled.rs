@@ -51,31 +51,6 @@ pub async fn deliver_in(app: &TestApp, subdomain: &str, at: i64) {
     realm.addr.send(DeliverDue { now: Some(at) }).await.unwrap();
 }
 
-/// The newest messages `who` has (up to 10), oldest first: (sender email, channel or "",
-/// topic, content, flags).
-pub async fn inbox(app: &TestApp, who: &Creds) -> Vec<(String, String, String, String, Vec<String>)> {
-    let path = "/messages?anchor=newest&num_before=10&num_after=0&apply_markdown=false";
-    let (status, body) = json(send(app, who, Method::GET, path, &[]).await).await;
-    assert_eq!(status, 200, "{body}");
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            let channel =
-                if m["type"] == "stream" { m["display_recipient"].as_str().unwrap().to_owned() } else { String::new() };
-            let flags = m["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_owned()).collect();
-            (
-                m["sender_email"].as_str().unwrap().to_owned(),
-                channel,
-                m["subject"].as_str().unwrap().to_owned(),
-                m["content"].as_str().unwrap().to_owned(),
-                flags,
-            )
-        })
-        .collect()
-}
-
 /// Polls `watch` until `count` events arrived (at most 10 s).
 pub async fn wait_events(app: &TestApp, watch: &mut Watch, count: usize) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -185,18 +185,28 @@ async fn set_typing(auth: Authed, params: Params) -> Result<Success, HttpError> 
     Ok(params.ok())
 }
 
+/// The sending client's name (from its `User-Agent`), as `POST /messages` records it.
+pub(super) fn client(req: &HttpRequest) -> String {
+    let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    match server_info::client_name(agent) {
+        "" => "Unspecified".to_owned(),
+        name => name.chars().take(30).collect(),
+    }
+}
+
+/// `topic`, or its old name `subject`.
+pub(super) fn topic_param(params: &Params) -> Option<String> {
+    params.str("topic").or_else(|| params.str("subject"))
+}
+
 /// `POST /messages`.
 pub async fn send_message(auth: Authed, req: HttpRequest, params: Params) -> Result<Success, HttpError> {
     let kind = params.required_str("type")?;
     let to = params.required_str("to")?;
     let to = SendTo::parse(&kind, &to)?;
-    let topic = params.str("topic").or_else(|| params.str("subject"));
+    let topic = topic_param(&params);
     let content = params.required_str("content")?;
-    let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let client = match server_info::client_name(agent) {
-        "" => "Unspecified".to_owned(),
-        name => name.chars().take(30).collect(),
-    };
+    let client = client(&req);
     let msg = SendMessage {
         sender: auth.user.user_id,
         to,

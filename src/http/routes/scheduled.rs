@@ -1,16 +1,17 @@
 //! Scheduled messages (`/scheduled_messages`, `/scheduled_messages/{scheduled_message_id}`)
 //! and reminders (`/reminders`, `/reminders/{reminder_id}`).
 
-use actix_web::http::{header, Method};
+use actix_web::http::Method;
 use actix_web::{web, HttpRequest, Scope};
 use agora_actors::json_object;
 use agora_actors::realm::scheduled::{
     CreateReminder, DeleteScheduled, EditScheduledMessage, Kind, ListReminders, ListScheduledMessages, NewReminder,
     NewScheduled, ScheduleMessage, ScheduledEdit, To,
 };
-use agora_actors::{server_info, ApiError};
+use agora_actors::ApiError;
 use serde_json::{json, Value};
 
+use super::messages::{client, topic_param};
 use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
 use crate::http::decode;
@@ -38,15 +39,6 @@ pub(super) fn routes(scope: Scope) -> Scope {
         .service(Endpoint::new(r"/reminders/{reminder_id:\d+}").route(Method::DELETE, delete_reminder).build())
 }
 
-/// The sending client's name (from its `User-Agent`), as `POST /messages` records it.
-fn client(req: &HttpRequest) -> String {
-    let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
-    match server_info::client_name(agent) {
-        "" => "Unspecified".to_owned(),
-        name => name.chars().take(30).collect(),
-    }
-}
-
 /// `to`: a JSON integer (a channel id) or list of integers (user ids).
 fn to_param(name: &str, raw: &str) -> Result<To, ApiError> {
     match decode::json(name, raw)? {
@@ -61,11 +53,6 @@ fn to_param(name: &str, raw: &str) -> Result<To, ApiError> {
 /// `type`: one of Zulip's recipient types.
 fn kind_param(name: &str, raw: &str) -> Result<Kind, ApiError> {
     Kind::parse(raw).map_err(|_| ApiError::bad_request(format!("Invalid {name}")))
-}
-
-/// `topic`, or its old name `subject`.
-fn topic_param(params: &Params) -> Option<String> {
-    params.str("topic").or_else(|| params.str("subject"))
 }
 
 /// `GET /scheduled_messages`.
