@@ -78,6 +78,18 @@ async fn the_generic_json_integration_posts_the_payload() {
     expect(response, 200, success()).await;
     let (_, topic, content, _) = newest(&app, &app.owner, 1).await.remove(0);
     assert_eq!((topic.as_str(), content.as_str()), ("basic", "```json\n{\n  \"b\": null\n}\n```"));
+
+    // Refused as every Basic-authenticated route refuses: 401 UNAUTHORIZED with the
+    // challenge (Zulip re-raises key errors as UnauthorizedError).
+    let response = app
+        .request(Method::POST, "/external/json?stream=alerts")
+        .basic_auth(&bot.email, Some(&"b".repeat(32)))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["www-authenticate"], "Basic realm=\"zulip\"");
+    expect(response, 401, json!({"result": "error", "msg": "Invalid API key", "code": "UNAUTHORIZED"})).await;
 }
 
 #[actix_web::test]

@@ -6,12 +6,13 @@
 
 use actix_web::http::{header, Method};
 use actix_web::{web, HttpMessage, HttpRequest, Scope};
+use agora_actors::auth::KeyRejection;
 use agora_actors::realm::bots::webhooks::incoming::{alertmanager_messages, json_message, PostWebhookMessages};
 use agora_actors::ApiError;
 use serde_json::Value;
 
 use super::Endpoint;
-use crate::http::auth::{basic_credentials, Site};
+use crate::http::auth::{basic_credentials, Refusal, Site};
 use crate::http::body::{self, BodyRules};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
@@ -40,9 +41,18 @@ async fn hook(req: &HttpRequest, site: Site, payload: web::Payload, state: &AppS
     let entry = match params.str("api_key") {
         Some(key) => auth.check_webhook_key(&key)?,
         None => match req.headers().get(header::AUTHORIZATION) {
+            // As every Basic-authenticated route: Zulip's 401 `UNAUTHORIZED` refusals, a
+            // key of another organization explained.
             Some(h) => {
                 let (email, key) = basic_credentials(Some(h.as_bytes()))?;
-                auth.check_webhook_basic(&email, &key)?
+                match auth.check_webhook_basic(&email, &key) {
+                    Ok(entry) => entry,
+                    Err(KeyRejection::Refused(err)) => return Err(err.into()),
+                    Err(KeyRejection::Unknown) => {
+                        let refusal = Refusal::UnknownKey { realm_id: realm.id, email, key };
+                        return Err(refusal.explain(state).await.into());
+                    }
+                }
             }
             None => return Err(ApiError::missing_argument("api_key").into()),
         },
