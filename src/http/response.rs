@@ -88,10 +88,11 @@ impl Success {
         }
         let packed = match &self.body {
             Body::Object(map) => {
-                let mut bytes = serde_json::to_vec(map).unwrap_or_else(|_| b"{}".to_vec());
-                bytes.push(b'\n');
+                let bytes = json_bytes(map);
                 if bytes.len() < self.gzip_from {
-                    return Err(Success { body: Body::Text(String::from_utf8_lossy(&bytes).into_owned()), ..self });
+                    // serde_json writes UTF-8: the conversion takes the bytes as they are.
+                    let text = String::from_utf8(bytes).unwrap_or_default();
+                    return Err(Success { body: Body::Text(text), ..self });
                 }
                 compress::gzip([&bytes[..]], bytes.len())
             }
@@ -164,10 +165,15 @@ fn never_cache(req: &HttpRequest, mut response: HttpResponse) -> HttpResponse {
 }
 
 /// Compact JSON with Zulip's trailing newline.
-pub fn json_response(status: StatusCode, body: &Value) -> HttpResponse {
+fn json_bytes(body: &impl serde::Serialize) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
     bytes.push(b'\n');
-    HttpResponse::build(status).content_type("application/json").body(bytes)
+    bytes
+}
+
+/// A response of compact JSON with Zulip's trailing newline.
+pub fn json_response(status: StatusCode, body: &Value) -> HttpResponse {
+    HttpResponse::build(status).content_type("application/json").body(json_bytes(body))
 }
 
 /// An [`ApiError`] on its way to the client.
