@@ -1,0 +1,149 @@
+//! Giving the memory the server has freed back to the system.
+//!
+//! glibc's allocator keeps what is freed for the next allocations and returns to the system
+//! only the free end of its heap. A large reply (a register in an organization of 10,000
+//! users is 5 MB of JSON, built in pieces on several threads) leaves megabytes free in the
+//! middle of the heaps, resident for good: `examples/scale` saw the server at 74 MiB after a
+//! restart and 140-240 MiB after registers, account creations and presence had run, with
+//! nothing more in use. A thread of its own looks at the free memory every few seconds and,
+//! past a threshold, asks glibc to hand the free pages back (`malloc_trim`, which also
+//! releases whole free pages inside the heaps). The pages come back on demand; between two
+//! trims a busy server reuses what it freed, so the cost is a few page faults per trim, not
+//! per request.
+//!
+//! On other platforms (and with other C libraries) this is a no-op.
+//!
+//! The only `unsafe` of the workspace: two calls into glibc that take no pointer and have
+//! nothing for the caller to uphold (`unsafe_code` is denied everywhere else).
+#![allow(unsafe_code)]
+
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// When to trim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrimRule {
+    /// How often the free memory is looked at.
+    pub every: Duration,
+    /// Free bytes in the allocator's heaps from which they are given back.
+    pub threshold: usize,
+}
+
+/// The trimming thread; stops when dropped.
+pub struct Trimmer {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Trimmer {
+    /// Starts the thread (nothing where trimming is not supported).
+    pub fn start(rule: TrimRule) -> std::io::Result<Trimmer> {
+        if !SUPPORTED {
+            return Ok(Trimmer { stop: None, thread: None });
+        }
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new().name("agora-trim".into()).spawn(move || loop {
+            match stopped.recv_timeout(rule.every) {
+                Err(RecvTimeoutError::Timeout) => {
+                    trim_if_over(rule.threshold);
+                }
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+            }
+        })?;
+        Ok(Trimmer { stop: Some(stop), thread: Some(thread) })
+    }
+}
+
+impl Drop for Trimmer {
+    fn drop(&mut self) {
+        self.stop.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Gives the free memory back when there is more than `threshold` bytes of it; returns
+/// whether it did.
+pub fn trim_if_over(threshold: usize) -> bool {
+    let free = free_bytes();
+    if free <= threshold {
+        return false;
+    }
+    let started = Instant::now();
+    trim();
+    tracing::debug!(free_mib = free >> 20, micros = started.elapsed().as_micros() as u64, "memory given back");
+    metrics::counter!("agora_memory_trims_total").increment(1);
+    true
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const SUPPORTED: bool = true;
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+const SUPPORTED: bool = false;
+
+/// Bytes free in the allocator's heaps (all arenas), not counting its mapped blocks.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn free_bytes() -> usize {
+    // SAFETY: mallinfo2 only reads the allocator's statistics; it takes each arena's lock.
+    let info = unsafe { libc::mallinfo2() };
+    info.fordblks
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn free_bytes() -> usize {
+    0
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim() {
+    // SAFETY: malloc_trim takes each arena's lock and releases free pages; no pointer of
+    // ours is involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim() {}
+
+#[cfg(test)]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod tests {
+    use super::*;
+
+    /// Resident pages of this process, in bytes.
+    fn resident() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+        pages * 4096
+    }
+
+    #[test]
+    fn freed_memory_in_the_middle_of_the_heap_goes_back() {
+        // 64 KiB blocks stay below glibc's mmap threshold: they are carved from the heap.
+        // Every block is written (resident); all but the last are freed, and the last one
+        // pins the heap's end, so only trimming can give the freed pages back.
+        let blocks: Vec<Vec<u8>> = (0..1024).map(|i| vec![i as u8; 64 << 10]).collect();
+        let mut blocks = blocks.into_iter();
+        let pin = blocks.next_back().unwrap();
+        drop(blocks);
+        assert!(free_bytes() >= 60 << 20, "free: {}", free_bytes());
+        let before = resident();
+        assert!(trim_if_over(32 << 20));
+        let after = resident();
+        assert!(before - after >= 40 << 20, "resident {before} -> {after}");
+        assert_eq!(pin[0], 255);
+        // Nothing left to give back: the free memory is still counted as free, but below a
+        // threshold above it nothing is done.
+        assert!(!trim_if_over(usize::MAX));
+    }
+
+    #[test]
+    fn the_thread_stops_when_dropped() {
+        let trimmer = Trimmer::start(TrimRule { every: Duration::from_millis(5), threshold: 0 }).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        drop(trimmer);
+    }
+}
