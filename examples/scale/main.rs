@@ -479,6 +479,8 @@ struct Idle {
     queues: usize,
     register_secs: f64,
     rss_before_kib: u64,
+    /// With the queues registered, before their long-polls.
+    rss_queues_kib: u64,
     rss_waiting_kib: u64,
     cpu: Option<CpuUse>,
     /// Seconds from the start of the watch to each heartbeat.
@@ -516,7 +518,12 @@ async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Dur
     }
     queues.sort_by_key(|q| q.index);
     let register_secs = started.elapsed().as_secs_f64();
-    eprintln!("{n} queues in {register_secs:.1} s; starting their long-polls...");
+    let rss_queues_kib = rss_kib(pid)?;
+    eprintln!(
+        "{n} queues in {register_secs:.1} s, server RSS {} MiB ({:.1} KiB per queue); starting their long-polls...",
+        rss_queues_kib / 1024,
+        (rss_queues_kib as f64 - rss_before_kib as f64) / n as f64
+    );
     let heartbeat = |event: &Value| (event["type"] == "heartbeat").then_some(());
     let mut pollers = Pollers::start_gradually(api, &queues, heartbeat, 250, Duration::from_millis(100)).await;
     pollers.wait_until_waiting().await?;
@@ -542,7 +549,16 @@ async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Dur
     let cpu = cpu.stop();
     pollers.shutdown().await;
     heartbeats.sort_by(f64::total_cmp);
-    Ok(Idle { queues: n, register_secs, rss_before_kib, rss_waiting_kib, cpu, heartbeats, floor_kib_per_poll: None })
+    Ok(Idle {
+        queues: n,
+        register_secs,
+        rss_before_kib,
+        rss_queues_kib,
+        rss_waiting_kib,
+        cpu,
+        heartbeats,
+        floor_kib_per_poll: None,
+    })
 }
 
 /// The memory each of `n` waiting long-polls costs the floor: a bare actix-web server with
@@ -653,6 +669,12 @@ impl Figures {
                 (idle.rss_waiting_kib as f64 - idle.rss_before_kib as f64) / idle.queues as f64,
                 idle.cpu.map_or_else(|| "CPU not measured".to_owned(), |c| format!("server CPU while idle {:.1}% of one core", c.share() * 100.0))
             );
+            let kib_each = |from: u64, to: u64| (to as f64 - from as f64) / idle.queues as f64;
+            println!(
+                "    of which the queues alone {:.1} KiB each, their long-polls {:.1} KiB each",
+                kib_each(idle.rss_before_kib, idle.rss_queues_kib),
+                kib_each(idle.rss_queues_kib, idle.rss_waiting_kib)
+            );
             if let Some(floor) = idle.floor_kib_per_poll {
                 println!("    the floor (bare actix-web, as many long-polls): {floor:.1} KiB per long-poll");
             }
@@ -674,6 +696,8 @@ impl Figures {
             json!({ "queues": i.queues, "rss_mib": round3(i.rss_waiting_kib as f64 / 1024.0),
                     "rss_before_mib": round3(i.rss_before_kib as f64 / 1024.0),
                     "kib_per_queue": round3((i.rss_waiting_kib as f64 - i.rss_before_kib as f64) / i.queues as f64),
+                    "kib_per_queue_alone": round3((i.rss_queues_kib as f64 - i.rss_before_kib as f64) / i.queues as f64),
+                    "kib_per_poll": round3((i.rss_waiting_kib as f64 - i.rss_queues_kib as f64) / i.queues as f64),
                     "floor_kib_per_poll": i.floor_kib_per_poll.map(round3),
                     "cpu_share": i.cpu.map(|c| round3(c.share())), "heartbeats": n,
                     "heartbeat_s": { "first": i.heartbeats.first().copied().map(round3),
