@@ -145,77 +145,97 @@ pub fn has_topic(conn: &Connection, user: UserId, channel: ChannelId, topic: &st
     Ok(stmt.query_row(params![user, channel, topic], |r| r.get(0))?)
 }
 
-/// `user`'s newest `limit` unread messages outside the channels `excluded` (only those
-/// among `ids` when given), ascending.
-pub fn unread(
+/// The `where` clause of unread messages: user, then the channels left out (JSON).
+fn unread_select(index: &str) -> String {
+    // Without statistics SQLite would walk the primary key over every row of the user;
+    // the partial index holds the unread ones only. A list of ids goes by the primary key.
+    format!(
+        "SELECT um.flags, m.id, m.sender_id, m.channel_id, m.topic, m.dm_key
+         FROM user_messages um {index} JOIN messages m ON m.id = um.message_id
+         WHERE um.user_id = ? AND (um.flags & 1) = 0
+           AND (m.channel_id IS NULL OR m.channel_id NOT IN (SELECT value FROM json_each(?)))"
+    )
+}
+
+fn flagged_message(r: &rusqlite::Row<'_>) -> rusqlite::Result<FlaggedMessage> {
+    Ok(FlaggedMessage { flags: r.get(0)?, message: message_ref(r, 1)? })
+}
+
+/// `user`'s newest `limit` unread messages up to `upto` outside the channels `excluded`,
+/// ascending.
+pub fn unread_upto(
     conn: &Connection,
     user: UserId,
-    ids: Option<&[MessageId]>,
+    upto: MessageId,
     excluded: &[ChannelId],
     limit: usize,
 ) -> StoreResult<Vec<FlaggedMessage>> {
     let excluded = super::narrow::json_ids(excluded.iter().map(|c| c.0));
-    // Without statistics SQLite would walk the primary key over every row of the user;
-    // the partial index holds the unread ones only. A list of ids goes by the primary key.
-    let select = |index: &str| {
-        format!(
-            "SELECT um.flags, m.id, m.sender_id, m.channel_id, m.topic, m.dm_key
-             FROM user_messages um {index} JOIN messages m ON m.id = um.message_id
-             WHERE um.user_id = ? AND (um.flags & 1) = 0
-               AND (m.channel_id IS NULL OR m.channel_id NOT IN (SELECT value FROM json_each(?)))"
-        )
-    };
-    let row = |r: &rusqlite::Row<'_>| Ok(FlaggedMessage { flags: r.get(0)?, message: message_ref(r, 1)? });
+    let sql = format!(
+        "{} AND um.message_id <= ? ORDER BY um.message_id DESC LIMIT ?",
+        unread_select("INDEXED BY user_messages_unread")
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let mut out =
+        stmt.query_map(params![user, excluded, upto, limit], flagged_message)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    out.reverse();
+    Ok(out)
+}
+
+/// Those of the messages `ids` that `user` has unread, outside the channels `excluded`,
+/// ascending.
+pub fn unread_among(
+    conn: &Connection,
+    user: UserId,
+    ids: &[MessageId],
+    excluded: &[ChannelId],
+) -> StoreResult<Vec<FlaggedMessage>> {
+    let excluded = super::narrow::json_ids(excluded.iter().map(|c| c.0));
     let mut out = Vec::new();
-    match ids {
-        None => {
-            let sql = format!("{} ORDER BY um.message_id DESC LIMIT ?", select("INDEXED BY user_messages_unread"));
-            let mut stmt = conn.prepare(&sql)?;
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            for r in stmt.query_map(params![user, excluded, limit], row)? {
-                out.push(r?);
-            }
-        }
-        Some(ids) => {
-            for chunk in ids.chunks(CHUNK) {
-                let sql = format!("{} AND um.message_id IN ({})", select(""), placeholders(chunk.len()));
-                let mut stmt = conn.prepare(&sql)?;
-                let values = [Value::Integer(user.0), Value::Text(excluded.clone())]
-                    .into_iter()
-                    .chain(chunk.iter().map(|id| Value::Integer(id.0)));
-                for r in stmt.query_map(params_from_iter(values), row)? {
-                    out.push(r?);
-                }
-            }
+    for chunk in ids.chunks(CHUNK) {
+        let sql = format!("{} AND um.message_id IN ({})", unread_select(""), placeholders(chunk.len()));
+        let mut stmt = conn.prepare(&sql)?;
+        let values = [Value::Integer(user.0), Value::Text(excluded.clone())]
+            .into_iter()
+            .chain(chunk.iter().map(|id| Value::Integer(id.0)));
+        for r in stmt.query_map(params_from_iter(values), flagged_message)? {
+            out.push(r?);
         }
     }
     out.sort_by_key(|m| m.message.id);
     Ok(out)
 }
 
-/// The ids of `user`'s starred messages, ascending.
-pub fn starred(conn: &Connection, user: UserId) -> StoreResult<Vec<MessageId>> {
+/// The ids of `user`'s starred messages up to `upto`, ascending.
+pub fn starred(conn: &Connection, user: UserId, upto: MessageId) -> StoreResult<Vec<MessageId>> {
     let mut stmt = conn.prepare_cached(
         "SELECT message_id FROM user_messages INDEXED BY user_messages_starred
-         WHERE user_id = ?1 AND (flags & 2) != 0 ORDER BY message_id",
+         WHERE user_id = ?1 AND (flags & 2) != 0 AND message_id <= ?2 ORDER BY message_id",
     )?;
-    let rows = stmt.query_map([user], |r| r.get(0))?;
+    let rows = stmt.query_map(params![user, upto], |r| r.get(0))?;
     Ok(rows.collect::<rusqlite::Result<Vec<MessageId>>>()?)
 }
 
-/// `user`'s direct-message conversations among their newest `limit` direct messages: each
-/// conversation's key (`dm_key`) with its newest message id, in no particular order.
-pub fn recent_conversations(conn: &Connection, user: UserId, limit: usize) -> StoreResult<Vec<(String, MessageId)>> {
+/// `user`'s direct-message conversations among their newest `limit` direct messages up to
+/// `upto`: each conversation's key (`dm_key`) with its newest message id, in no particular
+/// order.
+pub fn recent_conversations(
+    conn: &Connection,
+    user: UserId,
+    upto: MessageId,
+    limit: usize,
+) -> StoreResult<Vec<(String, MessageId)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT m.dm_key, MAX(m.id) FROM
            (SELECT message_id FROM user_messages INDEXED BY user_messages_private
-            WHERE user_id = ?1 AND (flags & 2048) != 0
+            WHERE user_id = ?1 AND (flags & 2048) != 0 AND message_id <= ?3
             ORDER BY message_id DESC LIMIT ?2) recent
          JOIN messages m ON m.id = recent.message_id
          WHERE m.dm_key IS NOT NULL GROUP BY m.dm_key",
     )?;
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = stmt.query_map(params![user, limit], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map(params![user, limit, upto], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<Vec<(String, MessageId)>>>()?)
 }
 

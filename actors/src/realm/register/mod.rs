@@ -56,7 +56,6 @@ pub struct Snapshot {
     pub user: crate::realm::model::User,
     pub spec: QueueSpec,
     pub fetch: FetchOptions,
-    pub store: crate::store::Store,
     pub max_message_id: i64,
     pub presence: Arc<crate::presence::PresenceState>,
     pub queue_id: String,
@@ -66,14 +65,14 @@ impl crate::reader::HistoryRead for Snapshot {
     type Output = Vec<bytes::Bytes>;
 
     /// Writes the initial state from the snapshot (not from the state published since).
-    fn run(self, _: &crate::realm::state::RealmState, _: &rusqlite::Connection) -> ApiResult<Vec<bytes::Bytes>> {
+    fn run(self, _: &crate::realm::state::RealmState, conn: &rusqlite::Connection) -> ApiResult<Vec<bytes::Bytes>> {
         let context = reads::Context {
             state: &self.state,
             config: &self.config,
             user: &self.user,
             spec: &self.spec,
             fetch: &self.fetch,
-            store: &self.store,
+            conn,
             max_message_id: self.max_message_id,
             presence: &self.presence,
             raw: Default::default(),
@@ -94,21 +93,17 @@ impl Handler<Register> for RealmActor {
             Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
         let queue_id = new_queue_id();
-        // The state and the queue are taken in the same handler, so no event can fall
-        // between them: `last_event_id` is always -1.
-        let wants_messages = msg.fetch.fetch_event_types.as_ref().is_none_or(|t| t.contains("message"));
-        let max_message_id = if wants_messages {
-            match self
-                .store
-                .conn()
-                .map_err(ApiError::from)
-                .and_then(|conn| Ok(crate::store::messages::max_message_id(&conn, user.id)?))
-            {
-                Ok(id) => id,
-                Err(e) => return Box::pin(std::future::ready(Err(e))),
-            }
-        } else {
-            -1
+        // The state, the newest message and the queue are taken in the same handler, so no
+        // event can fall between them: `last_event_id` is always -1. The reader thread
+        // reads no message newer than this one (those are events in the queue).
+        let max_message_id = match self
+            .store
+            .conn()
+            .map_err(ApiError::from)
+            .and_then(|conn| Ok(crate::store::messages::max_message_id(&conn, user.id)?))
+        {
+            Ok(id) => id,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
         let snapshot = Snapshot {
             state: self.state.clone(),
@@ -116,7 +111,6 @@ impl Handler<Register> for RealmActor {
             user,
             spec: msg.spec.clone(),
             fetch: msg.fetch,
-            store: self.store.clone(),
             max_message_id,
             presence: self.presence.load_full(),
             queue_id: queue_id.clone(),

@@ -15,8 +15,7 @@ pub(super) fn push_devices(ctx: &Context<'_>, out: &mut Map<String, Value>) -> A
         out.insert("realm_push_notifications_enabled".into(), Value::Bool(ctx.config.push.configured()));
     }
     if ctx.want("push_device") {
-        let conn = ctx.store.conn()?;
-        out.insert("push_devices".into(), crate::realm::push::ops::push_devices(&conn, ctx.user.id)?);
+        out.insert("push_devices".into(), crate::realm::push::ops::push_devices(ctx.conn, ctx.user.id)?);
     }
     Ok(())
 }
@@ -34,7 +33,7 @@ pub(super) fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<Strin
         out.insert("navigation_views".into(), navigation_views::navigation_views_list(state, user));
     }
     if ctx.want("drafts") {
-        out.insert("drafts".into(), drafts::register_drafts(&*ctx.store.conn()?, user)?);
+        out.insert("drafts".into(), drafts::register_drafts(ctx.conn, user)?);
     }
     crate::realm::scheduled::register_data(|name| ctx.want(name), state, user, out);
     Ok(())
@@ -43,7 +42,7 @@ pub(super) fn saved_snippets_views_drafts(ctx: &Context<'_>, out: &mut Map<Strin
 /// `starred_messages`: the ids, ascending.
 pub(super) fn starred_messages(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("starred_messages") {
-        out.insert("starred_messages".into(), message_sets::starred_messages(ctx.store, ctx.user.id)?);
+        out.insert("starred_messages".into(), message_sets::starred_messages(ctx.conn, ctx.user.id, ctx.upto())?);
     }
     Ok(())
 }
@@ -75,7 +74,7 @@ pub(super) fn user_status(ctx: &Context<'_>, out: &mut Map<String, Value>) -> Ap
 /// `recent_private_conversations`: most recent first.
 pub(super) fn recent_private_conversations(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("recent_private_conversations") {
-        let list = message_sets::recent_private_conversations(ctx.store, ctx.user.id)?;
+        let list = message_sets::recent_private_conversations(ctx.conn, ctx.user.id, ctx.upto())?;
         out.insert("recent_private_conversations".into(), list);
     }
     Ok(())

@@ -30,9 +30,12 @@ pub struct Context<'a> {
     pub user: &'a User,
     pub spec: &'a QueueSpec,
     pub fetch: &'a FetchOptions,
-    /// For the data sets kept in SQLite (unread state, starred messages, conversations).
-    pub store: &'a crate::store::Store,
-    /// The largest id of a message the user received (-1: none).
+    /// For the data sets kept in SQLite (unread state, starred messages, conversations,
+    /// drafts, push devices): the reader thread's connection.
+    pub conn: &'a rusqlite::Connection,
+    /// The largest id of a message the user received (-1: none) when the queue was made.
+    /// The message data sets read nothing newer: a message sent since is an event in the
+    /// queue, and the client must not get it twice (in `unread_msgs` and as an event).
     pub max_message_id: i64,
     /// The organization's presence, as its presence actor last published it.
     pub presence: &'a crate::presence::PresenceState,
@@ -45,6 +48,11 @@ impl Context<'_> {
     fn put_raw(&self, out: &mut Map<String, Value>, key: &'static str, json: String) {
         out.insert(key.into(), Value::Null);
         self.raw.borrow_mut().push((key, json));
+    }
+
+    /// The newest message the message data sets may read.
+    pub fn upto(&self) -> crate::ids::MessageId {
+        crate::ids::MessageId(self.max_message_id)
     }
 
     /// Whether the client fetches the data set `name`.
@@ -122,7 +130,7 @@ fn unread_msgs(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
         let empty_topic_name = ctx.spec.capabilities.empty_topic_name;
         out.insert(
             "unread_msgs".into(),
-            message_sets::unread_msgs(ctx.state, ctx.store, ctx.user.id, empty_topic_name)?,
+            message_sets::unread_msgs(ctx.state, ctx.conn, ctx.user.id, ctx.upto(), empty_topic_name)?,
         );
     }
     Ok(())

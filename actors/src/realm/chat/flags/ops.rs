@@ -188,7 +188,7 @@ impl Change for FlagUpdate {
             crate::store::push::enqueue_removals(tx, user.id, crate::clock::now_micros() / 1000)?;
         }
         if change.is_mark_unread() {
-            self.unread = user_messages::unread(tx, user.id, Some(&changed), &[], changed.len())?;
+            self.unread = user_messages::unread_among(tx, user.id, &changed, &[])?;
         }
         self.outcome = FlagOutcome { changed, ignored_channels: ignored.into_iter().collect() };
         Ok(())

@@ -13,7 +13,8 @@ use crate::realm::chat::flag;
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::{FOLLOWED, MUTED, UNMUTED};
 use crate::store::user_messages::{self, FlaggedMessage};
-use crate::store::{Store, StoreResult};
+use crate::store::StoreResult;
+use rusqlite::Connection;
 
 /// At most this many unread messages (the newest) are reported (Zulip's
 /// `MAX_UNREAD_MESSAGES`); with that many, `old_unreads_missing` is set.
@@ -166,19 +167,20 @@ impl RawUnread {
     }
 }
 
-/// `user`'s unread state as of now (Zulip's `get_raw_unread_data`): the newest
-/// [`MAX_UNREAD_MESSAGES`] unread messages outside the channels the user unsubscribed from.
-pub fn raw_unread(state: &RealmState, store: &Store, user: UserId) -> StoreResult<RawUnread> {
+/// `user`'s unread state (Zulip's `get_raw_unread_data`): the newest
+/// [`MAX_UNREAD_MESSAGES`] unread messages up to `upto` outside the channels the user
+/// unsubscribed from.
+pub fn raw_unread(state: &RealmState, conn: &Connection, user: UserId, upto: MessageId) -> StoreResult<RawUnread> {
     let excluded: Vec<ChannelId> = state.subscriptions_of(user).filter(|s| !s.active).map(|s| s.channel_id).collect();
-    let rows = user_messages::unread(&*store.conn()?, user, None, &excluded, MAX_UNREAD_MESSAGES)?;
+    let rows = user_messages::unread_upto(conn, user, upto, &excluded, MAX_UNREAD_MESSAGES)?;
     let missing = rows.len() == MAX_UNREAD_MESSAGES;
     Ok(RawUnread::collect(state, user, rows, missing))
 }
 
 /// The `recent_private_conversations` register list: the conversations among the user's
 /// newest direct messages, most recent first, with the other participants' ids.
-pub fn recent_private_conversations(store: &Store, user: UserId) -> StoreResult<Vec<Value>> {
-    let mut rows = user_messages::recent_conversations(&*store.conn()?, user, RECENT_CONVERSATIONS_LIMIT)?;
+pub fn recent_private_conversations(conn: &Connection, user: UserId, upto: MessageId) -> StoreResult<Vec<Value>> {
+    let mut rows = user_messages::recent_conversations(conn, user, upto, RECENT_CONVERSATIONS_LIMIT)?;
     rows.sort_by_key(|(_, max)| std::cmp::Reverse(*max));
     Ok(rows
         .into_iter()
@@ -191,8 +193,8 @@ pub fn recent_private_conversations(store: &Store, user: UserId) -> StoreResult<
 }
 
 /// The `starred_messages` register list, ascending.
-pub fn starred_messages(store: &Store, user: UserId) -> StoreResult<Vec<MessageId>> {
-    user_messages::starred(&*store.conn()?, user)
+pub fn starred_messages(conn: &Connection, user: UserId, upto: MessageId) -> StoreResult<Vec<MessageId>> {
+    user_messages::starred(conn, user, upto)
 }
 
 #[cfg(test)]

@@ -9,6 +9,10 @@ use super::*;
 use crate::realm::model::Role;
 use crate::realm::tests::{add, setup};
 use crate::store::user_messages::MessageRef;
+use crate::store::Store;
+
+/// No bound: every message so far.
+const ALL: MessageId = MessageId(i64::MAX);
 
 fn row(id: i64, dm_key: &str, flags: i64) -> FlaggedMessage {
     let message = MessageRef {
@@ -80,7 +84,7 @@ fn fifty_thousand_unreads_are_capped_and_flagged_missing() {
     let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
     insert_unread(&store, state.realm().id.0, bob, alice, MAX_UNREAD_MESSAGES + 1);
     let start = Instant::now();
-    let raw = raw_unread(&state, &store, alice).unwrap();
+    let raw = raw_unread(&state, &store.conn().unwrap(), alice, ALL).unwrap();
     let value = raw.to_json(true);
     // Measured, not asserted: about 0.3 s in a debug build, well under 0.1 s in release.
     eprintln!("unread_msgs for {} unread messages: {:?}", MAX_UNREAD_MESSAGES, start.elapsed());
@@ -91,6 +95,36 @@ fn fifty_thousand_unreads_are_capped_and_flagged_missing() {
     assert_eq!(ids.len(), MAX_UNREAD_MESSAGES);
     assert!(ids[0].as_i64().unwrap() > 1);
     // Recent conversations look at the newest direct messages only.
-    let recent = recent_private_conversations(&store, alice).unwrap();
+    let recent = recent_private_conversations(&store.conn().unwrap(), alice, ALL).unwrap();
     assert_eq!(recent, vec![json!({"max_message_id": ids.last().unwrap(), "user_ids": [bob]})]);
+}
+
+/// A register reads its message data sets up to the newest message of the moment its queue
+/// was made; those sent since reach the client as events only, never twice.
+#[test]
+fn message_data_sets_stop_at_the_registers_newest_message() {
+    let (_dir, store, config, mut state) = setup();
+    let alice = add(&mut state, &store, &config, "alice@acme.test", Role::Member);
+    let bob = add(&mut state, &store, &config, "bob@acme.test", Role::Member);
+    insert_unread(&store, state.realm().id.0, bob, alice, 3);
+    let conn = store.conn().unwrap();
+    conn.execute("UPDATE user_messages SET flags = flags | ?1 WHERE user_id = ?2", params![flag::STARRED, alice])
+        .unwrap();
+    let ids: Vec<MessageId> = starred_messages(&conn, alice, ALL).unwrap();
+    assert_eq!(ids.len(), 3);
+    let upto = ids[1];
+
+    let unread = raw_unread(&state, &conn, alice, upto).unwrap().to_json(true);
+    assert_eq!(unread["pms"][0]["unread_message_ids"], json!([ids[0], ids[1]]));
+    assert_eq!(unread["count"], json!(2));
+    assert_eq!(starred_messages(&conn, alice, upto).unwrap(), &ids[..2]);
+    assert_eq!(
+        recent_private_conversations(&conn, alice, upto).unwrap(),
+        vec![json!({"max_message_id": ids[1], "user_ids": [bob]})]
+    );
+    // A user without messages registers with -1: nothing is read.
+    let none = MessageId(-1);
+    assert_eq!(raw_unread(&state, &conn, alice, none).unwrap().to_json(true)["count"], json!(0));
+    assert!(starred_messages(&conn, alice, none).unwrap().is_empty());
+    assert!(recent_private_conversations(&conn, alice, none).unwrap().is_empty());
 }
