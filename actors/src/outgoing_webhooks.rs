@@ -248,12 +248,8 @@ impl Worker {
         content: Option<String>,
         note: Option<OwnerNote>,
     ) {
-        let realm = self.store.conn().ok().and_then(|c| crate::store::realms::by_id(&c, job.realm_id).ok().flatten());
-        let Some(realm) = realm else {
-            return tracing::warn!(job.id = job.id, "outgoing webhooks: the organization is gone");
-        };
-        let Ok(Some(handle)) = runtime.block_on(self.realms.find(&realm.subdomain)) else {
-            return tracing::warn!(job.id = job.id, "outgoing webhooks: the organization is not running");
+        let Ok(Some(handle)) = runtime.block_on(self.realms.find_by_id(job.realm_id)) else {
+            return tracing::warn!(job.id = job.id, "outgoing webhooks: the organization is gone or not running");
         };
         let msg = BotReply {
             bot: job.bot_id,

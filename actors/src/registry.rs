@@ -148,6 +148,16 @@ impl Realms {
             ApiError::internal()
         })?
     }
+
+    /// The running realm of the organization `id`, as the workers' jobs name it; `None` if
+    /// there is no such organization.
+    pub async fn find_by_id(&self, id: RealmId) -> ApiResult<Option<RealmHandle>> {
+        let realm = store::realms::by_id(&*self.store.conn()?, id)?;
+        match realm {
+            Some(realm) => self.find(&realm.subdomain).await,
+            None => Ok(None),
+        }
+    }
 }
 
 impl Realms {

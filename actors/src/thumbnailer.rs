@@ -55,10 +55,10 @@ impl Thumbnailer {
                 }
             };
             for (realm_id, attachment_id, path_id) in pending {
-                run(&*storage, &store, &realms, ThumbnailJob { realm_id, attachment_id, path_id }).await;
+                run(&*storage, &realms, ThumbnailJob { realm_id, attachment_id, path_id }).await;
             }
             while let Some(job) = rx.recv().await {
-                run(&*storage, &store, &realms, job).await;
+                run(&*storage, &realms, job).await;
             }
         });
         // The arbiter lives as long as the process: its thread ends with the system.
@@ -76,7 +76,7 @@ impl Thumbnailer {
 }
 
 /// Makes one image's thumbnails and tells its organization.
-async fn run(storage: &dyn Storage, store: &Store, realms: &Realms, job: ThumbnailJob) {
+async fn run(storage: &dyn Storage, realms: &Realms, job: ThumbnailJob) {
     let made = make(storage, &job.path_id);
     let thumbnails = match made {
         Ok(names) => names,
@@ -85,13 +85,8 @@ async fn run(storage: &dyn Storage, store: &Store, realms: &Realms, job: Thumbna
             return;
         }
     };
-    let subdomain =
-        match store.read_connection().ok().and_then(|c| store::realms::by_id(&c, job.realm_id).ok().flatten()) {
-            Some(realm) => realm.subdomain,
-            None => return,
-        };
     let msg = ThumbnailsMade { attachment_id: job.attachment_id, thumbnails };
-    match realms.find(&subdomain).await {
+    match realms.find_by_id(job.realm_id).await {
         Ok(Some(realm)) => match realm.addr.send(msg).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::warn!(attachment.id = job.attachment_id, error = %e.msg, "thumbnails not recorded"),

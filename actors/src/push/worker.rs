@@ -163,10 +163,7 @@ impl Worker {
 
     /// The realm actor of the job's organization, if it runs or can be started.
     fn realm(&self, runtime: &tokio::runtime::Runtime, job: &Job) -> Option<crate::registry::RealmHandle> {
-        let conn = self.store.conn().ok()?;
-        let realm = crate::store::realms::by_id(&conn, job.realm_id).ok()??;
-        drop(conn);
-        runtime.block_on(self.realms.find(&realm.subdomain)).ok()?
+        runtime.block_on(self.realms.find_by_id(job.realm_id)).ok()?
     }
 
     /// Whether the job's user has an event queue open.
