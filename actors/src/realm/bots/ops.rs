@@ -12,7 +12,7 @@ use crate::realm::bot_data::{bot_added, bot_updated, BotProfile, Service, EMBEDD
 use crate::realm::model::{Role, User, INCOMING_WEBHOOK_BOT};
 use crate::realm::permissions::{has_realm_permission, require_member};
 use crate::realm::state::RealmState;
-use crate::realm::users::create::{plan_account, CreatedUser, NewAccount, NewUser};
+use crate::realm::users::create::{plan_account, plan_new_api_key, CreatedUser, NewAccount, NewApiKey, NewUser};
 use crate::realm::{Applied, Change};
 use crate::secrets::new_api_key;
 use crate::store;
@@ -228,40 +228,33 @@ fn no_such_bot() -> ApiError {
     ApiError::bad_request("No such bot")
 }
 
-/// A bot's new API key: the old one stops working once applied.
+/// A bot's new API key: a user's new key (the old one stops working once applied, its push
+/// registrations go) that its owner and the administrators hear of.
 #[derive(Debug, Clone)]
-pub struct NewBotKey {
-    bot: UserId,
-    api_key: String,
-}
+pub struct NewBotKey(NewApiKey);
 
 /// Plans `POST /bots/{bot_id}/api_key/regenerate` (members and administrators).
 pub fn plan_regenerate(state: &RealmState, acting: UserId, bot: UserId) -> ApiResult<NewBotKey> {
     let acting = require_member(state, acting)?;
     let bot = access_bot(state, acting, bot)?;
-    Ok(NewBotKey { bot: bot.id, api_key: new_api_key() })
+    Ok(NewBotKey(plan_new_api_key(state, bot.id)?))
 }
 
 impl Change for NewBotKey {
     type Output = String;
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
-        store::users::set_api_key(tx, self.bot, &self.api_key)?;
-        store::push::clear_devices(tx, self.bot, crate::clock::now_micros() / 1000)?;
-        Ok(())
+        self.0.write(tx)
     }
 
     /// `realm_bot` `update` with the new key, to the owner and the administrators.
     fn apply(self, state: &mut RealmState) -> Applied<String> {
-        if let Some(user) = state.user_mut(self.bot) {
-            user.api_key = self.api_key.clone();
+        let bot = self.0.user_id();
+        let mut applied = self.0.apply(state);
+        if let Some(user) = state.user(bot) {
+            applied.events.push(bot_updated(state, user, json!({"api_key": applied.output})));
         }
-        let events = match state.user(self.bot) {
-            Some(bot) => vec![bot_updated(state, bot, json!({"api_key": self.api_key}))],
-            None => Vec::new(),
-        };
-        tracing::info!(realm.id = %state.realm().id, user.id = %self.bot, "regenerated a bot's API key");
-        Applied::new(self.api_key, events).with_auth()
+        applied
     }
 }
 

@@ -250,6 +250,13 @@ pub fn plan_own_new_api_key(state: &RealmState, user_id: UserId) -> ApiResult<Ne
     plan_new_api_key(state, user_id)
 }
 
+impl NewApiKey {
+    /// Whose key it is.
+    pub fn user_id(&self) -> UserId {
+        self.user_id
+    }
+}
+
 impl Change for NewApiKey {
     type Output = String;
 
