@@ -5,6 +5,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use crate::bots::create_bot;
 use crate::helpers::*;
 use crate::invites::make_channel;
 
@@ -264,4 +265,54 @@ async fn the_system_bots_are_cross_realm_bots_not_members() {
         json(post(&app, &owner, "/messages", &[("type", "direct"), ("to", &to), ("content", "hi")]).await).await;
     assert_eq!(status, 200, "{sent}");
     app.stop().await;
+}
+
+#[actix_web::test]
+async fn a_bots_owner_hears_of_its_messages_to_missing_or_empty_channels() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let by_name = create_bot(&app, &hamlet, "byname", &[]).await;
+    let by_id = create_bot(&app, &hamlet, "byid", &[]).await;
+    let lonely = create_bot(&app, &hamlet, "lonely", &[]).await;
+    make_channel(&app, &hamlet, "quiet", false).await;
+    let (status, body) = json(
+        send(&app, &hamlet, Method::DELETE, "/users/me/subscriptions", &[("subscriptions", r#"["quiet"]"#)]).await,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let to = |to: &'static str| [("type", "stream"), ("to", to), ("topic", "t"), ("content", "hi")];
+    let alerts = |inbox: Vec<(String, String, String, String, Vec<String>)>| -> Vec<String> {
+        inbox.into_iter().filter(|m| m.0 == BOT && m.1.is_empty()).map(|m| m.3).collect()
+    };
+
+    let nowhere = json!({"result": "error", "msg": "Channel 'nowhere' does not exist", "stream": "nowhere", "code": "STREAM_DOES_NOT_EXIST"});
+    expect(post(&app, &by_name, "/messages", &to(" nowhere ")).await, 400, nowhere.clone()).await;
+    // Once a minute at most per bot.
+    expect(post(&app, &by_name, "/messages", &to("nowhere")).await, 400, nowhere.clone()).await;
+    let (status, body) = json(post(&app, &by_id, "/messages", &to("9999")).await).await;
+    assert_eq!((status, &body["msg"]), (400, &json!("Channel with ID '9999' does not exist")));
+    // To an existing channel without subscribers: sent, and the owner is told.
+    let (status, body) = json(post(&app, &lonely, "/messages", &to("quiet")).await).await;
+    assert_eq!(status, 200, "{body}");
+    // Humans hear nothing of their own mistakes but the error.
+    expect(post(&app, &hamlet, "/messages", &to("nowhere")).await, 400, nowhere).await;
+
+    assert_eq!(
+        alerts(inbox(&app, &hamlet).await),
+        vec![
+            format!(
+                "Your bot `{}` tried to send a message to channel #**nowhere**, but that channel does not exist. \
+                 Click [here](#channels/new) to create it.",
+                by_name.email
+            ),
+            format!(
+                "Your bot `{}` tried to send a message to channel ID 9999, but there is no channel with that ID.",
+                by_id.email
+            ),
+            format!(
+                "Your bot `{}` tried to send a message to channel #**quiet**. The channel exists but does not have any subscribers.",
+                lonely.email
+            ),
+        ]
+    );
 }

@@ -108,9 +108,25 @@ async fn webhook_requests_are_refused_as_zulip_refuses_them() {
         .await
         .unwrap();
     expect(response, 400, json!({"result": "error", "msg": "Malformed JSON", "code": "BAD_REQUEST"})).await;
-    // A channel that does not exist is no error of the third party's.
+    // A channel that does not exist is no error of the third party's; the bot's owner is
+    // told (once a minute at most).
     expect(hook(&app, &format!("json?api_key={}&stream=nowhere", bot.api_key), &json!({})).await, 200, success()).await;
-    assert_eq!(newest(&app, &app.owner, 5).await, before);
+    let alert = (
+        "notification-bot@zulip.com".to_owned(),
+        String::new(),
+        format!(
+            "Your bot `{}` tried to send a message to channel #**nowhere**, but that channel does not exist. \
+             Click [here](#channels/new) to create it.",
+            bot.email
+        ),
+        "Internal".to_owned(),
+    );
+    let mut expected = before.clone();
+    expected.push(alert);
+    let expected = expected[expected.len().saturating_sub(5)..].to_vec();
+    assert_eq!(newest(&app, &app.owner, 5).await, expected);
+    expect(hook(&app, &format!("json?api_key={}&stream=nowhere", bot.api_key), &json!({})).await, 200, success()).await;
+    assert_eq!(newest(&app, &app.owner, 5).await, expected);
     // A deactivated bot's key.
     expect(send(&app, &app.owner, Method::DELETE, &format!("/bots/{}", bot.user_id), &[]).await, 200, success()).await;
     let deactivated = json!({"result": "error", "msg": "Account is deactivated", "code": "USER_DEACTIVATED"});

@@ -87,6 +87,9 @@ pub struct RealmActor {
     pub(super) scheduler: Option<(i64, SpawnHandle)>,
     /// Queues that took events and whose waiting polls are not answered yet (`fan_out.rs`).
     pub(super) to_wake: Vec<Arc<SharedQueue>>,
+    /// When each bot's owner was last told of a message to a missing or empty channel
+    /// (Unix seconds; Zulip's `last_reminder`, kept in memory: `notices/bot_alerts.rs`).
+    pub(super) bot_alerts: HashMap<UserId, i64>,
 }
 
 /// A change that waits for a group commit: planned when the group is written (against the
@@ -170,6 +173,7 @@ impl RealmActor {
             pending: Vec::new(),
             groups: GroupStats::default(),
             to_wake: Vec::new(),
+            bot_alerts: HashMap::new(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! message with its events and unread counts. A notice that cannot be posted (its channel
 //! is gone) is logged and skipped: it never fails what it reports.
 
+pub mod bot_alerts;
 pub mod moves;
 pub mod reports;
 pub mod texts;

@@ -131,6 +131,7 @@ impl Handler<PostWebhookMessages> for RealmActor {
             }
             Some(name) => SendTo::Channel(ChannelRef::Name(name.clone())),
         };
+        self.alert_bot_owner(msg.sender, &to);
         for (topic, content) in msg.messages {
             let send = SendMessage {
                 sender: msg.sender,
