@@ -489,9 +489,15 @@ struct Idle {
     floor_kib_per_poll: Option<f64>,
 }
 
+/// How long the memory is left to settle before it is read: the server gives freed memory
+/// back at most every 10 s (`src/memory.rs`), so each reading follows a chance to trim
+/// what came before it.
+const SETTLE: Duration = Duration::from_secs(11);
+
 /// Registers `n` light queues (one per member, no initial state), long-polls on each, and
 /// watches them for `watch`.
 async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Duration) -> Result<Idle, BoxError> {
+    tokio::time::sleep(SETTLE).await;
     let rss_before_kib = rss_kib(pid)?;
     eprintln!("registering {n} queues...");
     let started = Instant::now();
@@ -518,6 +524,7 @@ async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Dur
     }
     queues.sort_by_key(|q| q.index);
     let register_secs = started.elapsed().as_secs_f64();
+    tokio::time::sleep(SETTLE).await;
     let rss_queues_kib = rss_kib(pid)?;
     eprintln!(
         "{n} queues in {register_secs:.1} s, server RSS {} MiB ({:.1} KiB per queue); starting their long-polls...",
@@ -527,8 +534,8 @@ async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Dur
     let heartbeat = |event: &Value| (event["type"] == "heartbeat").then_some(());
     let mut pollers = Pollers::start_gradually(api, &queues, heartbeat, 250, Duration::from_millis(100)).await;
     pollers.wait_until_waiting().await?;
-    // Let every request reach the server and settle.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Let every request reach the server and the memory settle.
+    tokio::time::sleep(SETTLE).await;
     let rss_waiting_kib = rss_kib(pid)?;
     eprintln!(
         "{n} long-polls waiting, server RSS {} MiB; watching for {} s...",

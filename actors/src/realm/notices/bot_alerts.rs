@@ -11,7 +11,7 @@
 use crate::ids::{ChannelId, UserId};
 use crate::realm::actor::RealmActor;
 use crate::realm::channels::ops::check_channel_name;
-use crate::realm::chat::send::{ChannelRef, Notice, NoticeTo, SendTo};
+use crate::realm::chat::send::{normalize_content, plan_notice, ChannelRef, Notice, NoticeTo, SendTo};
 use crate::realm::model::{SystemBot, User};
 use crate::realm::state::RealmState;
 use crate::validate;
@@ -53,8 +53,8 @@ pub fn channel_alert(state: &RealmState, sender: &User, target: &ChannelRef) -> 
             }
         }
     };
-    let subscribed = state.subscribers(channel.id).any(|u| state.user(u).is_some_and(|u| u.is_active));
-    (!subscribed).then(|| {
+    // Zulip's `num_subscribers_for_stream_id`: active users only.
+    state.active_subscriber_ids(channel.id).is_empty().then(|| {
         format!(
             "Your bot {bot} tried to send a message to channel {}. The channel exists but does not have any subscribers.",
             channel_link(channel.id, &channel.name)
@@ -63,10 +63,15 @@ pub fn channel_alert(state: &RealmState, sender: &User, target: &ChannelRef) -> 
 }
 
 impl RealmActor {
-    /// Before a message from `sender` to `to` is planned: the alert to the bot's owner, when
-    /// there is one to give and the last one about this bot is over a minute old.
-    pub(crate) fn alert_bot_owner(&mut self, sender: UserId, to: &SendTo) {
+    /// Before a message from `sender` to `to` with `content` is planned: the alert to the
+    /// bot's owner, when there is one to give and the last one about this bot is over a
+    /// minute old. As in Zulip the content is checked first: an empty message is refused
+    /// without an alert.
+    pub(crate) fn alert_bot_owner(&mut self, sender: UserId, to: &SendTo, content: &str) {
         let SendTo::Channel(target) = to else { return };
+        if normalize_content(content).is_err() {
+            return;
+        }
         let Some(bot) = self.state.user(sender) else { return };
         let (Some(owner), Some(text)) = (bot.bot_owner_id, channel_alert(&self.state, bot, target)) else { return };
         let now = crate::clock::now();
@@ -74,7 +79,14 @@ impl RealmActor {
             return;
         }
         let Some(notifier) = super::bot(&self.state, SystemBot::NOTIFICATION_BOT) else { return };
-        self.bot_alerts.insert(sender, now);
-        self.post_notices(vec![Notice::new(notifier, NoticeTo::Direct(vec![owner]), text)]);
+        let notice = Notice::new(notifier, NoticeTo::Direct(vec![owner]), text);
+        let listeners = self.all_public_streams_listeners();
+        match plan_notice(&self.state, notice, &listeners, now).and_then(|change| self.commit(change)) {
+            // Only an alert given counts for the minute.
+            Ok(_) => {
+                self.bot_alerts.insert(sender, now);
+            }
+            Err(e) => tracing::warn!(user.id = %sender, error = %e, "could not tell a bot's owner of its channel"),
+        }
     }
 }

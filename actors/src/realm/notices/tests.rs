@@ -97,3 +97,46 @@ fn a_new_member_gets_the_signup_notice_and_welcome_bot_messages_starred() {
         ]
     );
 }
+
+/// Zulip's `send_pm_if_empty_stream` texts, and who never gets one.
+#[test]
+fn a_bots_owner_is_told_of_missing_and_empty_channels_only() {
+    use super::bot_alerts::channel_alert;
+    use crate::realm::chat::fixture_tests::{bot, edit_user};
+    use crate::realm::chat::send::ChannelRef;
+
+    let mut state = realm();
+    let owner = user(&mut state, "owner", Role::Member);
+    let gone = user(&mut state, "gone", Role::Member);
+    let helper = bot(&mut state, "helper", owner);
+    let orphan = bot(&mut state, "orphan", owner);
+    edit_user(&mut state, orphan, |u| u.bot_owner_id = None);
+    // A human can have no owner's alert, whatever the record says.
+    let human = user(&mut state, "human", Role::Member);
+    edit_user(&mut state, human, |u| u.bot_owner_id = Some(owner));
+    let busy = channel(&mut state, "busy", false, &[owner]);
+    // Subscribed only by a deactivated user: empty, as Zulip counts.
+    let deserted = channel(&mut state, "deserted (old)", false, &[gone]);
+    state.set_user_active(gone, false);
+
+    let alert = |sender: UserId, target: ChannelRef| channel_alert(&state, state.user(sender).unwrap(), &target);
+    let name = |n: &str| ChannelRef::Name(n.to_owned());
+    assert_eq!(
+        alert(helper, name("  nowhere ")).as_deref(),
+        Some("Your bot `helper@acme.test` tried to send a message to channel #**nowhere**, but that channel does not exist. Click [here](#channels/new) to create it.")
+    );
+    assert_eq!(
+        alert(helper, ChannelRef::Id(777)).as_deref(),
+        Some("Your bot `helper@acme.test` tried to send a message to channel ID 777, but there is no channel with that ID.")
+    );
+    assert_eq!(
+        alert(helper, ChannelRef::Id(deserted.0)).as_deref(),
+        Some("Your bot `helper@acme.test` tried to send a message to channel #**deserted (old)**. The channel exists but does not have any subscribers.")
+    );
+    assert_eq!(alert(helper, name("busy")), None);
+    assert_eq!(alert(helper, ChannelRef::Id(busy.0)), None);
+    // An invalid name is the send's own error.
+    assert_eq!(alert(helper, name("   ")), None);
+    assert_eq!(alert(orphan, name("nowhere")), None);
+    assert_eq!(alert(human, name("nowhere")), None);
+}

@@ -96,14 +96,21 @@ impl Handler<Register> for RealmActor {
         // The state, the newest message and the queue are taken in the same handler, so no
         // event can fall between them: `last_event_id` is always -1. The reader thread
         // reads no message newer than this one (those are events in the queue).
-        let max_message_id = match self
-            .store
-            .conn()
-            .map_err(ApiError::from)
-            .and_then(|conn| Ok(crate::store::messages::max_message_id(&conn, user.id)?))
-        {
-            Ok(id) => id,
-            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        const MESSAGE_SETS: [&str; 3] = ["message", "starred_messages", "recent_private_conversations"];
+        let wants_messages =
+            msg.fetch.fetch_event_types.as_ref().is_none_or(|t| MESSAGE_SETS.iter().any(|s| t.contains(*s)));
+        let max_message_id = if wants_messages {
+            match self
+                .store
+                .conn()
+                .map_err(ApiError::from)
+                .and_then(|conn| Ok(crate::store::messages::max_message_id(&conn, user.id)?))
+            {
+                Ok(id) => id,
+                Err(e) => return Box::pin(std::future::ready(Err(e))),
+            }
+        } else {
+            -1
         };
         let snapshot = Snapshot {
             state: self.state.clone(),

@@ -131,8 +131,8 @@ impl Handler<PostWebhookMessages> for RealmActor {
             }
             Some(name) => SendTo::Channel(ChannelRef::Name(name.clone())),
         };
-        self.alert_bot_owner(msg.sender, &to);
         for (topic, content) in msg.messages {
+            self.alert_bot_owner(msg.sender, &to, &content);
             let send = SendMessage {
                 sender: msg.sender,
                 to: to.clone(),

@@ -59,7 +59,7 @@ impl Handler<SendMessage> for RealmActor {
     type Result = Deferred<ApiResult<SentMessage>>;
 
     fn handle(&mut self, msg: SendMessage, ctx: &mut Self::Context) -> Self::Result {
-        self.alert_bot_owner(msg.sender, &msg.to);
+        self.alert_bot_owner(msg.sender, &msg.to, &msg.content);
         self.defer(ctx, msg, |actor, msg| {
             let listeners = actor.all_public_streams_listeners();
             let change = plan_send(&actor.state, msg, &listeners, crate::clock::now())?;
