@@ -134,7 +134,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
     eprintln!("registering {n} queues...");
     let started = Instant::now();
     let register_cpu = CpuMeter::start(pid);
-    let queues = register_all(&api, &members, n, args.register_concurrency, r#"["realm_user"]"#).await?;
+    let queues = register_all(&api, &members, n, args.register_concurrency, r#"["realm_user"]"#, None).await?;
     let register_total = started.elapsed();
     let register_cpu = register_cpu.stop();
     let register_stats = Stats::new(queues.iter().map(|q| q.register_latency).collect());

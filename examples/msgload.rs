@@ -40,7 +40,7 @@ use tokio::task::JoinSet;
 
 #[path = "support/mod.rs"]
 mod support;
-use support::queues::{register_all, Deliveries, Pollers, Queue};
+use support::queues::{register_all, Deliveries, Pollers};
 use support::*;
 
 /// The channel of the send throughput measurements.
@@ -180,7 +180,7 @@ async fn run(args: Args) -> Result<(), BoxError> {
     eprintln!("the floor: a bare actix-web server with {} long-polls...", args.queues);
     let mut floor = FloorRig::start(&args).await?;
     eprintln!("registering {} queues...", args.queues);
-    let queues = register_all(&api, &owners, args.queues, 50, r#"["message"]"#).await?;
+    let queues = register_all(&api, &owners, args.queues, 50, r#"["message"]"#, None).await?;
     let mut pollers = Pollers::start(&api, &queues, message_id);
     pollers.wait_until_waiting().await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -603,16 +603,7 @@ struct FloorRig {
 impl FloorRig {
     async fn start(args: &Args) -> Result<FloorRig, BoxError> {
         let server = support::floor::FloorServer::start(http_client()?, args.http_workers).await?;
-        let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
-        let queues: Vec<Queue> = (0..args.queues)
-            .map(|index| Queue {
-                index,
-                user: nobody.clone(),
-                id: format!("floor-{index}"),
-                last_event_id: -1,
-                register_latency: Duration::ZERO,
-            })
-            .collect();
+        let queues = support::floor::queues(args.queues);
         let mut pollers = Pollers::start(&server.api, &queues, message_id);
         pollers.wait_until_waiting().await?;
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -18,9 +18,9 @@
 //! nothing for the caller to uphold (`unsafe_code` is denied everywhere else).
 #![allow(unsafe_code)]
 
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use agora_actors::worker_thread::WorkerThread;
 
 /// When to trim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,40 +32,28 @@ pub struct TrimRule {
     pub threshold: usize,
 }
 
-/// The trimming thread; stops when dropped.
+/// The trimming thread (a [`WorkerThread`]); stops when dropped.
 pub struct Trimmer {
-    stop: Option<mpsc::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
+    _thread: Option<WorkerThread>,
 }
 
 impl Trimmer {
     /// Starts the thread (nothing where trimming is not supported).
     pub fn start(rule: TrimRule) -> std::io::Result<Trimmer> {
         if !SUPPORTED {
-            return Ok(Trimmer { stop: None, thread: None });
+            return Ok(Trimmer { _thread: None });
         }
-        let (stop, stopped) = mpsc::channel::<()>();
-        let thread = std::thread::Builder::new().name("agora-trim".into()).spawn(move || {
+        let thread = WorkerThread::spawn("agora-trim", move |stop| {
             let mut trims = Trims::default();
             loop {
-                match stopped.recv_timeout(rule.every) {
-                    Err(RecvTimeoutError::Timeout) => {
-                        trims.look(rule.threshold);
-                    }
-                    Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+                stop.pause(rule.every);
+                if stop.stopping() {
+                    return;
                 }
+                trims.look(rule.threshold);
             }
         })?;
-        Ok(Trimmer { stop: Some(stop), thread: Some(thread) })
-    }
-}
-
-impl Drop for Trimmer {
-    fn drop(&mut self) {
-        self.stop.take();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        Ok(Trimmer { _thread: Some(thread) })
     }
 }
 

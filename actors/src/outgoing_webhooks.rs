@@ -131,14 +131,6 @@ fn py_repr_bytes(b: &[u8]) -> String {
 }
 
 impl Worker {
-    fn stopping(&self) -> bool {
-        self.stop.stopping()
-    }
-
-    fn pause(&self, d: Duration) {
-        self.stop.pause(d);
-    }
-
     fn run(self) {
         let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
             Ok(rt) => rt,
@@ -149,7 +141,7 @@ impl Worker {
             Ok(c) => c,
             Err(e) => return tracing::error!(error = %e, "outgoing webhooks: no HTTP client"),
         };
-        while !self.stopping() {
+        while !self.stop.stopping() {
             let job = self
                 .store
                 .conn()
@@ -158,12 +150,12 @@ impl Worker {
             let job = match job {
                 Ok(Some(job)) => job,
                 Ok(None) => {
-                    self.pause(self.idle_wait());
+                    self.stop.pause(self.idle_wait());
                     continue;
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "outgoing webhooks: cannot read the jobs");
-                    self.pause(cfg.poll_interval);
+                    self.stop.pause(cfg.poll_interval);
                     continue;
                 }
             };
@@ -215,7 +207,7 @@ impl Worker {
                     let due = now_ms() + wait.as_millis() as i64;
                     if let Err(e) = self.store.write(|tx| db::retry_job_later(tx, job.id, attempts, due, &msg)) {
                         tracing::error!(error = %e, "outgoing webhooks: cannot record a retry");
-                        self.pause(cfg.poll_interval);
+                        self.stop.pause(cfg.poll_interval);
                     }
                     return;
                 }
@@ -236,7 +228,7 @@ impl Worker {
         }
         if let Err(e) = self.store.write(|tx| db::finish_job(tx, job.id)) {
             tracing::error!(job.id = job.id, error = %e, "outgoing webhooks: cannot remove a finished job");
-            self.pause(cfg.poll_interval);
+            self.stop.pause(cfg.poll_interval);
         }
     }
 

@@ -40,7 +40,7 @@ mod gzip;
 #[path = "../support/mod.rs"]
 mod support;
 
-use support::queues::{Pollers, Queue, Report};
+use support::queues::{register_all, Pollers, Report};
 use support::*;
 
 const TEMPLATE_MEMBER: &str = "scale-template@example.com";
@@ -501,28 +501,8 @@ async fn idle_polls(api: &Api, pid: u32, members: &[Creds], n: usize, watch: Dur
     let rss_before_kib = rss_kib(pid)?;
     eprintln!("registering {n} queues...");
     let started = Instant::now();
-    let permits = Arc::new(Semaphore::new(50));
-    let mut tasks = JoinSet::new();
-    for (index, user) in members.iter().cycle().take(n).enumerate() {
-        let (api, user, permits) = (api.clone(), user.clone(), Arc::clone(&permits));
-        tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await?;
-            let form = [("event_types", r#"["message"]"#), ("fetch_event_types", "[]")];
-            let t0 = Instant::now();
-            let response = api.post("register", &user).form(&form).send().await?;
-            let (status, body) = (response.status(), response.bytes().await?);
-            let register_latency = t0.elapsed();
-            let reply = success_json("POST /api/v1/register (idle)", status, &body)?;
-            let id = reply["queue_id"].as_str().ok_or("no queue_id")?.to_owned();
-            let last_event_id = reply["last_event_id"].as_i64().ok_or("no last_event_id")?;
-            Ok::<_, BoxError>(Queue { index, user, id, last_event_id, register_latency })
-        });
-    }
-    let mut queues = Vec::with_capacity(n);
-    while let Some(queue) = tasks.join_next().await {
-        queues.push(queue??);
-    }
-    queues.sort_by_key(|q| q.index);
+    // Light queues: no initial state.
+    let queues = register_all(api, members, n, 50, r#"["message"]"#, Some("[]")).await?;
     let register_secs = started.elapsed().as_secs_f64();
     tokio::time::sleep(SETTLE).await;
     let rss_queues_kib = rss_kib(pid)?;
@@ -574,16 +554,7 @@ async fn floor_idle_polls(n: usize, http_workers: Option<usize>) -> Result<f64, 
     eprintln!("the floor: {n} long-polls on a bare actix-web server...");
     let server = support::floor::FloorServer::start(http_client()?, http_workers).await?;
     let before = rss_kib(server.pid)?;
-    let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
-    let queues: Vec<Queue> = (0..n)
-        .map(|index| Queue {
-            index,
-            user: nobody.clone(),
-            id: format!("floor-{index}"),
-            last_event_id: -1,
-            register_latency: Duration::ZERO,
-        })
-        .collect();
+    let queues = support::floor::queues(n);
     let none = |_: &Value| None::<()>;
     let pollers = Pollers::start_gradually(&server.api, &queues, none, 250, Duration::from_millis(100)).await;
     pollers.wait_until_waiting().await?;

@@ -11,7 +11,22 @@ use actix_web::{web, App, HttpResponse, HttpServer};
 use bytes::Bytes;
 use tokio::sync::broadcast;
 
-use super::{spawn_guarded, Api, BoxError, ChildGuard};
+use super::queues::Queue;
+use super::{spawn_guarded, Api, BoxError, ChildGuard, Creds};
+
+/// `n` queues to long-poll on the floor server (which ignores ids and credentials).
+pub fn queues(n: usize) -> Vec<Queue> {
+    let nobody = Creds { email: "floor@example.com".into(), api_key: "floor".into() };
+    (0..n)
+        .map(|index| Queue {
+            index,
+            user: nobody.clone(),
+            id: format!("floor-{index}"),
+            last_event_id: -1,
+            register_latency: std::time::Duration::ZERO,
+        })
+        .collect()
+}
 
 /// A message event about the size of Agora's for a short channel message.
 fn event_body(id: i64) -> Bytes {

@@ -34,23 +34,27 @@ pub enum Report<T> {
     Failed { queue: usize, error: String },
 }
 
-/// Registers `n` queues for `event_types` (a JSON list), round-robin over `users`.
+/// Registers `n` queues for `event_types` (a JSON list), round-robin over `users`, with
+/// the initial state of `fetch_event_types` (a JSON list; `None`: every data set).
 pub async fn register_all(
     api: &Api,
     users: &[Creds],
     n: usize,
     concurrency: usize,
     event_types: &str,
+    fetch_event_types: Option<&str>,
 ) -> Result<Vec<Queue>, BoxError> {
     let permits = Arc::new(Semaphore::new(concurrency));
     let mut tasks = JoinSet::new();
     for (index, user) in users.iter().cycle().take(n).enumerate() {
         let (api, user, permits) = (api.clone(), user.clone(), permits.clone());
         let event_types = event_types.to_owned();
+        let fetch_event_types = fetch_event_types.map(str::to_owned);
         tasks.spawn(async move {
             let _permit = permits.acquire_owned().await?;
             let started = Instant::now();
-            let form = [("event_types", event_types)];
+            let mut form = vec![("event_types", event_types)];
+            form.extend(fetch_event_types.map(|types| ("fetch_event_types", types)));
             let response = api.post("register", &user).form(&form).send().await?;
             let (status, body) = (response.status(), response.bytes().await?);
             let register_latency = started.elapsed();

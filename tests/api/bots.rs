@@ -6,7 +6,8 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    error, expect, json, missing, post, register, send, spawn_app, success, Creds, TestApp, Watch, HOST,
+    admins_and_members_groups, error, expect, json, missing, post, register, send, spawn_app, success, Creds, TestApp,
+    Watch, HOST,
 };
 
 /// Creates a bot as `owner`; its credentials.
@@ -168,13 +169,7 @@ async fn bot_creation_is_checked_as_zulip_checks_it() {
 async fn the_organization_decides_who_may_create_which_bots() {
     let app = spawn_app().await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    let state = register(&app, &app.owner, &[("fetch_event_types", r#"["realm_user_groups"]"#)]).await;
-    let group = |name: &str| {
-        state["realm_user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).unwrap()["id"]
-            .as_i64()
-            .unwrap()
-    };
-    let (admins, members) = (group("role:administrators"), group("role:members"));
+    let (admins, members) = admins_and_members_groups(&app).await;
     let setting = format!(r#"{{"new": {admins}, "old": {members}}}"#);
     expect(
         send(&app, &app.owner, Method::PATCH, "/realm", &[("can_create_bots_group", &setting)]).await,

@@ -383,3 +383,14 @@ pub async fn inbox(app: &TestApp, who: &Creds) -> Vec<(String, String, String, S
         })
         .collect()
 }
+
+/// The ids of the administrators' and the members' system groups, from `realm_user_groups`.
+pub async fn admins_and_members_groups(app: &TestApp) -> (i64, i64) {
+    let state = register(app, &app.owner, &[("fetch_event_types", r#"["realm_user_groups"]"#)]).await;
+    let group = |name: &str| {
+        state["realm_user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    (group("role:administrators"), group("role:members"))
+}

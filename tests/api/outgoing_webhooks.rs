@@ -144,14 +144,18 @@ async fn send_to_channel(app: &TestApp, who: &Creds, content: &str) -> i64 {
     body["id"].as_i64().unwrap()
 }
 
+/// The owner's outgoing-webhook bot "Echo", posting to `url` (a JSON string).
+async fn echo_bot(app: &TestApp, url: &str) -> Creds {
+    create_bot(app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", url), ("full_name", "Echo")]).await
+}
+
 #[actix_web::test]
 async fn a_mention_is_posted_to_the_service_and_its_reply_comes_back_in_the_topic() {
     let app = app().await;
     let mut service = Service::start().await;
     let url = format!("\"{}\"", service.url);
     let _ = post(&app, &app.owner, "/users/me/subscriptions", &[("subscriptions", r#"[{"name": "Denmark"}]"#)]).await;
-    let bot =
-        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let bot = echo_bot(&app, &url).await;
     let token = bot_token(&app).await;
     let mut messages = Messages::new(&app, &app.owner).await;
 
@@ -204,8 +208,7 @@ async fn a_direct_message_is_answered_in_the_conversation() {
     let app = app().await;
     let mut service = Service::start().await;
     let url = format!("\"{}\"", service.url);
-    let bot =
-        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let bot = echo_bot(&app, &url).await;
     let mut messages = Messages::new(&app, &app.owner).await;
     service.answer(200, r#"{"content": "hello human"}"#);
     let to = format!("[{}]", bot.user_id);
@@ -235,8 +238,7 @@ async fn failures_give_zulips_notices_to_the_conversation_and_the_owner() {
     let mut service = Service::start().await;
     let url = format!("\"{}\"", service.url);
     let _ = post(&app, &app.owner, "/users/me/subscriptions", &[("subscriptions", r#"[{"name": "Denmark"}]"#)]).await;
-    let bot =
-        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let bot = echo_bot(&app, &url).await;
     let mut messages = Messages::new(&app, &app.owner).await;
 
     service.answer(500, "oops");
@@ -281,8 +283,7 @@ async fn an_unreachable_service_is_retried_then_given_up() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("\"http://127.0.0.1:{port}/hook\"");
     let _ = post(&app, &app.owner, "/users/me/subscriptions", &[("subscriptions", r#"[{"name": "Denmark"}]"#)]).await;
-    let bot =
-        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let bot = echo_bot(&app, &url).await;
     let mut messages = Messages::new(&app, &app.owner).await;
     send_to_channel(&app, &app.owner, "@**Echo** anyone?").await;
     assert_eq!(messages.from(&app, &bot).await["content"], json!("Failure! Bot is unavailable"));
@@ -305,8 +306,7 @@ async fn a_job_waiting_at_a_stop_is_sent_after_the_restart() {
     let app = crate::helpers::spawn_with(settings).await;
     let url = format!("\"http://127.0.0.1:{port}/hook\"");
     let _ = post(&app, &app.owner, "/users/me/subscriptions", &[("subscriptions", r#"[{"name": "Denmark"}]"#)]).await;
-    let bot =
-        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let bot = echo_bot(&app, &url).await;
     let id = send_to_channel(&app, &app.owner, "@**Echo** later").await;
     app.stop().await;
 
@@ -337,8 +337,7 @@ async fn a_scheduled_message_to_the_bot_reaches_its_service_when_sent() {
     let app = app().await;
     let mut service = Service::start().await;
     let url = format!("\"{}\"", service.url);
-    let bot =
-        create_bot(&app, &app.owner, "echo", &[("bot_type", "3"), ("payload_url", &url), ("full_name", "Echo")]).await;
+    let bot = echo_bot(&app, &url).await;
     let mut messages = Messages::new(&app, &app.owner).await;
     service.answer(200, r#"{"content": "on time"}"#);
     let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 1).to_string();

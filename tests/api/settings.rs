@@ -5,7 +5,9 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch};
+use crate::helpers::{
+    admins_and_members_groups, assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch,
+};
 
 const SUCCESS: &str = r#"{"result":"success","msg":""}"#;
 
@@ -598,13 +600,7 @@ async fn the_waiting_period_decides_who_is_a_full_member() {
 async fn organization_group_settings_change_who_may_do_what() {
     let app = spawn_app().await;
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
-    let state = register(&app, &app.owner, &[("fetch_event_types", r#"["realm_user_groups"]"#)]).await;
-    let group = |name: &str| {
-        state["realm_user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).unwrap()["id"]
-            .as_i64()
-            .unwrap()
-    };
-    let (admins, members) = (group("role:administrators"), group("role:members"));
+    let (admins, members) = admins_and_members_groups(&app).await;
     let mut watch = Watch::new(&app, &bob, r#"["realm"]"#).await;
 
     let setting = |new: i64, old: i64| format!(r#"{{"new": {new}, "old": {old}}}"#);

@@ -44,14 +44,6 @@ struct Worker {
 }
 
 impl Worker {
-    fn stopping(&self) -> bool {
-        self.stop.stopping()
-    }
-
-    fn pause(&self, d: Duration) {
-        self.stop.pause(d);
-    }
-
     fn run(self) {
         let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
             Ok(rt) => rt,
@@ -67,7 +59,7 @@ impl Worker {
                 tracing::warn!(error = %e, "push worker: could not send the organizations to the bouncer");
             }
         }
-        while !self.stopping() {
+        while !self.stop.stopping() {
             let job = match self
                 .store
                 .conn()
@@ -77,12 +69,12 @@ impl Worker {
                 Ok(job) => job,
                 Err(e) => {
                     tracing::error!(error = %e, "push worker: cannot read the outbox");
-                    self.pause(push.poll_interval);
+                    self.stop.pause(push.poll_interval);
                     continue;
                 }
             };
             let Some(job) = job else {
-                self.pause(self.idle_wait());
+                self.stop.pause(self.idle_wait());
                 continue;
             };
             let Some(bouncer) = &bouncer else {
@@ -102,7 +94,7 @@ impl Worker {
                 Ok(Outcome::Progress(payload)) => {
                     if let Err(e) = self.store.write(|tx| db::update_payload(tx, job.id, &payload)) {
                         tracing::error!(error = %e, "push worker: cannot record a job's progress");
-                        self.pause(push.poll_interval);
+                        self.stop.pause(push.poll_interval);
                     }
                 }
                 Ok(Outcome::Report(outcome)) => {
@@ -130,7 +122,7 @@ impl Worker {
     fn finish(&self, job: &Job) {
         if let Err(e) = self.store.write(|tx| db::finish(tx, job.id)) {
             tracing::error!(job.id = job.id, error = %e, "push worker: cannot remove a finished job");
-            self.pause(self.config.push.poll_interval);
+            self.stop.pause(self.config.push.poll_interval);
         }
     }
 
@@ -158,7 +150,7 @@ impl Worker {
             tracing::error!(error = %e, "push worker: cannot record a retry");
         }
         // The bouncer is down for every job: wait before trying another.
-        self.pause(wait);
+        self.stop.pause(wait);
     }
 
     /// The realm actor of the job's organization, if it runs or can be started.

@@ -69,10 +69,11 @@ impl RealmActor {
     /// without an alert.
     pub(crate) fn alert_bot_owner(&mut self, sender: UserId, to: &SendTo, content: &str) {
         let SendTo::Channel(target) = to else { return };
+        // Every send passes here: humans go no further than this lookup.
+        let Some(bot) = self.state.user(sender).filter(|u| u.is_bot) else { return };
         if normalize_content(content).is_err() {
             return;
         }
-        let Some(bot) = self.state.user(sender) else { return };
         let (Some(owner), Some(text)) = (bot.bot_owner_id, channel_alert(&self.state, bot, target)) else { return };
         let now = crate::clock::now();
         if self.bot_alerts.get(&sender).is_some_and(|last| now - last <= ALERT_WAIT_SECS) {

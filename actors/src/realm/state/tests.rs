@@ -9,19 +9,7 @@ use crate::realm::model::{Role, Subscription};
 use crate::realm::state::RealmState;
 
 fn subscribe(state: &mut RealmState, user: UserId, channel_id: ChannelId) {
-    state.put_subscription(Subscription {
-        user_id: user,
-        channel_id,
-        active: true,
-        color: "#76ce90".into(),
-        is_muted: false,
-        pin_to_top: false,
-        desktop_notifications: None,
-        audible_notifications: None,
-        push_notifications: None,
-        email_notifications: None,
-        wildcard_mentions_notify: None,
-    });
+    state.put_subscription(Subscription::new(user, channel_id, "#76ce90".into()));
 }
 
 /// Every user as the viewer sees them, written as `GET /users` did before the cache.
