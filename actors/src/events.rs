@@ -16,9 +16,14 @@ use serde_json::{Map, Value};
 use crate::ids::UserId;
 
 /// One event as Zulip sends it, without the per-queue `id`.
+///
+/// It holds its fields, its JSON, or both: an event made here starts from its fields and
+/// writes its JSON on first delivery; an event restored from a saved queue starts from the
+/// JSON it was saved as and parses its fields only if something asks for them (a restored
+/// queue only ever delivers it), so a restart costs the JSON and no more.
 #[derive(Debug)]
 pub struct Event {
-    body: Map<String, Value>,
+    body: OnceLock<Map<String, Value>>,
     /// The body as JSON, made on first use and shared by every queue holding the event.
     json: OnceLock<Box<str>>,
     /// The forms queues reshaped this event into, by the key of the options that decided
@@ -31,7 +36,8 @@ pub struct Event {
 pub type Forms = Arc<[Arc<Event>]>;
 
 impl Clone for Event {
-    /// A copy of the body (and its JSON); the reshaped forms are not carried over.
+    /// A copy of the body and its JSON (whichever are made); the reshaped forms are not
+    /// carried over.
     fn clone(&self) -> Self {
         Event { body: self.body.clone(), json: self.json.clone(), forms: Mutex::default() }
     }
@@ -39,7 +45,7 @@ impl Clone for Event {
 
 impl PartialEq for Event {
     fn eq(&self, other: &Self) -> bool {
-        self.body == other.body
+        self.body() == other.body()
     }
 }
 
@@ -51,45 +57,69 @@ impl Event {
         if let Value::Object(map) = fields {
             body.extend(map);
         }
-        Event { body, json: OnceLock::new(), forms: Mutex::default() }
+        Event::of_body(body)
     }
 
-    /// An event from a whole object (as saved); `None` unless it has a string `type`.
+    fn of_body(body: Map<String, Value>) -> Self {
+        Event { body: OnceLock::from(body), json: OnceLock::new(), forms: Mutex::default() }
+    }
+
+    /// An event from a whole object; `None` unless it has a string `type`.
     pub fn from_body(body: Map<String, Value>) -> Option<Self> {
         body.get("type").and_then(Value::as_str)?;
-        Some(Event { body, json: OnceLock::new(), forms: Mutex::default() })
+        Some(Event::of_body(body))
+    }
+
+    /// An event from the JSON it was saved as ([`Event::json`] of an event), kept as it is
+    /// and parsed only when its fields are asked for; `None` unless it is a JSON object
+    /// with a string `type`. The check reads the text, it does not parse it.
+    pub fn from_json(json: Box<str>) -> Option<Self> {
+        let object = json.starts_with("{\"type\":\"") && json.ends_with('}');
+        object.then(|| Event { body: OnceLock::new(), json: OnceLock::from(json), forms: Mutex::default() })
     }
 
     /// The event's `type`.
     pub fn kind(&self) -> &str {
-        self.body.get("type").and_then(Value::as_str).unwrap_or("")
+        self.body().get("type").and_then(Value::as_str).unwrap_or("")
     }
 
     /// The event's `op`, if it has one.
     pub fn op(&self) -> Option<&str> {
-        self.body.get("op").and_then(Value::as_str)
+        self.body().get("op").and_then(Value::as_str)
     }
 
-    /// The whole event object.
+    /// The whole event object (parsed from its JSON on first use if it was restored; a
+    /// JSON text that is not an object reads as an empty one).
     pub fn body(&self) -> &Map<String, Value> {
-        &self.body
+        self.body.get_or_init(|| parse(self.json.get().map(|json| &**json)))
     }
 
-    /// The event object for changing; its cached JSON and forms are dropped.
-    pub fn body_mut(&mut self) -> &mut Map<String, Value> {
+    /// Changes the event's fields with `f`; its cached JSON and forms are dropped.
+    pub fn edit(&mut self, f: impl FnOnce(&mut Map<String, Value>)) {
+        let mut body = match self.body.take() {
+            Some(body) => body,
+            None => parse(self.json.get().map(|json| &**json)),
+        };
+        f(&mut body);
+        self.body = OnceLock::from(body);
         self.json = OnceLock::new();
         self.forms = Mutex::default();
-        &mut self.body
     }
 
     /// A field of the event.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.body.get(key)
+        self.body().get(key)
     }
 
     /// The event as a JSON object, serialized once.
     pub fn json(&self) -> &str {
-        self.json.get_or_init(|| Value::Object(self.body.clone()).to_string().into_boxed_str())
+        self.json.get_or_init(|| Value::Object(self.body().clone()).to_string().into_boxed_str())
+    }
+
+    /// Whether the event's fields have been parsed or made (a restored event's are not
+    /// until asked for).
+    pub fn has_body(&self) -> bool {
+        self.body.get().is_some()
     }
 
     /// The form of this event for queues whose options give `key`, built by `build` on first
@@ -113,6 +143,11 @@ impl Event {
         out.push_str(&id.to_string());
         out.push('}');
     }
+}
+
+/// The fields of an event's JSON; none if it is missing or not an object.
+fn parse(json: Option<&str>) -> Map<String, Value> {
+    json.and_then(|json| serde_json::from_str(json).ok()).unwrap_or_default()
 }
 
 /// An event and the users allowed to receive it, produced by a state change.

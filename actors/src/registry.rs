@@ -18,6 +18,7 @@ use crate::events::Event;
 use crate::ids::RealmId;
 use crate::mailbox::RealmAddr;
 use crate::presence::{FlushPresence, PresenceActor, PresenceState, Rebind};
+use crate::queue::saved::Restorer;
 use crate::queue::{QueueActor, QueueEntry, QueueIndex};
 use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
@@ -308,47 +309,60 @@ impl RealmRegistry {
 
     /// The realm's saved queues, taken out of the database, as actors still to be started
     /// (already adopted by the realm actor). Queues that expired meanwhile are dropped, and
-    /// each restored queue gets a `restart` event, as Zulip's do.
+    /// each restored queue gets a `restart` event, as Zulip's do. The same for a restart and
+    /// for an organization handed over by another node: one realm's queues, read in one
+    /// transaction that also deletes them.
     fn restore_queues(
         &self,
         realm_id: RealmId,
         actor: &mut RealmActor,
         realm: &Addr<RealmActor>,
     ) -> Vec<(QueueActor, actix::dev::channel::AddressReceiver<QueueActor>)> {
+        let started = std::time::Instant::now();
         let now = crate::clock::now();
-        let saved = match self.store.write(|tx| store::queues::take(tx, realm_id, now)) {
-            Ok(saved) => saved,
-            Err(e) => {
-                tracing::error!(realm.id = %realm_id, error = %e, "could not restore event queues");
-                return Vec::new();
-            }
-        };
+        let mut restorer = Restorer::default();
+        if let Err(e) = self.store.write(|tx| store::queues::take(tx, realm_id, now, &mut restorer)) {
+            tracing::error!(realm.id = %realm_id, error = %e, "could not restore event queues");
+            return Vec::new();
+        }
+        let (saved, dropped) = restorer.finish();
         let config = self.config.queues;
+        // One notice, shared by every restored queue.
+        let restart = Arc::new(Event::new(
+            "restart",
+            serde_json::json!({
+                "zulip_version": server_info::zulip_version(),
+                "zulip_merge_base": server_info::ZULIP_MERGE_BASE,
+                "zulip_feature_level": server_info::FEATURE_LEVEL,
+                "server_generation": self.config.server_generation,
+            }),
+        ));
         let mut restored = Vec::with_capacity(saved.len());
+        let mut expired = 0;
         for (mut queue, downtime_secs) in saved {
             queue.idle_ms = queue.idle_ms.saturating_add(downtime_secs.saturating_mul(1000));
             if queue.idle_ms >= queue.spec.timeout_ms {
+                expired += 1;
                 continue;
             }
             let (user_id, all_public_streams) = (queue.user_id, queue.spec.all_public_streams);
             let mut queue =
                 QueueActor::restore(queue, config, Arc::clone(actor.queue_index()), Some(realm.clone().recipient()));
-            queue.push_local(Event::new(
-                "restart",
-                serde_json::json!({
-                    "zulip_version": server_info::zulip_version(),
-                    "zulip_merge_base": server_info::ZULIP_MERGE_BASE,
-                    "zulip_feature_level": server_info::FEATURE_LEVEL,
-                    "server_generation": self.config.server_generation,
-                }),
-            ));
+            queue.push_local(Arc::clone(&restart));
             let (tx, rx) = actix::dev::channel::channel(16);
             let entry = QueueEntry { user_id, addr: Addr::new(tx), queue: Arc::clone(queue.shared()) };
             actor.adopt_queue(entry, all_public_streams);
             restored.push((queue, rx));
         }
-        if !restored.is_empty() {
-            tracing::info!(realm.id = %realm_id, queues = restored.len(), "restored event queues");
+        if !restored.is_empty() || dropped > 0 || expired > 0 {
+            tracing::info!(
+                realm.id = %realm_id,
+                queues = restored.len(),
+                expired,
+                unreadable = dropped,
+                ms = started.elapsed().as_millis() as u64,
+                "restored event queues"
+            );
         }
         restored
     }
@@ -417,7 +431,7 @@ impl Handler<StopAll> for RealmRegistry {
     fn handle(&mut self, msg: StopAll, _: &mut Self::Context) -> Self::Result {
         // From now on no realm starts, so none can take saved queues out again.
         self.stopping = true;
-        let directory = self.directory.clone();
+        let (directory, store) = (self.directory.clone(), self.store.clone());
         let presence: Vec<Addr<PresenceActor>> = self.presence.drain().map(|(_, (addr, _))| addr).collect();
         Box::pin(async move {
             // Presence not yet written is written now; the presence actors then stop.
@@ -426,15 +440,23 @@ impl Handler<StopAll> for RealmRegistry {
             }
             let mut saved = 0;
             if msg.save_queues {
+                let started = std::time::Instant::now();
                 for handle in directory.all() {
                     saved += handle.addr.send(SaveQueues).await.unwrap_or(0);
+                }
+                // What the saves wrote goes into the database file now, and the log is cut
+                // back to nothing, so that neither the next start nor the disk carries it.
+                let truncated = tokio::task::spawn_blocking(move || store.checkpoint_truncate()).await;
+                if let Ok(Err(e)) = truncated {
+                    tracing::warn!(error = %e, "could not checkpoint the database after saving the queues");
+                }
+                if saved > 0 {
+                    let ms = started.elapsed().as_millis() as u64;
+                    tracing::info!(queues = saved, ms, "saved the event queues of every organization");
                 }
             }
             for handle in directory.drain() {
                 handle.addr.do_send(StopRealm);
-            }
-            if saved > 0 {
-                tracing::info!(queues = saved, "saved event queues");
             }
         })
     }

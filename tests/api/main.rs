@@ -39,6 +39,7 @@ mod presence;
 mod previews;
 mod profile_fields;
 mod push;
+mod queue_saves;
 mod rate_limits;
 mod realm_emoji;
 mod realms;

@@ -8,12 +8,11 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use rand::Rng;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::buffer::{EventBuffer, Queued};
 use super::index::QueueIndex;
+use super::saved::SavedQueue;
 use super::shared::{SharedQueue, Waiting};
 use super::spec::QueueSpec;
 use crate::config::QueueConfig;
@@ -64,7 +63,8 @@ pub struct Poll {
 #[rtype(result = "()")]
 pub struct CloseQueue;
 
-/// Stops the queue for a restart and hands back everything needed to restore it.
+/// Stops the queue for a restart and hands back everything needed to restore it; `None`
+/// when it has expired (nobody could poll it any more).
 #[derive(Message, Debug)]
 #[rtype(result = "Option<SavedQueue>")]
 pub struct SaveQueue;
@@ -88,22 +88,6 @@ pub enum GoneReason {
     /// It would have held more than its backlog allows: `events` events (with those being
     /// added), `bytes` bytes (with those being added when the bytes were too many).
     Overflow { events: usize, bytes: usize },
-}
-
-/// A queue as saved across a restart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SavedQueue {
-    pub queue_id: String,
-    pub user_id: UserId,
-    pub spec: QueueSpec,
-    pub next_event_id: i64,
-    pub newest_pruned_id: i64,
-    /// Unacknowledged events as `(id, event)`.
-    #[serde(default)]
-    pub events: Vec<(i64, Map<String, Value>)>,
-    /// Milliseconds since the last poll started, when saved.
-    #[serde(default)]
-    pub idle_ms: u64,
 }
 
 /// One registered event queue.
@@ -136,12 +120,7 @@ impl QueueActor {
         index: Arc<QueueIndex>,
         realm: Option<Recipient<QueueGone>>,
     ) -> Self {
-        let events = saved
-            .events
-            .into_iter()
-            .filter_map(|(id, body)| Event::from_body(body).map(|e| Queued { id, event: Arc::new(e) }))
-            .collect();
-        let buffer = EventBuffer::restore(events, saved.next_event_id, saved.newest_pruned_id);
+        let buffer = EventBuffer::restore(saved.events, saved.next_event_id, saved.newest_pruned_id);
         let queue = SharedQueue::new(&saved.queue_id, saved.user_id, saved.spec, config, buffer);
         let now = Instant::now();
         queue.set_last_connection(now.checked_sub(Duration::from_millis(saved.idle_ms)).unwrap_or(now));
@@ -160,7 +139,7 @@ impl QueueActor {
 
     /// Adds an event the server generated itself (a `restart` notice, ...), if the
     /// client takes events of its type.
-    pub fn push_local(&mut self, event: Event) {
+    pub fn push_local(&mut self, event: Arc<Event>) {
         self.queue.push_local(event);
     }
 
@@ -228,6 +207,6 @@ impl Handler<SaveQueue> for QueueActor {
 
     fn handle(&mut self, _: SaveQueue, ctx: &mut Self::Context) -> Self::Result {
         ctx.stop();
-        Some(self.queue.save())
+        self.queue.save()
     }
 }

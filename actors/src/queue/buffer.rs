@@ -118,17 +118,19 @@ impl EventBuffer {
                     *merged_bytes += bytes;
                     // Copied only the first time (the event is shared with other queues);
                     // later merges append in place.
-                    let body = Arc::make_mut(&mut merged.event).body_mut();
                     let extra = event.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-                    match body.get_mut("messages") {
-                        Some(Value::Array(messages)) => messages.extend(extra),
-                        _ => {
-                            body.insert("messages".into(), Value::Array(extra));
+                    let timestamp = event.get("timestamp").cloned();
+                    Arc::make_mut(&mut merged.event).edit(|body| {
+                        match body.get_mut("messages") {
+                            Some(Value::Array(messages)) => messages.extend(extra),
+                            _ => {
+                                body.insert("messages".into(), Value::Array(extra));
+                            }
                         }
-                    }
-                    if let Some(ts) = event.get("timestamp") {
-                        body.insert("timestamp".into(), ts.clone());
-                    }
+                        if let Some(ts) = timestamp {
+                            body.insert("timestamp".into(), ts);
+                        }
+                    });
                     merged.id = id;
                 }
             },

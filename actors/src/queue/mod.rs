@@ -7,11 +7,13 @@
 pub mod actor;
 pub mod buffer;
 pub mod index;
+pub mod saved;
 pub mod shared;
 pub mod spec;
 
-pub use actor::{new_queue_id, GoneReason, Poll, PollOutcome, PollReply, QueueActor, SavedQueue};
+pub use actor::{new_queue_id, GoneReason, Poll, PollOutcome, PollReply, QueueActor};
 pub use buffer::{event_cost, EventBuffer, Queued};
 pub use index::{QueueEntry, QueueIndex};
+pub use saved::SavedQueue;
 pub use shared::{SharedQueue, Waiting};
 pub use spec::{ClientCapabilities, NarrowTerm, QueueSpec};

@@ -13,8 +13,9 @@ use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::actor::{GoneReason, Poll, PollOutcome, PollReply, SavedQueue};
-use super::buffer::{event_cost, EventBuffer};
+use super::actor::{GoneReason, Poll, PollOutcome, PollReply};
+use super::buffer::{event_cost, EventBuffer, Queued};
+use super::saved::SavedQueue;
 use super::spec::QueueSpec;
 use crate::config::QueueConfig;
 use crate::error::ApiResult;
@@ -176,9 +177,8 @@ impl SharedQueue {
 
     /// Adds an event the server generated itself (a `restart` notice, ...), if the
     /// client takes events of its type.
-    pub fn push_local(&self, event: Event) {
+    pub fn push_local(&self, event: Arc<Event>) {
         let mut inner = self.lock();
-        let event = Arc::new(event);
         if inner.spec.accepts(&event) {
             inner.buffer.push(event);
         }
@@ -256,22 +256,32 @@ impl SharedQueue {
         reason
     }
 
-    /// Everything needed to restore the queue after a restart; the queue takes nothing more
-    /// and its waiting poll is dropped unanswered (its client retries after the restart).
-    pub(super) fn save(&self) -> SavedQueue {
+    /// Everything needed to restore the queue after a restart (its events shared, not
+    /// copied); the queue takes nothing more and its waiting poll is dropped unanswered (its
+    /// client retries after the restart). `None` when it has expired: nobody could poll it
+    /// any more, so it is not worth saving.
+    pub(super) fn save(&self) -> Option<SavedQueue> {
         let mut inner = self.lock();
         inner.waiter = None;
         inner.gone.get_or_insert(GoneReason::Closed);
-        let events = inner.buffer.contents().into_iter().map(|q| (q.id, q.event.body().clone())).collect();
-        SavedQueue {
+        let idle = inner.last_connection.elapsed();
+        if idle >= Duration::from_millis(inner.spec.timeout_ms) {
+            return None;
+        }
+        Some(SavedQueue {
             queue_id: self.id.to_string(),
             user_id: self.user_id,
             spec: inner.spec.clone(),
             next_event_id: inner.buffer.next_event_id(),
             newest_pruned_id: inner.buffer.newest_pruned_id(),
-            events,
-            idle_ms: inner.last_connection.elapsed().as_millis() as u64,
-        }
+            events: inner.buffer.contents(),
+            idle_ms: idle.as_millis() as u64,
+        })
+    }
+
+    /// The events waiting, in id order (shared with the other queues that hold them).
+    pub fn events(&self) -> Vec<Queued> {
+        self.lock().buffer.contents()
     }
 
     /// Sets when the client was last seen (a restored queue keeps counting its idle time).

@@ -402,9 +402,28 @@ impl Handler<SaveQueues> for RealmActor {
                         saved.push(q);
                     }
                 }
+                // Encoding and writing take this actor's thread off nothing: the realm is
+                // stopping, but other realms may run on the same thread.
+                let started = std::time::Instant::now();
                 let now = crate::clock::now();
-                match store.write(|tx| store::queues::save(tx, realm_id, &saved, now)) {
-                    Ok(()) => saved.len(),
+                let written =
+                    tokio::task::spawn_blocking(move || store::queues::save_all(&store, realm_id, &saved, now)).await;
+                match written {
+                    Ok(Ok(report)) => {
+                        tracing::info!(
+                            realm.id = %realm_id,
+                            queues = report.queues,
+                            events = report.events,
+                            bytes = report.bytes,
+                            ms = started.elapsed().as_millis() as u64,
+                            "saved event queues"
+                        );
+                        report.queues
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!(realm.id = %realm_id, error = %e, "could not save event queues");
+                        0
+                    }
                     Err(e) => {
                         tracing::error!(realm.id = %realm_id, error = %e, "could not save event queues");
                         0

@@ -205,6 +205,18 @@ impl Store {
         Ok(self.pool.get()?)
     }
 
+    /// Copies the whole write-ahead log into the database and truncates it to nothing
+    /// (`wal_checkpoint(TRUNCATE)`), waiting (up to the busy timeout) for the readers still
+    /// on it; used after a large write such as the save of every event queue at a stop.
+    pub fn checkpoint_truncate(&self) -> StoreResult<()> {
+        let (busy, _, _): (i64, i64, i64) =
+            self.conn()?.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        if busy != 0 {
+            return Err(StoreError::Corrupt("the log could not be checkpointed: readers kept it busy".into()));
+        }
+        Ok(())
+    }
+
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction and commits if it returns `Ok`.
     /// Errors of `f` roll the transaction back.
     pub fn write<T, E>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E>
@@ -242,6 +254,11 @@ where
     }
 }
 
+/// The size the write-ahead log is cut back to whenever a checkpoint has copied all of it
+/// into the database (SQLite's `journal_size_limit`): one large transaction (a save of
+/// many event queues, a backup's copy) would otherwise leave the file as large as it grew.
+pub const JOURNAL_SIZE_LIMIT: i64 = 64 << 20;
+
 /// Per-connection settings.
 fn configure(conn: &mut Connection, synchronous: Synchronous, autocheckpoint: u32) -> rusqlite::Result<()> {
     conn.busy_timeout(Duration::from_secs(5))?;
@@ -249,7 +266,8 @@ fn configure(conn: &mut Connection, synchronous: Synchronous, autocheckpoint: u3
     // rusqlite's default 16 are in use on a writer connection.
     conn.set_prepared_statement_cache_capacity(64);
     conn.execute_batch(&format!(
-        "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {autocheckpoint};",
+        "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {autocheckpoint}; \
+         PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT};",
         synchronous.pragma()
     ))
 }

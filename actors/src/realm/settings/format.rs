@@ -30,7 +30,9 @@ pub fn setting_events(state: &RealmState, user: &User, setting: &Setting, value:
     if let Some(name) = language_name {
         modern["language_name"] = Value::from(name);
         if let Some(event) = legacy.as_mut() {
-            event.body_mut().insert("language_name".into(), Value::from(name));
+            event.edit(|body| {
+                body.insert("language_name".into(), Value::from(name));
+            });
         }
     }
     let mut events = vec![Outgoing::to(vec![user.id], Event::new("user_settings", modern))];

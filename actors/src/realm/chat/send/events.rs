@@ -13,7 +13,8 @@ use crate::realm::state::RealmState;
 
 /// The `message` events: the shared message object, one event per distinct flag set, each
 /// to the recipients with those flags. The sender's event carries `sender_queue_id` and
-/// `local_id` (`echo`) for the queue layer.
+/// `local_id` (`echo`) for the queue layer; without an echo the sender shares the others'
+/// event (one event, held once by every queue, saved once across a restart).
 pub fn message_events(
     message: &Value,
     sender: UserId,
@@ -22,7 +23,7 @@ pub fn message_events(
 ) -> Vec<Outgoing> {
     let mut groups: Vec<(i64, bool, Vec<UserId>)> = Vec::new();
     for &(user, bits) in flags {
-        let is_sender = user == sender;
+        let is_sender = user == sender && echo.is_some();
         match groups.iter_mut().find(|(b, s, _)| *b == bits && *s == is_sender) {
             Some((_, _, users)) => users.push(user),
             None => groups.push((bits, is_sender, vec![user])),

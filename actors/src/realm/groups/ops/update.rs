@@ -112,7 +112,9 @@ impl Change for GroupEdit {
             let mut out = update_event(state, id, "name", json!(after.name));
             // Read by the queue filter (a rename of a deactivated group reaches only clients
             // that show deactivated groups), and removed before delivery.
-            out.event.body_mut().insert("deactivated".into(), Value::Bool(before.deactivated));
+            out.event.edit(|body| {
+                body.insert("deactivated".into(), Value::Bool(before.deactivated));
+            });
             events.push(out);
         }
         if described {
@@ -124,7 +126,9 @@ impl Change for GroupEdit {
             let subgroups: Vec<GroupId> = shown.subgroups.iter().copied().collect();
             let mut add = add_event(state, &shown, &shown.members, &subgroups);
             // Only for clients that had been told the group was removed.
-            add.event.body_mut().insert("for_reactivation".into(), Value::Bool(true));
+            add.event.edit(|body| {
+                body.insert("for_reactivation".into(), Value::Bool(true));
+            });
             events.push(add);
         }
         for (name, shown) in settings {
