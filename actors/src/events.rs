@@ -71,10 +71,11 @@ impl Event {
     }
 
     /// An event from the JSON it was saved as ([`Event::json`] of an event), kept as it is
-    /// and parsed only when its fields are asked for; `None` unless it is a JSON object
-    /// with a string `type`. The check reads the text, it does not parse it.
+    /// and parsed only when its fields are asked for; `None` unless the text is braced as
+    /// an object (what [`Event::write_with_id`] needs). The check reads the ends of the text
+    /// and does not parse it: the text is what this server wrote.
     pub fn from_json(json: Box<str>) -> Option<Self> {
-        let object = json.starts_with("{\"type\":\"") && json.ends_with('}');
+        let object = json.starts_with('{') && json.ends_with('}');
         object.then(|| Event { body: OnceLock::new(), json: OnceLock::from(json), forms: Mutex::default() })
     }
 

@@ -18,7 +18,6 @@ use crate::events::Event;
 use crate::ids::RealmId;
 use crate::mailbox::RealmAddr;
 use crate::presence::{FlushPresence, PresenceActor, PresenceState, Rebind};
-use crate::queue::saved::Restorer;
 use crate::queue::{QueueActor, QueueEntry, QueueIndex};
 use crate::reader::{HistoryRead, Read, Reader, Readers};
 use crate::realm::actor::MAILBOX_CAPACITY;
@@ -310,22 +309,14 @@ impl RealmRegistry {
     /// The realm's saved queues, taken out of the database, as actors still to be started
     /// (already adopted by the realm actor). Queues that expired meanwhile are dropped, and
     /// each restored queue gets a `restart` event, as Zulip's do. The same for a restart and
-    /// for an organization handed over by another node: one realm's queues, read in one
-    /// transaction that also deletes them.
+    /// for an organization handed over by another node (`queue::persist`).
     fn restore_queues(
         &self,
         realm_id: RealmId,
         actor: &mut RealmActor,
         realm: &Addr<RealmActor>,
     ) -> Vec<(QueueActor, actix::dev::channel::AddressReceiver<QueueActor>)> {
-        let started = std::time::Instant::now();
-        let now = crate::clock::now();
-        let mut restorer = Restorer::default();
-        if let Err(e) = self.store.write(|tx| store::queues::take(tx, realm_id, now, &mut restorer)) {
-            tracing::error!(realm.id = %realm_id, error = %e, "could not restore event queues");
-            return Vec::new();
-        }
-        let (saved, dropped) = restorer.finish();
+        let saved = crate::queue::persist::take(&self.store, realm_id);
         let config = self.config.queues;
         // One notice, shared by every restored queue.
         let restart = Arc::new(Event::new(
@@ -338,13 +329,7 @@ impl RealmRegistry {
             }),
         ));
         let mut restored = Vec::with_capacity(saved.len());
-        let mut expired = 0;
-        for (mut queue, downtime_secs) in saved {
-            queue.idle_ms = queue.idle_ms.saturating_add(downtime_secs.saturating_mul(1000));
-            if queue.idle_ms >= queue.spec.timeout_ms {
-                expired += 1;
-                continue;
-            }
+        for queue in saved {
             let (user_id, all_public_streams) = (queue.user_id, queue.spec.all_public_streams);
             let mut queue =
                 QueueActor::restore(queue, config, Arc::clone(actor.queue_index()), Some(realm.clone().recipient()));
@@ -353,16 +338,6 @@ impl RealmRegistry {
             let entry = QueueEntry { user_id, addr: Addr::new(tx), queue: Arc::clone(queue.shared()) };
             actor.adopt_queue(entry, all_public_streams);
             restored.push((queue, rx));
-        }
-        if !restored.is_empty() || dropped > 0 || expired > 0 {
-            tracing::info!(
-                realm.id = %realm_id,
-                queues = restored.len(),
-                expired,
-                unreadable = dropped,
-                ms = started.elapsed().as_millis() as u64,
-                "restored event queues"
-            );
         }
         restored
     }

@@ -255,6 +255,41 @@ async fn queues_saved_by_an_earlier_version_are_restored_sharing_their_events() 
     drop((tmp, tmp2));
 }
 
+/// The operation an organization's move to another node rests on: one organization's
+/// queues saved and its actor stopped, then taken back by the next actor to start it, while
+/// the server and the other organizations go on.
+#[actix_web::test]
+async fn one_organizations_queues_are_saved_and_taken_back_alone() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let acme = app.create_realm("acme", "boss@acme.test").await;
+    let ours = queue_id(&register(&app, &o, &[]).await);
+    let theirs = queue_id(&register(&app, &acme, &[]).await);
+    app.create_user("", "bob@agora.test", "Bob", 400).await;
+    app.create_user("acme", "ann@acme.test", "Ann", 400).await;
+    let before = peek(&app, &o, &ours, -1).await;
+
+    let first = app.realm("");
+    let saved = first.addr.send(agora_actors::realm::actor::SaveQueues).await.unwrap();
+    assert_eq!(saved, 1);
+    for _ in 0..400 {
+        if !first.is_alive() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(!first.is_alive(), "the actor stops once its queues are saved");
+    // The other organization never noticed.
+    assert!(app.realm("acme").is_alive());
+    let kinds: Vec<Value> = peek(&app, &acme, &theirs, -1).await.iter().map(|e| e["type"].clone()).collect();
+    assert!(!kinds.contains(&json!("restart")), "{kinds:?}");
+    // The next request starts the organization again, with its queue as it was.
+    let after = peek(&app, &o, &ours, -1).await;
+    assert_eq!(after[..before.len()], before[..]);
+    assert_eq!(after[before.len()]["type"], json!("restart"));
+    app.stop().await;
+}
+
 // --- A server process killed while it saves. ---
 
 /// A server process of our own, its log lines arriving on a channel.

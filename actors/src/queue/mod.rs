@@ -7,6 +7,7 @@
 pub mod actor;
 pub mod buffer;
 pub mod index;
+pub mod persist;
 pub mod saved;
 pub mod shared;
 pub mod spec;

@@ -20,11 +20,11 @@ use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
 use crate::ids::UserId;
 use crate::presence::PresenceState;
-use crate::queue::actor::{CloseQueue, GoneReason, QueueGone, SaveQueue};
+use crate::queue::actor::{CloseQueue, GoneReason, QueueGone};
 use crate::queue::spec::check_narrow_for_events;
 use crate::queue::{QueueActor, QueueEntry, QueueIndex, QueueSpec, SharedQueue};
 use crate::reader::{HistoryRead, Read, Readers};
-use crate::store::{self, Store};
+use crate::store::Store;
 
 /// Messages a realm actor queues before senders have to wait (the registry creates its
 /// mailbox with this bound). Within it a message is queued the moment it is sent, so
@@ -394,47 +394,11 @@ impl Handler<SaveQueues> for RealmActor {
         let queues: Vec<Addr<QueueActor>> =
             self.listeners.values().flatten().filter_map(|l| l.queue.as_ref().map(|q| q.addr.clone())).collect();
         let (store, realm_id) = (self.store.clone(), self.state.realm().id);
-        AtomicResponse::new(Box::pin(
-            async move {
-                let mut saved = Vec::with_capacity(queues.len());
-                for queue in queues {
-                    if let Ok(Some(q)) = queue.send(SaveQueue).await {
-                        saved.push(q);
-                    }
-                }
-                // Encoding and writing take this actor's thread off nothing: the realm is
-                // stopping, but other realms may run on the same thread.
-                let started = std::time::Instant::now();
-                let now = crate::clock::now();
-                let written =
-                    tokio::task::spawn_blocking(move || store::queues::save_all(&store, realm_id, &saved, now)).await;
-                match written {
-                    Ok(Ok(report)) => {
-                        tracing::info!(
-                            realm.id = %realm_id,
-                            queues = report.queues,
-                            events = report.events,
-                            bytes = report.bytes,
-                            ms = started.elapsed().as_millis() as u64,
-                            "saved event queues"
-                        );
-                        report.queues
-                    }
-                    Ok(Err(e)) => {
-                        tracing::error!(realm.id = %realm_id, error = %e, "could not save event queues");
-                        0
-                    }
-                    Err(e) => {
-                        tracing::error!(realm.id = %realm_id, error = %e, "could not save event queues");
-                        0
-                    }
-                }
-            }
-            .into_actor(self)
-            .map(|saved, _, ctx| {
+        AtomicResponse::new(Box::pin(crate::queue::persist::save(store, realm_id, queues).into_actor(self).map(
+            |saved, _, ctx| {
                 ctx.stop();
                 saved
-            }),
-        ))
+            },
+        )))
     }
 }

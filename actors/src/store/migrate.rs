@@ -62,6 +62,23 @@ mod tests {
         ("0005_messages.sql", "3f0d586c87386c101f0c35c06aded8888f411ad993e7135848674fa94fbf8715"),
         ("0006_message_indexes.sql", "ead566cf3e9f0a5665af636f86b895b5e7a959952628591082eb1e46e80df873"),
         ("0007_sanitize_rendered_html.sql", "d42e5dcf3111f35a31e34f907c94ad1101926773c57a4cf78e261b80928d5800"),
+        ("0008_presence.sql", "667b0aa31c2a782d219f7284f6f7abfc02028e8c624d799c334f154c0f66846e"),
+        (
+            "0009_user_status_alert_words_muted_users.sql",
+            "188a8e4a706f99e47f93f71a74a0e0cbdc74cd1bb719ca8edb65cff77b0e38dc",
+        ),
+        (
+            "0010_drafts_navigation_views_saved_snippets.sql",
+            "0bdc6247f3bfce51c29b74000630978e33d4f88c527f4779ce5127f7c872b3c4",
+        ),
+        ("0011_push.sql", "ebd86fca1e3af50838a69eaf36e683106f727c7c9a55a80d19c16827fe14544b"),
+        ("0012_invites_mail_system_bots.sql", "a652a0a41abee1a3440176222d51bd218d791618c4586f969550d5de8334e9a0"),
+        ("0013_uploads.sql", "f5d64cd2dc5f76870b4dea70aab5e36d5e079c6026160f8180932637b5da3481"),
+        ("0014_scheduled_messages.sql", "bb03e8514455ccf0f8447674538c3ab67990b37ab1129225ec1181c5c7192178"),
+        ("0015_widgets.sql", "0f11681ebaf1612d3924f5612ecae8a5d3cea804991dc1177643a713223769bc"),
+        ("0016_linkifiers.sql", "d93d7f78d128b766bc84ce544b9e690033e07e1587880faa43612ab768e1759e"),
+        ("0017_bots.sql", "0c59abed01657cafd5e3a3df586202a3c439a6b4d3bf64c5711ad2a790e2920c"),
+        ("0018_event_queue_events.sql", "172acb3e9fc633fa6ec1ee60214b68f07585d5b824d61d932f4b874afbb2197c"),
     ];
 
     fn hex(bytes: &[u8]) -> String {

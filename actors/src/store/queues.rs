@@ -14,8 +14,10 @@ pub struct SaveReport {
     pub queues: usize,
     /// Distinct events.
     pub events: usize,
-    /// Bytes of the events' JSON, the queues' rows and their slots.
-    pub bytes: usize,
+    /// Bytes of the events' JSON.
+    pub event_bytes: usize,
+    /// Bytes of the queues' registrations and slots.
+    pub queue_bytes: usize,
 }
 
 /// Encodes a realm's saved queues (each distinct event once) and writes them in one
@@ -23,9 +25,12 @@ pub struct SaveReport {
 pub fn save_all(store: &Store, realm_id: RealmId, queues: &[SavedQueue], now: i64) -> StoreResult<SaveReport> {
     let rows = saved::encode(queues).map_err(|e| StoreError::Corrupt(format!("a queue does not encode: {e}")))?;
     store.write(|tx| save(tx, realm_id, &rows, now))?;
-    let bytes = rows.events.iter().map(|e| e.json().len()).sum::<usize>()
-        + rows.queues.iter().map(|q| q.header.len() + q.slots.as_ref().map_or(0, Vec::len)).sum::<usize>();
-    Ok(SaveReport { queues: rows.queues.len(), events: rows.events.len(), bytes })
+    Ok(SaveReport {
+        queues: rows.queues.len(),
+        events: rows.events.len(),
+        event_bytes: rows.events.iter().map(|e| e.json().len()).sum(),
+        queue_bytes: rows.queues.iter().map(|q| q.header.len() + q.slots.as_ref().map_or(0, Vec::len)).sum(),
+    })
 }
 
 /// Saves a realm's queues, replacing whatever was saved for it before (a save that was
