@@ -210,6 +210,13 @@ mod tests {
     }
 
     #[test]
+    fn a_waiting_event_costs_a_queue_24_bytes() {
+        // Its id, the shared event and what it counts for (the README's figure for an
+        // abandoned queue).
+        assert_eq!(std::mem::size_of::<Slot>(), 24);
+    }
+
+    #[test]
     fn ids_are_consecutive_and_pruning_acknowledges() {
         let mut buf = EventBuffer::default();
         for _ in 0..3 {
