@@ -345,14 +345,22 @@ impl Server {
         }
     }
 
-    /// SIGTERM, then SIGKILL `delay` after the server says it is saving its queues.
-    fn kill_while_saving(mut self, delay: Duration) {
+    /// SIGTERM, then SIGKILL `delay` after the server says it is saving its queues (or,
+    /// without a delay, waits for it to exit); whether the save had been committed, as far
+    /// as its log told before the end.
+    fn stop(mut self, kill_after: Option<Duration>) -> bool {
         let pid = self.child.id().to_string();
         assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
         self.wait_for("saving event queues");
-        std::thread::sleep(delay);
-        self.child.kill().unwrap();
+        match kill_after {
+            Some(delay) => {
+                std::thread::sleep(delay);
+                self.child.kill().unwrap();
+            }
+            None => assert!(self.child.wait().unwrap().success()),
+        }
         self.child.wait().unwrap();
+        self.log.try_iter().any(|line| line.contains("saved event queues"))
     }
 }
 
@@ -376,10 +384,12 @@ async fn a_server_killed_while_saving_its_queues_loses_nothing_acknowledged() {
     let mut acknowledged: Vec<i64> = Vec::new();
     let mut queues: Vec<(String, i64)> = Vec::new();
     // The first kill comes while the save waits for the database, which this test holds;
-    // the others at once and a few milliseconds into a save of about a megabyte. Each start
-    // checks what the kill before it left.
-    let kills = [Duration::from_millis(300), Duration::ZERO, Duration::from_millis(3), Duration::from_millis(15)];
-    for round in 0..=kills.len() {
+    // the others at once and a few milliseconds into a save of about a megabyte; the last
+    // stop is graceful. Each start checks what the stop before it left.
+    let ms = Duration::from_millis;
+    let stops = [Some(ms(300)), Some(ms(0)), Some(ms(3)), Some(ms(15)), None];
+    let mut committed = false;
+    for round in 0..=stops.len() {
         let server = tokio::task::spawn_blocking({
             let dir = tmp.path().to_owned();
             move || start_server(&dir)
@@ -417,7 +427,10 @@ async fn a_server_killed_while_saving_its_queues_loses_nothing_acknowledged() {
         if round == 1 {
             assert_eq!(restored, 0, "the save the test held up never committed");
         }
-        let Some(&delay) = kills.get(round) else { break };
+        if committed || round == stops.len() {
+            assert_eq!(restored, queues.len(), "round {round}: a committed save restores every queue");
+        }
+        let Some(&stop) = stops.get(round) else { break };
 
         // Queues, then messages they hold.
         if round == 0 {
@@ -443,19 +456,20 @@ async fn a_server_killed_while_saving_its_queues_loses_nothing_acknowledged() {
         }
 
         let db = tmp.path().join("data/agora.sqlite3");
-        tokio::task::spawn_blocking(move || {
+        committed = tokio::task::spawn_blocking(move || {
             // Round 0: the test holds the write lock, so the save is under way when killed.
             let holder = (round == 0).then(|| {
                 let conn = rusqlite::Connection::open(&db).unwrap();
                 conn.execute_batch("BEGIN IMMEDIATE").unwrap();
                 conn
             });
-            server.kill_while_saving(delay);
+            let committed = server.stop(stop);
             drop(holder);
             // The database opens and is whole.
             let conn = rusqlite::Connection::open(&db).unwrap();
             let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
             assert_eq!(check, "ok");
+            committed
         })
         .await
         .unwrap();

@@ -18,6 +18,7 @@
 //! so that an upgrade from that format costs no more memory than the queues did.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -124,22 +125,40 @@ pub fn encode(queues: &[SavedQueue]) -> Result<SavedRows, serde_json::Error> {
 pub struct Restorer {
     /// The events of the save, by key.
     events: HashMap<i64, Arc<Event>>,
-    /// The events of rows saved before slots, by their JSON.
-    by_json: HashMap<Box<str>, Arc<Event>>,
+    /// The events of rows saved before slots, by the hash of their JSON (compared with the
+    /// events' own text, so that the text is held once).
+    by_hash: HashMap<u64, Vec<Arc<Event>>>,
     queues: Vec<(SavedQueue, u64)>,
     /// Rows that could not be read (their clients register again).
     dropped: usize,
 }
 
 impl Restorer {
-    /// A saved event: kept as the JSON it was saved as.
+    /// A saved event: kept as the JSON it was saved as, once checked to be a JSON object
+    /// (scanned, not built: a damaged text would break every reply it went into).
     pub fn event(&mut self, key: i64, json: String) {
-        match Event::from_json(json.into_boxed_str()) {
+        match checked_event(json.into_boxed_str()) {
             Some(event) => {
                 self.events.insert(key, Arc::new(event));
             }
             None => tracing::warn!(event.key = key, "a saved event is not a JSON object; its queues are dropped"),
         }
+    }
+
+    /// An event of a row saved before slots, shared with every equal one already read.
+    fn shared_by_content(&mut self, json: &str) -> Option<Arc<Event>> {
+        let hash = {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            json.hash(&mut hasher);
+            hasher.finish()
+        };
+        let same = self.by_hash.entry(hash).or_default();
+        if let Some(event) = same.iter().find(|e| e.json() == json) {
+            return Some(Arc::clone(event));
+        }
+        let event = Arc::new(checked_event(json.into())?);
+        same.push(Arc::clone(&event));
+        Some(event)
     }
 
     /// A saved queue, with the events its slots name (or, in a row saved before slots, the
@@ -161,7 +180,8 @@ impl Restorer {
         let header: Header<'_> = serde_json::from_str(&row.header).map_err(|e| e.to_string())?;
         let events = match &row.slots {
             Some(slots) => {
-                let slots = decode_slots(slots, header.newest_pruned_id + 1).ok_or("its slots do not decode")?;
+                let slots = decode_slots(slots, header.newest_pruned_id + 1, header.next_event_id)
+                    .ok_or("its slots do not decode")?;
                 let mut events = Vec::with_capacity(slots.len());
                 for (id, key) in slots {
                     let event = self.events.get(&key).ok_or_else(|| format!("its event {key} was not saved"))?;
@@ -173,15 +193,7 @@ impl Restorer {
                 .events
                 .iter()
                 .map(|(id, raw)| {
-                    let json = raw.get();
-                    let event = match self.by_json.get(json) {
-                        Some(event) => Arc::clone(event),
-                        None => {
-                            let event = Arc::new(Event::from_json(json.into()).ok_or("an event is not an object")?);
-                            self.by_json.insert(json.into(), Arc::clone(&event));
-                            event
-                        }
-                    };
+                    let event = self.shared_by_content(raw.get()).ok_or("an event is not an object")?;
                     Ok(Queued { id: *id, event })
                 })
                 .collect::<Result<_, String>>()?,
@@ -210,6 +222,12 @@ impl Restorer {
     }
 }
 
+/// A saved event's text as an event, if it is a JSON object.
+fn checked_event(json: Box<str>) -> Option<Event> {
+    serde_json::from_str::<serde::de::IgnoredAny>(&json).ok()?;
+    Event::from_json(json)
+}
+
 /// `(id, key)` pairs in increasing id order as runs of consecutive ids and keys, each run
 /// three varints: the gap since the id the previous run would have continued with (from
 /// `first_id`), the key's signed difference from the key it would have continued with
@@ -233,23 +251,23 @@ pub fn encode_slots(slots: &[(i64, u64)], first_id: i64) -> Vec<u8> {
     out
 }
 
-/// The pairs of [`encode_slots`]; `None` if the bytes are not such runs.
-pub fn decode_slots(mut bytes: &[u8], first_id: i64) -> Option<Vec<(i64, i64)>> {
+/// The pairs of [`encode_slots`], every id below `end_id` (the queue's next id); `None` if
+/// the bytes are not such runs. The bound is checked before a run is expanded, so a
+/// damaged row can never ask for more than the queue's own range of ids.
+pub fn decode_slots(mut bytes: &[u8], first_id: i64, end_id: i64) -> Option<Vec<(i64, i64)>> {
     let mut out = Vec::new();
     let (mut next_id, mut next_key) = (first_id, 0i64);
     while !bytes.is_empty() {
         let gap = i64::try_from(read_varint(&mut bytes)?).ok()?;
         let key_shift = unzigzag(read_varint(&mut bytes)?);
         let len = i64::try_from(read_varint(&mut bytes)?).ok()?.checked_add(1)?;
-        // No run is longer than a queue's backlog can be.
-        if len > 1 << 24 {
+        let (id, key) = (next_id.checked_add(gap)?, next_key.checked_add(key_shift)?);
+        let (end, key_end) = (id.checked_add(len)?, key.checked_add(len)?);
+        if end > end_id {
             return None;
         }
-        let (id, key) = (next_id.checked_add(gap)?, next_key.checked_add(key_shift)?);
-        for k in 0..len {
-            out.push((id + k, key + k));
-        }
-        (next_id, next_key) = (id.checked_add(len)?, key.checked_add(len)?);
+        out.extend((0..len).map(|k| (id + k, key + k)));
+        (next_id, next_key) = (end, key_end);
     }
     Some(out)
 }

@@ -116,6 +116,7 @@ fn unreadable_rows_are_dropped_alone() {
     let mut restorer = Restorer::default();
     restorer.event(0, e.json().to_owned());
     restorer.event(1, "not json".to_owned());
+    restorer.event(2, "{\"type\":\"broken\",}".to_owned());
     restorer.queue(StoredQueue { row: rows.queues[0].clone(), saved_secs_ago: 0 });
     // Slots naming an event that was not saved, slots that do not decode, a header that
     // does not parse.
@@ -128,9 +129,13 @@ fn unreadable_rows_are_dropped_alone() {
     let mut garbled = rows.queues[1].clone();
     garbled.header = "{".into();
     restorer.queue(StoredQueue { row: garbled, saved_secs_ago: 0 });
+    // An event whose text is braced but not JSON was not kept either.
+    let mut broken = rows.queues[1].clone();
+    broken.slots = Some(encode_slots(&[(0, 2)], 0));
+    restorer.queue(StoredQueue { row: broken, saved_secs_ago: 0 });
     let (queues, dropped) = restorer.finish();
     assert_eq!(queues.iter().map(|(q, _)| q.queue_id.as_str()).collect::<Vec<_>>(), ["good"]);
-    assert_eq!(dropped, 3);
+    assert_eq!(dropped, 4);
 }
 
 #[test]
@@ -140,12 +145,24 @@ fn slots_in_runs() {
     let run: Vec<(i64, u64)> = (0..1000).map(|i| (i + 5, i as u64 + 7)).collect();
     let bytes = encode_slots(&run, 5);
     assert_eq!(bytes, vec![0, 14, 0xe7, 0x07]);
-    assert_eq!(decode_slots(&bytes, 5).unwrap(), run.iter().map(|&(i, k)| (i, k as i64)).collect::<Vec<_>>());
+    assert_eq!(decode_slots(&bytes, 5, 1005).unwrap(), run.iter().map(|&(i, k)| (i, k as i64)).collect::<Vec<_>>());
     // Keys going back and ids with gaps.
     let jumpy = [(3, 10), (4, 11), (9, 2), (10, 0), (11, 1)];
     let bytes = encode_slots(&jumpy, 0);
-    assert_eq!(decode_slots(&bytes, 0).unwrap(), jumpy.iter().map(|&(i, k)| (i, k as i64)).collect::<Vec<_>>());
-    assert_eq!(decode_slots(&[0xff], 0), None, "a varint cut short");
+    assert_eq!(decode_slots(&bytes, 0, 12).unwrap(), jumpy.iter().map(|&(i, k)| (i, k as i64)).collect::<Vec<_>>());
+    assert_eq!(decode_slots(&[0xff], 0, 10), None, "a varint cut short");
+    // Runs past the queue's next id, however long or far, are refused before expanding.
+    assert_eq!(decode_slots(&bytes, 0, 11), None);
+    let mut huge = Vec::new();
+    for value in [0u64, 0, u64::MAX >> 2] {
+        write_varint(&mut huge, value);
+    }
+    assert_eq!(decode_slots(&huge, 0, 10), None);
+    let mut far = Vec::new();
+    for value in [i64::MAX as u64, 0, 0] {
+        write_varint(&mut far, value);
+    }
+    assert_eq!(decode_slots(&far, 1, i64::MAX), None, "no overflow");
 }
 
 proptest! {
@@ -156,7 +173,7 @@ proptest! {
     ) {
         let mut id = first;
         let slots: Vec<(i64, u64)> = steps.iter().map(|&(gap, key)| { id += gap; (id, key) }).collect();
-        let decoded = decode_slots(&encode_slots(&slots, first + 1), first + 1).unwrap();
+        let decoded = decode_slots(&encode_slots(&slots, first + 1), first + 1, id + 1).unwrap();
         prop_assert_eq!(decoded, slots.iter().map(|&(i, k)| (i, k as i64)).collect::<Vec<_>>());
     }
 }

@@ -262,9 +262,14 @@ impl SharedQueue {
     /// any more, so it is not worth saving.
     pub(super) fn save(&self) -> Option<SavedQueue> {
         let mut inner = self.lock();
+        // A queue already closed or overflowing is going: its client registers again.
+        if inner.gone.is_some() {
+            return None;
+        }
+        // A client waiting on its poll is there right now: it has been idle for no time.
+        let idle = if inner.has_waiter() { Duration::ZERO } else { inner.last_connection.elapsed() };
         inner.waiter = None;
-        inner.gone.get_or_insert(GoneReason::Closed);
-        let idle = inner.last_connection.elapsed();
+        inner.gone = Some(GoneReason::Closed);
         if idle >= Duration::from_millis(inner.spec.timeout_ms) {
             return None;
         }

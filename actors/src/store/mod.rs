@@ -51,6 +51,8 @@ pub enum StoreError {
     Pool(#[from] r2d2::Error),
     #[error("bad stored value: {0}")]
     Corrupt(String),
+    #[error("busy: {0}")]
+    Busy(&'static str),
 }
 
 impl StoreError {
@@ -209,17 +211,25 @@ impl Store {
     /// (`wal_checkpoint(TRUNCATE)`), waiting (up to the busy timeout) for the readers still
     /// on it; used after a large write such as the save of every event queue at a stop.
     /// A checkpoint already running elsewhere (the server's checkpoint thread) makes it
-    /// answer "busy" at once: it tries again for up to a second.
+    /// answer "busy" at once, and a reader may hold the log: it tries again, each try
+    /// waiting at most 100 ms, for two seconds in all (a stop must not hang on a long read;
+    /// the log is then only cut back later).
     pub fn checkpoint_truncate(&self) -> StoreResult<()> {
         let conn = self.conn()?;
-        for _ in 0..50 {
+        conn.busy_timeout(Duration::from_millis(100))?;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let outcome = loop {
             let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
             if busy == 0 {
-                return Ok(());
+                break Ok(());
+            }
+            if Instant::now() >= deadline {
+                break Err(StoreError::Busy("the log stayed in use for two seconds"));
             }
             std::thread::sleep(Duration::from_millis(20));
-        }
-        Err(StoreError::Corrupt("the log could not be checkpointed: it stayed busy for a second".into()))
+        };
+        conn.busy_timeout(Duration::from_secs(5))?;
+        outcome
     }
 
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction and commits if it returns `Ok`.
