@@ -13,6 +13,7 @@ use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
 use agora_actors::reader;
 use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
+use agora_actors::sessions::Sessions;
 use agora_actors::store::Store;
 use agora_actors::thumbnailer::Thumbnailer;
 use agora_actors::uploads::signing::Signer;
@@ -151,6 +152,7 @@ impl Application {
 
         let storage: Arc<dyn Storage> = Arc::new(LocalStorage::open(&settings.data_dir.join("uploads"))?);
         let thumbnailer = Thumbnailer::start(Arc::clone(&storage), store.clone(), realms.clone());
+        let store_for_sessions = store.clone();
         let state = web::Data::new(AppState {
             realms: realms.clone(),
             store,
@@ -163,6 +165,8 @@ impl Application {
             storage,
             signer: Signer::random(),
             thumbnailer,
+            sessions: Arc::new(Sessions::new(store_for_sessions)),
+            reset_mails: crate::http::pages::reset::reset_mail_limiter(),
         });
         let mut server = HttpServer::new(move || {
             App::new()

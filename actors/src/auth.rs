@@ -106,6 +106,11 @@ impl AuthSnapshot {
         self.by_email.get(&email.to_lowercase())
     }
 
+    /// The account with this id (a web session names its user by id).
+    pub fn by_id(&self, id: UserId) -> Option<&Arc<AuthEntry>> {
+        self.by_delivery_email(&self.users.get(&id)?.delivery_email)
+    }
+
     /// Checks HTTP Basic credentials (already split and trimmed) against this realm,
     /// in Zulip's order: key format, key and email, organization, account, webhook bots.
     /// The key is compared in constant time.

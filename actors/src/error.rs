@@ -42,6 +42,7 @@ pub enum ErrorCode {
     RequestTimeout,
     ServerNotReady,
     BadImage,
+    CsrfFailed,
 }
 
 impl ErrorCode {
@@ -80,6 +81,7 @@ impl ErrorCode {
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::ServerNotReady => "SERVER_NOT_READY",
             ErrorCode::BadImage => "BAD_IMAGE",
+            ErrorCode::CsrfFailed => "CSRF_FAILED",
         }
     }
 }

@@ -33,6 +33,7 @@ pub mod realm;
 pub mod registry;
 pub mod secrets;
 pub mod server_info;
+pub mod sessions;
 pub mod stats;
 pub mod store;
 pub mod thumbnailer;

@@ -142,8 +142,11 @@ impl From<HttpError> for Refusal {
 
 /// Authenticates a request: its organization from the `Host` header, then its user from
 /// HTTP Basic credentials checked against the organization's published index, without a
-/// round trip through any actor.
+/// round trip through any actor; a browser's request (`/json/...`) by its session instead.
 pub async fn authenticate(state: &AppState, req: &HttpRequest) -> Result<Authed, Refusal> {
+    if super::session::is_json(req) {
+        return Ok(super::session::authenticate(state, req).await?);
+    }
     let subdomain = state.config.subdomain_for_host(request_host(req));
     let realm = state.realm(&subdomain).await?.ok_or_else(ApiError::invalid_subdomain)?;
     let header = req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());

@@ -172,7 +172,13 @@ pub async fn guard(
                     Some(v) if !v.allowed => refused(&v),
                     _ => refusal.explain(&state).await,
                 };
-                return Ok(with_rate_headers(req.into_response(error_response(&err)), verdict.as_ref()));
+                let mut response = error_response(&err);
+                if super::session::is_json(req.request()) && response.headers().contains_key(header::WWW_AUTHENTICATE) {
+                    // Zulip's challenge for the browser's routes.
+                    let session = header::HeaderValue::from_static("Session realm=\"zulip\"");
+                    response.headers_mut().insert(header::WWW_AUTHENTICATE, session);
+                }
+                return Ok(with_rate_headers(req.into_response(response), verdict.as_ref()));
             }
         },
     };

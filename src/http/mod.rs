@@ -2,6 +2,7 @@
 //! here only authenticate, decode parameters, send one message and render the reply.
 
 pub mod access;
+pub mod assets;
 pub mod auth;
 pub mod body;
 pub mod compress;
@@ -15,5 +16,6 @@ pub mod params;
 pub mod ratelimit;
 pub mod response;
 pub mod routes;
+pub mod session;
 pub mod state;
 pub mod upload_body;

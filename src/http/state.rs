@@ -6,6 +6,7 @@ use agora_actors::config::ServerConfig;
 use agora_actors::login::Logins;
 use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::HashCost;
+use agora_actors::sessions::Sessions;
 use agora_actors::store::Store;
 use agora_actors::thumbnailer::Thumbnailer;
 use agora_actors::uploads::signing::Signer;
@@ -35,6 +36,10 @@ pub struct AppState {
     pub signer: Signer,
     /// Makes the thumbnails of uploaded images.
     pub thumbnailer: Thumbnailer,
+    /// Signed-in browsers.
+    pub sessions: Arc<Sessions>,
+    /// Password reset mails asked for, per address.
+    pub reset_mails: std::sync::Mutex<agora_actors::ratelimit::RateLimiter>,
 }
 
 impl AppState {

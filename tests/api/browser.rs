@@ -170,8 +170,13 @@ async fn the_sign_up_page_works_in_a_real_browser() {
 
     fill(&client, "#password", "correct horse battery staple").await;
     client.find(Locator::Css("button[type=submit]")).await.unwrap().click().await.unwrap();
-    heading_is(&client, "Your account has been created").await;
-    assert_eq!(text_of(&client, "#server-url").await, format!("http://{HOST}"));
+    // Signed in: the organization's web client.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.current_url().await.unwrap().path() != "/" {
+        assert!(Instant::now() < deadline, "still at {}", client.current_url().await.unwrap());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(client.title().await.unwrap(), "Agora");
 
     // The account works; the link is used up.
     let form = [("username", "browser@example.com"), ("password", "correct horse battery staple")];

@@ -45,6 +45,8 @@ pub fn outbox_mails(data_dir: &Path, count: usize) -> Vec<String> {
 
 /// The invitation link a mail carries.
 pub fn link_in(mail: &str) -> String {
+    // Quoted-printable's soft line breaks, as a mail program joins them.
+    let mail = mail.replace("=\r\n", "").replace("=\n", "");
     let start = mail.find("<http").expect("a link") + 1;
     let end = start + mail[start..].find('>').unwrap();
     mail[start..end].to_owned()

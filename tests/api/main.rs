@@ -54,5 +54,6 @@ mod signup;
 mod topics;
 mod uploads;
 mod users;
+mod web_sessions;
 mod webhooks;
 mod widgets;

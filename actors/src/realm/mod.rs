@@ -40,6 +40,7 @@ pub mod notices;
 pub mod notifications;
 pub mod onboarding;
 pub mod organization;
+pub mod password_reset;
 pub mod permissions;
 pub mod presence;
 pub mod profile_fields;

@@ -25,6 +25,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0016_linkifiers.sql"),
     include_str!("../../../sql/0017_bots.sql"),
     include_str!("../../../sql/0018_event_queue_events.sql"),
+    include_str!("../../../sql/0019_web_sessions.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

@@ -31,6 +31,7 @@ pub mod user_data;
 pub mod user_messages;
 pub mod users;
 pub mod views;
+pub mod web_sessions;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

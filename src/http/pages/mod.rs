@@ -1,96 +1,278 @@
-//! The few HTML pages Agora serves itself (outside `/api/v1`): the sign-up pages of
-//! invitation links. Small, server-rendered, accessible (labels, error summaries announced
-//! to screen readers, no script), protected against cross-site requests by a
-//! double-submit token (a `SameSite=Strict` cookie and the same value in the form) and a
-//! check of `Origin`.
+//! The HTML pages Agora serves itself, outside the API: the web client's page (`/`), signing
+//! in and out, password resets, and the sign-up pages of invitation links. Rendered by
+//! templates (`templates/`, HTML escaped by default), accessible (labels, error summaries
+//! announced to screen readers), without any script but the web client's own module, and
+//! protected against cross-site requests by a double-submit token (a `SameSite=Strict`
+//! cookie and the same value in the form) and a check of `Origin`.
 
+pub mod app;
+pub mod login;
+pub mod reset;
 pub mod signup;
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
+use agora_actors::registry::RealmHandle;
 use agora_actors::secrets::{random_alphanumeric, secrets_equal};
+use askama::Template;
 
-/// The cookie and form field carrying the anti-forgery token (the field as Django names it).
+use super::assets;
+use super::auth::request_host;
+use super::state::AppState;
+
+/// The cookie and form field carrying the pages' anti-forgery token (the field as Django
+/// names it).
 pub const CSRF_COOKIE: &str = "agora_csrftoken";
 pub const CSRF_FIELD: &str = "csrfmiddlewaretoken";
 
 /// The largest form body a page accepts.
 const MAX_FORM_BYTES: usize = 16 * 1024;
 
-/// Registers the pages.
+/// What the pages may load: their stylesheet, nothing else; no other site may frame them.
+const PAGE_CSP: &str =
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// Registers the pages (and the web client's files).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let form_limit = web::PayloadConfig::new(MAX_FORM_BYTES);
-    cfg.service(
-        web::resource("/accounts/do_confirm/{key}")
-            .app_data(form_limit.clone())
-            .route(web::get().to(signup::show))
-            .route(web::post().to(signup::submit)),
-    )
-    .service(
-        web::resource("/join/{key}/")
-            .app_data(form_limit)
-            .route(web::get().to(signup::show))
-            .route(web::post().to(signup::submit)),
-    );
+    assets::configure(cfg);
+    cfg.service(web::resource("/").route(web::get().to(app::show)).route(web::head().to(app::show)))
+        .service(
+            web::resource("/login/")
+                .app_data(form_limit.clone())
+                .route(web::get().to(login::show))
+                .route(web::post().to(login::submit)),
+        )
+        .service(web::resource("/accounts/logout/").app_data(form_limit.clone()).route(web::post().to(login::logout)))
+        .service(
+            web::resource("/accounts/password/reset/")
+                .app_data(form_limit.clone())
+                .route(web::get().to(reset::show_request))
+                .route(web::post().to(reset::submit_request)),
+        )
+        .service(
+            web::resource("/accounts/password/reset/{token}/")
+                .app_data(form_limit.clone())
+                .route(web::get().to(reset::show_new_password))
+                .route(web::post().to(reset::submit_new_password)),
+        )
+        .service(
+            web::resource("/accounts/do_confirm/{key}")
+                .app_data(form_limit.clone())
+                .route(web::get().to(signup::show))
+                .route(web::post().to(signup::submit)),
+        )
+        .service(
+            web::resource("/join/{key}/")
+                .app_data(form_limit)
+                .route(web::get().to(signup::show))
+                .route(web::post().to(signup::submit)),
+        );
 }
 
-/// Escapes text for HTML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
+/// The page's frame: the organization's name (or the server's) and the stylesheet.
+pub struct Frame {
+    pub site: String,
+    pub css: String,
+}
+
+impl Frame {
+    /// The frame of a page of `realm` (or of the server, without one).
+    pub fn of(realm: Option<&RealmHandle>) -> Frame {
+        let site = realm.map_or_else(|| "Agora".to_owned(), |r| r.state().realm().name.clone());
+        Frame { site, css: assets::url("pages.css") }
+    }
+}
+
+/// One input of a form, with its hint and its error.
+#[derive(Debug, Clone, Default)]
+pub struct Field {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub kind: &'static str,
+    pub value: String,
+    pub autocomplete: &'static str,
+    pub hint: Option<String>,
+    pub error: Option<String>,
+}
+
+impl Field {
+    /// What describes the input: its hint and its error.
+    pub fn described_by(&self) -> String {
+        let hint = self.hint.as_ref().map(|_| format!("{}-hint", self.name));
+        let error = self.error.as_ref().map(|_| format!("{}-error", self.name));
+        hint.into_iter().chain(error).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A page with one form (`templates/form.html`).
+#[derive(Template)]
+#[template(path = "form.html")]
+pub struct FormPage {
+    pub site: String,
+    pub css: String,
+    pub title: String,
+    pub errors: Vec<String>,
+    pub notice: Option<String>,
+    pub intro: Vec<String>,
+    pub action: String,
+    pub csrf: String,
+    pub hidden: Vec<(String, String)>,
+    /// Facts shown in the form, not asked: (label, element id, value).
+    pub fixed: Vec<(String, String, String)>,
+    pub fields: Vec<Field>,
+    pub submit: String,
+    pub links: Vec<(String, String)>,
+}
+
+impl FormPage {
+    /// A form titled `title` posting to `action` with a fresh anti-forgery token; the token
+    /// goes in the cookie of [`FormPage::respond`].
+    pub fn new(frame: Frame, title: impl Into<String>, action: impl Into<String>, submit: impl Into<String>) -> Self {
+        FormPage {
+            site: frame.site,
+            css: frame.css,
+            title: title.into(),
+            errors: Vec::new(),
+            notice: None,
+            intro: Vec::new(),
+            action: action.into(),
+            csrf: random_alphanumeric(32),
+            hidden: Vec::new(),
+            fixed: Vec::new(),
+            fields: Vec::new(),
+            submit: submit.into(),
+            links: Vec::new(),
         }
     }
-    out
+
+    /// The page, with the browser's anti-forgery token: the one its cookie already holds
+    /// (so that two open forms both stay valid), or a new one in a new cookie.
+    pub fn respond(mut self, req: &HttpRequest, status: StatusCode, secure: bool) -> HttpResponse {
+        let existing = req.cookie(CSRF_COOKIE).map(|c| c.value().to_owned());
+        let reuse = existing.filter(|v| v.len() == 32 && v.bytes().all(|b| b.is_ascii_alphanumeric()));
+        let fresh = reuse.is_none();
+        if let Some(token) = reuse {
+            self.csrf = token;
+        }
+        let mut response = render(status, &self);
+        if fresh {
+            let _ = response.add_cookie(&csrf_cookie(&self.csrf, secure));
+        }
+        response
+    }
 }
 
-/// A whole page: `title` (already plain text) and `body` (already HTML).
-pub fn page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
-    let html = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n",
-        title = escape(title),
-    );
-    HttpResponse::build(status)
+/// A page that only says something (`templates/message.html`).
+#[derive(Template)]
+#[template(path = "message.html")]
+pub struct MessagePage {
+    pub site: String,
+    pub css: String,
+    pub title: String,
+    pub paragraphs: Vec<String>,
+    /// (label, element id, value), shown as code.
+    pub facts: Vec<(String, String, String)>,
+    pub links: Vec<(String, String)>,
+}
+
+/// A page saying `paragraphs` under `title`.
+pub fn message_page(status: StatusCode, frame: Frame, title: &str, paragraphs: &[&str]) -> HttpResponse {
+    let page = MessagePage {
+        site: frame.site,
+        css: frame.css,
+        title: title.to_owned(),
+        paragraphs: paragraphs.iter().map(|p| (*p).to_owned()).collect(),
+        facts: Vec::new(),
+        links: Vec::new(),
+    };
+    render(status, &page)
+}
+
+/// A page with the pages' headers: never cached, never framed, nothing but its stylesheet.
+pub fn render(status: StatusCode, page: &impl Template) -> HttpResponse {
+    match page.render() {
+        Ok(html) => with_page_headers(HttpResponse::build(status), PAGE_CSP).body(html),
+        Err(e) => {
+            tracing::error!(error = %e, "a page could not be rendered");
+            HttpResponse::InternalServerError()
+                .content_type("text/plain; charset=utf-8")
+                .body("Internal server error\n")
+        }
+    }
+}
+
+/// The headers of every page: its type, no caching, its content policy, no framing, no
+/// referrer to other sites.
+pub fn with_page_headers(mut builder: actix_web::HttpResponseBuilder, csp: &str) -> actix_web::HttpResponseBuilder {
+    builder
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .insert_header(("X-Frame-Options", "DENY"))
-        .insert_header(("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"))
-        .insert_header(("Referrer-Policy", "same-origin"))
-        .body(html)
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .insert_header(("Content-Security-Policy", csp.to_owned()))
+        .insert_header(("Referrer-Policy", "same-origin"));
+    builder
 }
 
-/// A page that only says something (an error, a result).
-pub fn message_page(status: StatusCode, title: &str, paragraphs: &[String]) -> HttpResponse {
-    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>\n")).collect();
-    page(status, title, &format!("<h1>{}</h1>\n{body}", escape(title)))
+/// A redirection after a form (303: the browser follows with GET).
+pub fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header((header::LOCATION, location.to_owned())).finish()
 }
 
-/// A new anti-forgery token and the cookie that carries it.
-pub fn new_csrf_token(secure: bool) -> (String, Cookie<'static>) {
-    let token = random_alphanumeric(32);
-    let cookie = Cookie::build(CSRF_COOKIE, token.clone())
+/// The organization the request's host names, if any.
+pub async fn realm_of(req: &HttpRequest, state: &AppState) -> Option<RealmHandle> {
+    let subdomain = state.config.subdomain_for_host(request_host(req));
+    state.realms.find(&subdomain).await.ok().flatten()
+}
+
+/// Whether cookies must be `Secure` (the server is reached over HTTPS).
+pub fn secure(state: &AppState) -> bool {
+    state.config.external_scheme == "https"
+}
+
+/// The page of a host that names no organization.
+pub fn no_organization() -> HttpResponse {
+    message_page(
+        StatusCode::NOT_FOUND,
+        Frame::of(None),
+        "Organization not found",
+        &["There is no organization at this address. Check the address you were given."],
+    )
+}
+
+/// The page of a request the server could not handle just now.
+pub fn unavailable() -> HttpResponse {
+    message_page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        Frame::of(None),
+        "Please try again",
+        &["The server could not handle this request just now. Please try again in a moment."],
+    )
+}
+
+/// The page of a form sent from elsewhere, or too old.
+pub fn forged(frame: Frame, again: &str) -> HttpResponse {
+    let text = format!("This form was sent from somewhere else, or it is too old. {again}");
+    message_page(StatusCode::FORBIDDEN, frame, "Please try again", &[&text])
+}
+
+/// The anti-forgery cookie of a form.
+fn csrf_cookie(token: &str, secure: bool) -> Cookie<'static> {
+    Cookie::build(CSRF_COOKIE, token.to_owned())
         .path("/")
         .http_only(true)
         .secure(secure)
         .same_site(SameSite::Strict)
-        .finish();
-    (token, cookie)
+        .finish()
 }
 
 /// Whether a form submission comes from a page of this server: its `Origin` (when sent)
 /// names the request's own host, and its token matches the cookie.
 pub fn csrf_ok(req: &HttpRequest, form_token: Option<&str>) -> bool {
     if let Some(origin) = req.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
-        let host = crate::http::auth::request_host(req);
+        let host = request_host(req);
         let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
         if !origin_host.eq_ignore_ascii_case(host) {
             return false;
@@ -102,11 +284,12 @@ pub fn csrf_ok(req: &HttpRequest, form_token: Option<&str>) -> bool {
     }
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;line-height:1.5;margin:0;background:#f5f5f5;color:#1a1a1a}\
-main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:8px}\
-h1{font-size:1.5rem;margin-top:0}label{display:block;font-weight:600;margin-top:1rem}\
-input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem;border:1px solid #767676;border-radius:4px}\
-input:focus{outline:3px solid #0b5cad;outline-offset:1px}.hint{color:#4a4a4a;font-size:.9rem;margin:.25rem 0 0}\
-.error{color:#b00020;font-weight:600;margin:.25rem 0 0}[role=alert]{border:2px solid #b00020;padding:.5rem 1rem;border-radius:4px}\
-button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem;background:#0b5cad;color:#fff;border:0;border-radius:4px}\
-code{background:#eee;padding:.1rem .3rem;border-radius:3px}";
+/// The fields of an url-encoded form body (the last value of a repeated name wins).
+pub fn form_fields(body: &[u8]) -> Vec<(String, String)> {
+    form_urlencoded::parse(body).into_owned().collect()
+}
+
+/// The value of `name` in a form.
+pub fn form_value(form: &[(String, String)], name: &str) -> Option<String> {
+    form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}

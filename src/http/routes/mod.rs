@@ -35,9 +35,18 @@ use agora_actors::ApiError;
 use super::gate::{self, Gate};
 use super::response::error_response;
 
-/// Registers every API route under `/api/v1`.
+/// Registers every API route under `/api/v1` (API keys) and `/json` (the browser's
+/// session, see `http::session`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let scope = web::scope("/api/v1")
+    cfg.service(api_scope("/api/v1")).service(api_scope("/json"));
+    emoji::static_files(cfg);
+    super::pages::configure(cfg);
+    super::files::configure(cfg);
+}
+
+/// Every API route, under `prefix`.
+fn api_scope(prefix: &str) -> actix_web::Scope {
+    let scope = web::scope(prefix)
         .service(Endpoint::new("/server_settings").public(Method::GET, server::server_settings).build())
         .service(Endpoint::new("/fetch_api_key").public(Method::POST, auth::fetch_api_key).build())
         .service(Endpoint::new("/register").route(Method::POST, events::register).build())
@@ -68,11 +77,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     let scope = uploads::routes(scope);
     let scope = linkifiers::routes(scope);
     let scope = bots::routes(scope);
-    let scope = webhooks::routes(scope);
-    cfg.service(scope);
-    emoji::static_files(cfg);
-    super::pages::configure(cfg);
-    super::files::configure(cfg);
+    webhooks::routes(scope)
 }
 
 /// A numeric path id (the route's pattern allows digits only); an id too large for any

@@ -55,7 +55,11 @@ fn setting_values(params: &Params, settings: Vec<&'static Setting>) -> Result<Ve
 
 /// `PATCH /settings`: the requester's name, email address, password and preferences
 /// (humans only, refused before any parameter is read, as Zulip's `human_users_only`).
-pub async fn update_settings(req: Guarded<Humans>, state: web::Data<AppState>) -> Result<Success, HttpError> {
+pub async fn update_settings(
+    req: Guarded<Humans>,
+    http: actix_web::HttpRequest,
+    state: web::Data<AppState>,
+) -> Result<Success, HttpError> {
     let Guarded { auth, params, .. } = req;
     let full_name = params.str("full_name");
     let email = params.str("email");
@@ -66,9 +70,26 @@ pub async fn update_settings(req: Guarded<Humans>, state: web::Data<AppState>) -
         None => None,
         Some(new) => Some(prepare_password_change(&auth, &state, old_password.unwrap_or_default(), new).await?),
     };
+    let changes_password = password.is_some();
     let change = OwnSettingsChange { full_name, email, password, settings };
     auth.realm.addr.send(UpdateOwnSettings { user_id: auth.user.user_id, change }).await??;
+    if changes_password {
+        keep_session(&http, &state, &auth).await?;
+    }
     Ok(params.ok())
+}
+
+/// A browser that changed its user's password stays signed in (as Django's
+/// `update_session_auth_hash` keeps it); the user's other sessions end.
+async fn keep_session(http: &actix_web::HttpRequest, state: &AppState, auth: &Authed) -> Result<(), HttpError> {
+    let Some(token) = crate::http::session::is_json(http).then(|| crate::http::session::session_token(http)).flatten()
+    else {
+        return Ok(());
+    };
+    let hash = auth.realm.auth().by_id(auth.user.user_id).and_then(|e| e.password_hash.clone());
+    let sessions = std::sync::Arc::clone(&state.sessions);
+    web::block(move || sessions.adopt_password(&token, hash.as_deref())).await?.map_err(ApiError::from)?;
+    Ok(())
 }
 
 /// Checks the old password (an attempt counted against the account as a login's is, as
