@@ -25,7 +25,25 @@ macro_rules! assets {
 }
 
 /// Every file of `web/` (a test checks that the list and the directory agree).
-pub const ASSETS: &[Asset] = assets!["app.js", "api.js", "app.css", "pages.css",];
+pub const ASSETS: &[Asset] = assets![
+    "actions.js",
+    "api.js",
+    "app.css",
+    "app.js",
+    "channels.js",
+    "compose.js",
+    "dom.js",
+    "events.js",
+    "feed.js",
+    "narrow.js",
+    "pages.css",
+    "people.js",
+    "settings.js",
+    "sidebar.js",
+    "store.js",
+    "ui.js",
+    "views.js",
+];
 
 /// The files with their compressed forms, and the version that names them all.
 struct Served {

@@ -2,7 +2,7 @@
 //!
 //! - `/user_uploads/{realm_id}/{path}`: the file, to those who may read it
 //!   ([`agora_actors::realm::attachments::FileAccess`]), authenticated with HTTP Basic (the
-//!   mobile apps' way); `/user_uploads/download/...` forces a download;
+//!   mobile apps' way) or a browser's session; `/user_uploads/download/...` forces a download;
 //! - `/user_uploads/temporary/{token}/{filename}`: the same without credentials, for 60 s;
 //! - `/user_uploads/thumbnail/{realm_id}/{path}/{format}`: an image's thumbnail;
 //! - `/user_avatars/{path}`: avatars and custom emoji, public as in Zulip.
@@ -138,9 +138,16 @@ async fn authorized(
     state: &AppState,
     path: (String, String),
 ) -> Result<Option<ServedFile>, HttpResponse> {
-    let authed = match authenticate(state, req).await {
-        Ok(authed) => authed,
-        Err(refusal) => return Err(error_response(&refusal.explain(state).await)),
+    // A browser's image or link: its session (these are GET requests: no CSRF token).
+    let by_session = req.headers().get(actix_web::http::header::AUTHORIZATION).is_none()
+        && super::session::session_token(req).is_some();
+    let authed = if by_session {
+        super::session::authenticate(state, req).await.map_err(|e| error_response(&e))?
+    } else {
+        match authenticate(state, req).await {
+            Ok(authed) => authed,
+            Err(refusal) => return Err(error_response(&refusal.explain(state).await)),
+        }
     };
     let path_id = format!("{}/{}", path.0, path.1);
     match authed.realm.read(FileAccess { user_id: authed.user.user_id, path_id }).await {

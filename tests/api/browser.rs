@@ -16,13 +16,13 @@ use crate::invites::{link_in, make_channel, outbox_mails};
 use crate::signup::path_of;
 
 /// The first of `names` found in `PATH`.
-fn on_path(names: &[&str]) -> Option<PathBuf> {
+pub(crate) fn on_path(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
 }
 
 /// A running chromedriver, stopped when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     port: u16,
 }
@@ -34,7 +34,7 @@ impl Drop for Driver {
     }
 }
 
-fn start_driver(chromedriver: &PathBuf) -> Driver {
+pub(crate) fn start_driver(chromedriver: &PathBuf) -> Driver {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = Command::new(chromedriver)
         .arg(format!("--port={port}"))
@@ -51,13 +51,20 @@ fn start_driver(chromedriver: &PathBuf) -> Driver {
     driver
 }
 
-async fn browser(driver: &Driver, chromium: &PathBuf) -> Client {
+pub(crate) async fn browser(driver: &Driver, chromium: &PathBuf) -> Client {
+    browser_sized(driver, chromium, 1024, 768).await
+}
+
+/// A headless Chromium session with a window of `width` × `height`.
+pub(crate) async fn browser_sized(driver: &Driver, chromium: &PathBuf, width: u32, height: u32) -> Client {
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
         json!({
             "binary": chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1024,768"],
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                     "--disable-sync", "--disable-quic", format!("--window-size={width},{height}")],
         }),
     );
     ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
@@ -68,7 +75,7 @@ async fn browser(driver: &Driver, chromium: &PathBuf) -> Client {
 }
 
 /// The text of the first element matching `css`, waiting (up to 10 s) for the page that has it.
-async fn text_of(client: &Client, css: &str) -> String {
+pub(crate) async fn text_of(client: &Client, css: &str) -> String {
     let found = client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css(css)).await;
     match found {
         Ok(element) => element.text().await.unwrap(),
@@ -90,7 +97,7 @@ async fn heading_is(client: &Client, title: &str) {
     }
 }
 
-async fn fill(client: &Client, css: &str, value: &str) {
+pub(crate) async fn fill(client: &Client, css: &str, value: &str) {
     let field = client.find(Locator::Css(css)).await.unwrap();
     field.clear().await.unwrap();
     field.send_keys(value).await.unwrap();

@@ -54,6 +54,7 @@ mod signup;
 mod topics;
 mod uploads;
 mod users;
+mod web_client;
 mod web_sessions;
 mod webhooks;
 mod widgets;
