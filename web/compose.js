@@ -40,9 +40,9 @@ class Compose {
     this.channel = h("select", { id: "compose-channel" });
     this.topic = h("input", { id: "compose-topic", type: "text", autocomplete: "off", maxlength: "60", list: "compose-topics" });
     this.topics = h("datalist", { id: "compose-topics" });
-    this.to = h("input", { id: "compose-to", type: "text", autocomplete: "off", placeholder: "Type a name" });
+    this.to = h("input", { id: "compose-to", type: "text", autocomplete: "off", placeholder: "Type a name", role: "combobox", "aria-autocomplete": "list", "aria-expanded": "false" });
     this.pills = h("span", { class: "pills" });
-    this.content = h("textarea", { id: "compose-content", rows: "3", placeholder: "Message" });
+    this.content = h("textarea", { id: "compose-content", rows: "3", placeholder: "Message", "aria-autocomplete": "list" });
     this.preview = h("div", { class: "preview content", hidden: true, "aria-live": "polite" });
     this.progress = h("div", { class: "uploads" });
     this.send = h("button", { type: "submit", class: "primary" }, "Send");
@@ -419,17 +419,15 @@ class Compose {
     this.suggestions.hidden = false;
     field.setAttribute("aria-controls", "compose-suggestions");
     field.setAttribute("aria-activedescendant", "suggestion-0");
-    field.setAttribute("aria-expanded", "true");
+    if (field === this.to) field.setAttribute("aria-expanded", "true");
   }
 
   hideSuggestions() {
     if (!this.suggestions) return;
     this.suggestions.hidden = true;
     this.suggestionItems = [];
-    for (const field of [this.content, this.to]) {
-      field.removeAttribute("aria-activedescendant");
-      field.setAttribute("aria-expanded", "false");
-    }
+    for (const field of [this.content, this.to]) field.removeAttribute("aria-activedescendant");
+    this.to.setAttribute("aria-expanded", "false");
   }
 
   /** Arrow keys, Enter and Tab in the suggestions; whether the key was theirs. */

@@ -71,7 +71,8 @@ export function menu(anchor, label, items) {
   return popover(anchor, list, label);
 }
 
-const palette = ["#c2726a", "#bd86e5", "#76ce90", "#e4a5a5", "#a6c7e5", "#e7cc4d", "#9987e1", "#94c849", "#f5ce6e", "#53a063"];
+/** Avatar colors dark enough for white initials (contrast of 4.5:1 or more). */
+const palette = ["#a2453c", "#7b4aa3", "#2f7a45", "#9a3d5c", "#2f5f8a", "#6f5c00", "#5a4bb0", "#4b721f", "#8a4f00", "#1f6f6a"];
 
 /** A user's avatar: the uploaded picture (this server's), or their initials on a color. */
 export function avatar(userId, size = "medium") {

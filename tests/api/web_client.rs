@@ -55,6 +55,17 @@ async fn screenshot(client: &Client, name: &str) {
     }
 }
 
+/// What axe-core (WCAG 2.1 A and AA rules) finds wrong in the page: `id: targets` lines.
+async fn accessibility_problems(client: &Client) -> Vec<String> {
+    client.execute(include_str!("../vendor/axe.min.js"), vec![]).await.unwrap();
+    let run = "const done = arguments[arguments.length - 1];
+        axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+          .then(r => done(r.violations.map(v => v.id + ' (' + v.help + '): ' + v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(' | '))))
+          .catch(e => done(['axe failed: ' + e]));";
+    let found = client.execute_async(run, vec![]).await.unwrap();
+    serde_json::from_value(found).unwrap()
+}
+
 /// Signs in through the sign-in page and waits for the web client.
 async fn sign_in(client: &Client, address: &str, email: &str, password: &str) {
     client.goto(&format!("{address}/login/")).await.unwrap();
@@ -135,6 +146,12 @@ async fn two_people_chat_live_in_their_browsers() {
     let bobs = browser_sized(&driver, &chromium, 1280, 860).await;
     sign_in(&alice, &app.address, &owner.email, &owner.password).await;
     sign_in(&bobs, &app.address, &bob.email, &bob.password).await;
+
+    // The sign-in page and the web client pass the accessibility rules.
+    let login = browser_sized(&driver, &chromium, 1024, 768).await;
+    login.goto(&format!("{}/login/", app.address)).await.unwrap();
+    assert_eq!(accessibility_problems(&login).await, Vec::<String>::new(), "the sign-in page");
+    login.close().await.unwrap();
 
     // Bob has the thirty messages unread.
     let count = until(&bobs, "Bob's unread count", Duration::from_secs(5), CHANNEL_COUNT, vec![json!("general")]).await;
@@ -275,6 +292,7 @@ async fn two_people_chat_live_in_their_browsers() {
     )
     .await;
     screenshot(&alice, "web-client-light").await;
+    assert_eq!(accessibility_problems(&alice).await, Vec::<String>::new(), "a topic in the light theme");
     let delete = "const a = [...document.querySelectorAll('section[aria-label=Messages] article')].find(a => a.textContent.includes('still there')); a.querySelector('[aria-label=\"Message actions\"][aria-haspopup]').click(); return true;";
     js(&alice, delete, vec![]).await;
     click_menu(&alice, "Delete message").await;
@@ -319,13 +337,34 @@ async fn two_people_chat_live_in_their_browsers() {
     )
     .await;
     screenshot(&alice, "web-client-dark").await;
+    assert_eq!(accessibility_problems(&alice).await, Vec::<String>::new(), "the dark theme");
     alice.set_window_size(390, 800).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     screenshot(&alice, "web-client-phone").await;
     alice.set_window_size(1280, 860).await.unwrap();
 
+    // The server restarts under the open pages: they say so, reconnect, and go on.
+    let port = app.address.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    let data_dir = app.data_dir.clone();
+    let tmp = app.stop().await;
+    until(&alice, "the reconnecting notice", Duration::from_secs(10), "return document.getElementById('connection').textContent === 'Reconnecting…';", vec![]).await;
+    let mut settings = test_settings(&data_dir);
+    settings.bind = format!("127.0.0.1:{port}");
+    let app = spawn_with(settings).await;
+    until(&alice, "the reconnection", Duration::from_secs(40), "return document.getElementById('connection').textContent === '';", vec![]).await;
+    open_compose(&alice).await;
+    type_and_send(&alice, "Back after the restart").await;
+    until(&bobs, "a message after the restart", Duration::from_secs(40), &format!("return (function() {{ {FEED_TEXTS} }})().includes('Back after the restart');"), vec![]).await;
+
+    // Settings, as an administrator sees them, pass the accessibility rules too.
+    click(&alice, "#settings-button").await;
+    until(&alice, "the settings", Duration::from_secs(5), "return document.querySelector('dialog[open] .settings') !== null;", vec![]).await;
+    screenshot(&alice, "web-client-settings").await;
+    assert_eq!(accessibility_problems(&alice).await, Vec::<String>::new(), "the settings");
+
     drop(driver);
     app.stop().await;
+    drop(tmp);
 }
 
 /// Opens the compose box (on the narrow's conversation) unless it is open.
