@@ -69,9 +69,10 @@ where
         .with_writer(writer)
 }
 
-/// Lets through at most one warning or error of actix-http's connection handling per
-/// `every`. actix-http logs each malformed request (a bad header, a broken chunk) at ERROR:
-/// anyone who can open a connection could otherwise write a log line per request.
+/// Turns actix-http's reports of malformed requests (a bad header, a broken chunk), which it
+/// logs at ERROR, into at most one WARN line per `every`: they are the client's errors, not
+/// the server's, and anyone who can open a connection could otherwise write a line per
+/// request.
 pub struct ProtocolErrors {
     every: Duration,
     start: Instant,
@@ -108,7 +109,33 @@ impl<S> Filter<S> for ProtocolErrors {
     }
 
     fn event_enabled(&self, event: &Event<'_>, _: &Context<'_, S>) -> bool {
-        !Self::is_protocol_error(event.metadata()) || self.admit(Instant::now())
+        if !Self::is_protocol_error(event.metadata()) {
+            return true;
+        }
+        if self.admit(Instant::now()) {
+            let mut message = MessageText::default();
+            event.record(&mut message);
+            tracing::warn!(target: "agora::http", error = %message.0, "a client sent a malformed request (more are not logged for a minute)");
+        }
+        false
+    }
+}
+
+/// The `message` of an event.
+#[derive(Default)]
+struct MessageText(String);
+
+impl tracing::field::Visit for MessageText {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        if field.name() == "message" {
+            self.0 = value.to_owned();
+        }
     }
 }
 

@@ -148,3 +148,20 @@ async fn credentials_are_checked_before_the_body_is_read() {
     assert_eq!((response.status, response.body), (401, format!("{invalid}\n")));
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn a_page_form_that_trickles_in_is_answered() {
+    let app = spawn_app_with(short_timeouts).await;
+    // The sign-in form's head and the start of its body, then silence.
+    let request = format!(
+        "POST /login/ HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         Content-Length: 100\r\n\r\nusername=a"
+    );
+    let started = Instant::now();
+    let response = raw_exchange(&app, request.as_bytes(), PROMPTLY).await.expect("an answer");
+    assert_eq!(response.status, 408);
+    assert!(response.body.contains("The form took too long to arrive."), "{}", response.body);
+    assert_eq!(response.header("connection"), Some("close"));
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    app.stop().await;
+}

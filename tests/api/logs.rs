@@ -102,3 +102,50 @@ async fn json_logs_carry_the_request_id() {
     assert!(line["micros"].is_u64() && line["timestamp"].is_string());
     assert_eq!(access(&unauthorized)["status"], 401);
 }
+
+#[actix_web::test]
+async fn malformed_requests_are_logged_as_the_clients_mistake_once_a_minute() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("agora.toml");
+    std::fs::write(&config, "[password_hash]\nmemory_kib = 8\niterations = 1\nparallelism = 1\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(["--data-dir", tmp.path().join("data").to_str().unwrap(), "--config", config.to_str().unwrap()])
+        .args(["--bind", "127.0.0.1:0", "--external-host", HOST, "--log-format", "json", "--log", "info"])
+        .arg("serve")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let address = actix_web::web::block(move || {
+        BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("Agora is listening on ").map(str::to_owned))
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let addr = address.trim_start_matches("http://").to_owned();
+    actix_web::web::block(move || {
+        for _ in 0..5 {
+            let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+            stream.write_all(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\nContent-Length: y\r\n\r\n").unwrap();
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer);
+        }
+    })
+    .await
+    .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let lines: Vec<Value> = stderr.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    assert!(lines.iter().all(|l| l["level"] != "ERROR"), "no ERROR line for a client's mistake:\n{stderr}");
+    let warnings: Vec<&Value> = lines.iter().filter(|l| l["target"] == "agora::http").collect();
+    assert_eq!(warnings.len(), 1, "one line however many:\n{stderr}");
+    assert_eq!(warnings[0]["level"], "WARN");
+}

@@ -347,18 +347,46 @@ async fn two_people_chat_live_in_their_browsers() {
     let port = app.address.rsplit(':').next().unwrap().parse::<u16>().unwrap();
     let data_dir = app.data_dir.clone();
     let tmp = app.stop().await;
-    until(&alice, "the reconnecting notice", Duration::from_secs(10), "return document.getElementById('connection').textContent === 'Reconnecting…';", vec![]).await;
+    until(
+        &alice,
+        "the reconnecting notice",
+        Duration::from_secs(10),
+        "return document.getElementById('connection').textContent === 'Reconnecting…';",
+        vec![],
+    )
+    .await;
     let mut settings = test_settings(&data_dir);
     settings.bind = format!("127.0.0.1:{port}");
     let app = spawn_with(settings).await;
-    until(&alice, "the reconnection", Duration::from_secs(40), "return document.getElementById('connection').textContent === '';", vec![]).await;
+    until(
+        &alice,
+        "the reconnection",
+        Duration::from_secs(40),
+        "return document.getElementById('connection').textContent === '';",
+        vec![],
+    )
+    .await;
     open_compose(&alice).await;
     type_and_send(&alice, "Back after the restart").await;
-    until(&bobs, "a message after the restart", Duration::from_secs(40), &format!("return (function() {{ {FEED_TEXTS} }})().includes('Back after the restart');"), vec![]).await;
+    until(
+        &bobs,
+        "a message after the restart",
+        Duration::from_secs(40),
+        &format!("return (function() {{ {FEED_TEXTS} }})().includes('Back after the restart');"),
+        vec![],
+    )
+    .await;
 
     // Settings, as an administrator sees them, pass the accessibility rules too.
     click(&alice, "#settings-button").await;
-    until(&alice, "the settings", Duration::from_secs(5), "return document.querySelector('dialog[open] .settings') !== null;", vec![]).await;
+    until(
+        &alice,
+        "the settings",
+        Duration::from_secs(5),
+        "return document.querySelector('dialog[open] .settings') !== null;",
+        vec![],
+    )
+    .await;
     screenshot(&alice, "web-client-settings").await;
     assert_eq!(accessibility_problems(&alice).await, Vec::<String>::new(), "the settings");
 

@@ -15,8 +15,7 @@ use agora_actors::secrets::{random_alphanumeric, secrets_equal};
 use agora_actors::ApiError;
 
 use super::{
-    forged, form_fields, form_value, no_organization, realm_of, secure, see_other, unavailable, Field, FormPage, Frame,
-    CSRF_FIELD,
+    forged, form_value, no_organization, realm_of, secure, see_other, unavailable, Field, FormPage, Frame, CSRF_FIELD,
 };
 use crate::http::session::{self, csrf_cookie, ended_session_cookie, session_cookie, session_token, CSRF_HEADER};
 use crate::http::state::AppState;
@@ -89,9 +88,9 @@ fn refusal_text(err: &ApiError) -> String {
 
 /// `POST /login/`: the credentials checked as `POST /fetch_api_key` checks them (argon2 on
 /// the hashing pool), then a new session.
-pub async fn submit(req: HttpRequest, body: web::Bytes, state: web::Data<AppState>) -> HttpResponse {
+pub async fn submit(req: HttpRequest, form: super::PageForm, state: web::Data<AppState>) -> HttpResponse {
     let Some(realm) = realm_of(&req, &state).await else { return no_organization() };
-    let form = form_fields(&body);
+    let form = form.0;
     if !super::csrf_ok(&req, form_value(&form, CSRF_FIELD).as_deref()) {
         return forged(Frame::of(Some(&realm)), "Open the sign-in page again and log in there.");
     }
@@ -159,8 +158,8 @@ pub async fn signed_in_response(
 
 /// `POST /accounts/logout/`: with the `csrftoken` cookie's value in the `X-CSRFToken`
 /// header or the `csrfmiddlewaretoken` field (as Zulip's sign-out form sends it).
-pub async fn logout(req: HttpRequest, body: web::Bytes, state: web::Data<AppState>) -> HttpResponse {
-    let form = form_fields(&body);
+pub async fn logout(req: HttpRequest, form: super::PageForm, state: web::Data<AppState>) -> HttpResponse {
+    let form = form.0;
     let header = req.headers().get(CSRF_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let sent = header.or_else(|| form_value(&form, CSRF_FIELD));
     let cookie = req.cookie(session::CSRF_COOKIE).map(|c| c.value().to_owned());

@@ -19,6 +19,7 @@ use askama::Template;
 
 use super::assets;
 use super::auth::request_host;
+use super::body::{read_all, BodyRules};
 use super::state::AppState;
 
 /// The cookie and form field carrying the pages' anti-forgery token (the field as Django
@@ -35,39 +36,27 @@ const PAGE_CSP: &str =
 
 /// Registers the pages (and the web client's files).
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    let form_limit = web::PayloadConfig::new(MAX_FORM_BYTES);
     assets::configure(cfg);
     cfg.service(web::resource("/").route(web::get().to(app::show)).route(web::head().to(app::show)))
-        .service(
-            web::resource("/login/")
-                .app_data(form_limit.clone())
-                .route(web::get().to(login::show))
-                .route(web::post().to(login::submit)),
-        )
-        .service(web::resource("/accounts/logout/").app_data(form_limit.clone()).route(web::post().to(login::logout)))
+        .service(web::resource("/login/").route(web::get().to(login::show)).route(web::post().to(login::submit)))
+        .service(web::resource("/accounts/logout/").route(web::post().to(login::logout)))
         .service(
             web::resource("/accounts/password/reset/")
-                .app_data(form_limit.clone())
                 .route(web::get().to(reset::show_request))
                 .route(web::post().to(reset::submit_request)),
         )
         .service(
             web::resource("/accounts/password/reset/{token}/")
-                .app_data(form_limit.clone())
                 .route(web::get().to(reset::show_new_password))
                 .route(web::post().to(reset::submit_new_password)),
         )
         .service(
             web::resource("/accounts/do_confirm/{key}")
-                .app_data(form_limit.clone())
                 .route(web::get().to(signup::show))
                 .route(web::post().to(signup::submit)),
         )
         .service(
-            web::resource("/join/{key}/")
-                .app_data(form_limit)
-                .route(web::get().to(signup::show))
-                .route(web::post().to(signup::submit)),
+            web::resource("/join/{key}/").route(web::get().to(signup::show)).route(web::post().to(signup::submit)),
         );
 }
 
@@ -287,6 +276,60 @@ pub fn csrf_ok(req: &HttpRequest, form_token: Option<&str>) -> bool {
 /// The fields of an url-encoded form body (the last value of a repeated name wins).
 pub fn form_fields(body: &[u8]) -> Vec<(String, String)> {
     form_urlencoded::parse(body).into_owned().collect()
+}
+
+/// How a page's form body is read: at most 16 KiB, within the API's body timeouts
+/// (`[request_body]`): a body that trickles in is answered, not waited for.
+fn form_rules(req: &HttpRequest) -> BodyRules {
+    let params = req.app_data::<web::Data<AppState>>().map(|state| state.limits.params_body).unwrap_or_default();
+    BodyRules { max_bytes: MAX_FORM_BYTES.min(params.max_bytes), ..params }
+}
+
+/// A page's submitted form, read within [`form_rules`].
+pub struct PageForm(pub Vec<(String, String)>);
+
+/// A form body that was too large or too slow: a page saying so, the connection closed
+/// (the rest of the body is not read).
+#[derive(Debug)]
+pub struct FormBodyError(u16);
+
+impl std::fmt::Display for FormBodyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "form body refused ({})", self.0)
+    }
+}
+
+impl actix_web::ResponseError for FormBodyError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.0).unwrap_or(StatusCode::BAD_REQUEST)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let text = match self.0 {
+            408 => "The form took too long to arrive. Please try again.",
+            413 => "The form was too large.",
+            _ => "The form could not be read. Please try again.",
+        };
+        let mut response = message_page(self.status_code(), Frame::of(None), "Please try again", &[text]);
+        response.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
+        response
+    }
+}
+
+impl actix_web::FromRequest for PageForm {
+    type Error = FormBodyError;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let (payload, rules) = (payload.take(), form_rules(req));
+        Box::pin(async move {
+            match read_all(payload, &rules).await {
+                Ok(body) => Ok(PageForm(form_fields(&body))),
+                Err(e) if e.code == Some(agora_actors::error::ErrorCode::RequestTimeout) => Err(FormBodyError(408)),
+                Err(e) => Err(FormBodyError(e.status)),
+            }
+        })
+    }
 }
 
 /// The value of `name` in a form.

@@ -14,8 +14,7 @@ use agora_actors::registry::RealmHandle;
 
 use super::signup::{hash_new_password, password_problem};
 use super::{
-    forged, form_fields, form_value, no_organization, realm_of, secure, unavailable, Field, FormPage, Frame,
-    MessagePage, CSRF_FIELD,
+    forged, form_value, no_organization, realm_of, secure, unavailable, Field, FormPage, Frame, MessagePage, CSRF_FIELD,
 };
 use crate::http::state::AppState;
 
@@ -49,9 +48,9 @@ pub async fn show_request(req: HttpRequest, state: web::Data<AppState>) -> HttpR
 
 /// `POST /accounts/password/reset/`: the same answer whether or not the address has an
 /// account here.
-pub async fn submit_request(req: HttpRequest, body: web::Bytes, state: web::Data<AppState>) -> HttpResponse {
+pub async fn submit_request(req: HttpRequest, form: super::PageForm, state: web::Data<AppState>) -> HttpResponse {
     let Some(realm) = realm_of(&req, &state).await else { return no_organization() };
-    let form = form_fields(&body);
+    let form = form.0;
     if !super::csrf_ok(&req, form_value(&form, CSRF_FIELD).as_deref()) {
         return forged(Frame::of(Some(&realm)), "Open the password reset page again.");
     }
@@ -172,11 +171,11 @@ pub async fn show_new_password(req: HttpRequest, token: web::Path<String>, state
 pub async fn submit_new_password(
     req: HttpRequest,
     token: web::Path<String>,
-    body: web::Bytes,
+    form: super::PageForm,
     state: web::Data<AppState>,
 ) -> HttpResponse {
     let Some(realm) = realm_of(&req, &state).await else { return no_organization() };
-    let form = form_fields(&body);
+    let form = form.0;
     if !super::csrf_ok(&req, form_value(&form, CSRF_FIELD).as_deref()) {
         return forged(Frame::of(Some(&realm)), "Open the link from the mail again.");
     }

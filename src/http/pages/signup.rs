@@ -12,8 +12,8 @@ use agora_actors::secrets::{hash_password, password_is_strong};
 
 use super::login::signed_in_response;
 use super::{
-    forged, form_fields, form_value, message_page, no_organization, realm_of, secure, unavailable, Field, FormPage,
-    Frame, CSRF_FIELD,
+    forged, form_value, message_page, no_organization, realm_of, secure, unavailable, Field, FormPage, Frame,
+    CSRF_FIELD,
 };
 use crate::http::state::AppState;
 
@@ -143,11 +143,11 @@ pub async fn hash_new_password(state: &AppState, password: String) -> Result<Str
 pub async fn submit(
     req: HttpRequest,
     key: web::Path<String>,
-    body: web::Bytes,
+    form: super::PageForm,
     state: web::Data<AppState>,
 ) -> HttpResponse {
     let Some(realm) = realm_of(&req, &state).await else { return no_organization() };
-    let form = form_fields(&body);
+    let form = form.0;
     if !super::csrf_ok(&req, form_value(&form, CSRF_FIELD).as_deref()) {
         return forged(Frame::of(Some(&realm)), "Open the invitation link again and fill in the form there.");
     }
