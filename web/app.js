@@ -119,7 +119,8 @@ function updateTyping() {
     for (const [id, until] of who) if (until > now && id !== state.me) typers.add(id);
   }
   const names = [...typers].map(nameOf);
-  parts.typing.textContent = names.length === 0 ? "" : names.length === 1 ? `${names[0]} is typing…` : `${names.join(", ")} are typing…`;
+  const text = names.length === 0 ? "" : names.length === 1 ? `${names[0]} is typing…` : `${names.join(", ")} are typing…`;
+  if (parts.typing.textContent !== text) parts.typing.textContent = text;
 }
 
 /** A desktop notification for a direct message or a mention, when the page is not in view. */

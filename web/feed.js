@@ -126,6 +126,7 @@ export class Feed {
     this.generation = 0;
     this.selected = null;
     this.toMark = new Set();
+    this.timings = [];
     this.observer = new IntersectionObserver((entries) => this.seen(entries), { root: scroller, threshold: 0.5 });
     scroller.addEventListener("scroll", () => this.scrolled(), { passive: true });
     listen((what, detail) => this.changed(what, detail));
@@ -156,6 +157,8 @@ export class Feed {
     this.foundNewest = data.found_newest;
     this.ids = data.messages.map((m) => remember(m).id);
     this.render();
+    // When the first feed was usable after the page started loading (the benchmark reads it).
+    if (window.agoraFeedReady === undefined) window.agoraFeedReady = performance.now();
     const target = this.ids.includes(data.anchor) && !(data.found_newest && !this.firstUnread() && !narrow.near) ? data.anchor : null;
     if (target) {
       this.select(target, { scroll: "start" });
@@ -206,15 +209,32 @@ export class Feed {
   /** Adds a live message at the end, keeping the view at the bottom if it was there. */
   append(message) {
     if (this.ids.includes(message.id)) return;
+    const started = performance.now();
+    const parts = this.insert(message);
+    // How long it took, and until the next frame was drawn (the benchmark reads these).
+    const spent = performance.now() - started;
+    requestAnimationFrame(() => {
+      this.timings.push({ append: spent, frame: performance.now() - started, ...parts });
+      if (this.timings.length > 200) this.timings.shift();
+    });
+  }
+
+  insert(message) {
+    const t0 = performance.now();
     const atBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 80;
+    const t1 = performance.now();
     const previous = this.ids.length > 0 ? state.messages.get(this.ids[this.ids.length - 1]) : null;
     if (this.ids.length === 0) this.list.replaceChildren();
     this.ids.push(message.id);
     const nodes = this.itemNodes(message, previous);
+    const t2 = performance.now();
     this.list.append(...nodes);
     const element = nodes[nodes.length - 1];
     if (element.classList.contains("unread")) this.observer.observe(element);
-    if (atBottom || message.sender_id === state.me) this.scroller.scrollTop = this.scroller.scrollHeight;
+    // Scrolled in the next frame, whose layout happens anyway: no layout forced here.
+    if (atBottom || message.sender_id === state.me) requestAnimationFrame(() => { this.scroller.scrollTop = this.scroller.scrollHeight; });
+    const t3 = performance.now();
+    return { measure: t1 - t0, build: t2 - t1, place: t3 - t2 };
   }
 
   /** Replaces one message's article in place. */

@@ -89,9 +89,18 @@ export function avatar(userId, size = "medium") {
   return element;
 }
 
+// Formatters are costly to make: one of each, kept.
+const formats = new Map();
+
+function format(key, options) {
+  if (!formats.has(key)) formats.set(key, new Intl.DateTimeFormat([], options));
+  return formats.get(key);
+}
+
 /** A time of day as the user likes it (24-hour or not). */
 export function timeOf(seconds) {
-  return new Date(seconds * 1000).toLocaleTimeString([], { hour: "numeric", minute: "2-digit", hour12: !state.settings.twenty_four_hour_time });
+  const twelve = !state.settings.twenty_four_hour_time;
+  return format(`time${twelve}`, { hour: "numeric", minute: "2-digit", hour12: twelve }).format(new Date(seconds * 1000));
 }
 
 /** A day as a separator names it: "Today", "Yesterday", or the date. */
@@ -102,7 +111,9 @@ export function dayOf(seconds) {
   const days = Math.round((start(today) - start(date)) / 86400000);
   if (days === 0) return "Today";
   if (days === 1) return "Yesterday";
-  return date.toLocaleDateString([], { weekday: days < 7 ? "long" : undefined, year: days > 300 ? "numeric" : undefined, month: "short", day: "numeric" });
+  if (days < 7) return format("weekday", { weekday: "long", month: "short", day: "numeric" }).format(date);
+  if (days > 300) return format("year", { year: "numeric", month: "short", day: "numeric" }).format(date);
+  return format("day", { month: "short", day: "numeric" }).format(date);
 }
 
 /** An emoji as text (Unicode) or image (custom emoji). */

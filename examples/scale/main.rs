@@ -124,6 +124,10 @@ struct Args {
     /// size options must be the same as when it was saved)
     #[arg(long, value_name = "DIR")]
     seed: Option<std::path::PathBuf>,
+    /// Only write the organization and save it (with `--save-seed`), measuring nothing (the
+    /// web client's benchmark, `examples/webclient`, starts from such a seed)
+    #[arg(long, requires = "save_seed")]
+    seed_only: bool,
 }
 
 /// What a seed directory holds besides the server's files.
@@ -198,6 +202,9 @@ async fn run(args: Args) -> Result<(), BoxError> {
             let write_secs = started.elapsed().as_secs_f64();
             if let Some(dir) = &args.save_seed {
                 save_seed(dir, server.dir.path(), &admin, &written)?;
+                if args.seed_only {
+                    return Ok(());
+                }
             }
             eprintln!("written in {write_secs:.1} s; restarting the server...");
             let started = Instant::now();
