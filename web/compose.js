@@ -38,7 +38,7 @@ class Compose {
   mount(root) {
     this.root = root;
     this.channel = h("select", { id: "compose-channel" });
-    this.topic = h("input", { id: "compose-topic", type: "text", autocomplete: "off", maxlength: "60", list: "compose-topics" });
+    this.topic = h("input", { id: "compose-topic", type: "text", autocomplete: "off", maxlength: "60", list: "compose-topics", placeholder: "Topic" });
     this.topics = h("datalist", { id: "compose-topics" });
     this.to = h("input", { id: "compose-to", type: "text", autocomplete: "off", placeholder: "Type a name", role: "combobox", "aria-autocomplete": "list", "aria-expanded": "false" });
     this.pills = h("span", { class: "pills" });

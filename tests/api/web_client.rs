@@ -310,6 +310,9 @@ async fn two_people_chat_live_in_their_browsers() {
     let file = std::env::temp_dir().join(format!("agora-upload-{}.txt", std::process::id()));
     std::fs::write(&file, "a file for Bob\n".repeat(1000)).unwrap();
     open_compose(&alice).await;
+    let watch = "window.sawProgress = false; new MutationObserver(() => { if (document.querySelector('.uploads progress[aria-label^=\"Uploading\"]')) window.sawProgress = true; })
+        .observe(document.querySelector('.uploads'), { childList: true, subtree: true }); return true;";
+    js(&alice, watch, vec![]).await;
     let input = alice.find(Locator::Css("#compose-file")).await.unwrap();
     input.send_keys(file.to_str().unwrap()).await.unwrap();
     until(
@@ -320,6 +323,7 @@ async fn two_people_chat_live_in_their_browsers() {
         vec![],
     )
     .await;
+    assert_eq!(js(&alice, "return window.sawProgress;", vec![]).await, json!(true), "a progress bar while it uploaded");
     let field = alice.find(Locator::Css("#compose-content")).await.unwrap();
     field.send_keys(CTRL_ENTER).await.unwrap();
     until(&bobs, "the file's link", Duration::from_secs(3), "return [...document.querySelectorAll('section[aria-label=Messages] article a')].some(a => a.getAttribute('href').includes('/user_uploads/'));", vec![]).await;
@@ -338,7 +342,7 @@ async fn two_people_chat_live_in_their_browsers() {
     .await;
     screenshot(&alice, "web-client-dark").await;
     assert_eq!(accessibility_problems(&alice).await, Vec::<String>::new(), "the dark theme");
-    alice.set_window_size(390, 800).await.unwrap();
+    alice.set_window_size(360, 740).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     screenshot(&alice, "web-client-phone").await;
     alice.set_window_size(1280, 860).await.unwrap();
