@@ -198,6 +198,12 @@ function keyboard(event) {
   action();
 }
 
+// Errors the page met, kept for the browser tests (which require none) and for anyone
+// looking at a misbehaving page in the console.
+window.agoraErrors = [];
+window.addEventListener("error", (event) => window.agoraErrors.push(`${event.message} (${event.filename}:${event.lineno})`));
+window.addEventListener("unhandledrejection", (event) => window.agoraErrors.push(String(event.reason && event.reason.stack ? event.reason.stack : event.reason)));
+
 async function main() {
   await start();
   applyTheme();
@@ -216,7 +222,7 @@ async function main() {
   if (!location.hash) history.replaceState(null, "", state.settings.web_home_view === "recent_topics" ? "#recent" : state.settings.web_home_view === "all_messages" ? "#feed" : "#inbox");
   route();
   // Exposed for the browser tests' timing probes only.
-  window.agora = { state, feed, dmOthers };
+  window.agora = { state, feed, compose, dmOthers };
 }
 
 main();

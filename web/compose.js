@@ -3,7 +3,7 @@
 // emoji completed as they are typed; a preview; files by button, drag and drop or paste,
 // with a progress bar; drafts kept per conversation; typing notifications.
 
-import { post, upload } from "./api.js";
+import { post, patch, del, upload } from "./api.js";
 import { h, fill, html, toast, announce } from "./dom.js";
 import { state, dmKey, dmOthers, nameOf, channelName } from "./store.js";
 import { findEmoji, emoji } from "./ui.js";
@@ -25,8 +25,16 @@ function targetKey(target) {
   return target.kind === "channel" ? `c${target.streamId}\n${(target.topic || "").toLowerCase()}` : `d${target.key}`;
 }
 
+/** The server's copy of a draft, when the user synchronizes drafts (`enable_drafts_synchronization`). */
+function serverDraft(target, content) {
+  if (target.kind === "channel") return { type: "stream", to: [target.streamId], topic: target.topic || "", content, timestamp: Date.now() / 1000 };
+  return { type: "private", to: dmOthers(target.key), topic: "", content, timestamp: Date.now() / 1000 };
+}
+
 class Compose {
   constructor() {
+    this.serverIds = new Map();
+    this.syncTimer = null;
     this.target = null;
     this.recipients = [];
     this.typingSent = 0;
@@ -37,6 +45,20 @@ class Compose {
   /** Builds the compose area into `root`. */
   mount(root) {
     this.root = root;
+    // Drafts the server keeps (from another browser or app) come in with the local ones.
+    const local = drafts();
+    for (const d of state.realm.drafts || []) {
+      const target = d.type === "stream" ? { kind: "channel", streamId: d.to[0], topic: d.topic } : d.type === "private" ? { kind: "dm", key: dmKey(d.to) } : null;
+      if (!target) continue;
+      const key = targetKey(target);
+      this.serverIds.set(key, d.id);
+      if (local[key] === undefined) local[key] = d.content;
+    }
+    try {
+      localStorage.setItem(DRAFTS, JSON.stringify(local));
+    } catch {
+      // Kept in memory only.
+    }
     this.channel = h("select", { id: "compose-channel" });
     this.topic = h("input", { id: "compose-topic", type: "text", autocomplete: "off", maxlength: "60", list: "compose-topics", placeholder: "Topic" });
     this.topics = h("datalist", { id: "compose-topics" });
@@ -119,7 +141,7 @@ class Compose {
   /** Where a new message goes when the user starts one in this narrow. */
   setDefault(target) {
     this.defaultTarget = target;
-    if (this.target && !this.content.value.trim()) this.retarget(target);
+    if (target && this.target && !this.content.value.trim()) this.retarget(target);
   }
 
   /** Opens the box on `target` (with its draft, if any). */
@@ -200,6 +222,31 @@ class Compose {
     } catch {
       // Storage full or off: the draft lives in the box only.
     }
+    if (state.settings.enable_drafts_synchronization) {
+      clearTimeout(this.syncTimer);
+      const [target, content] = [this.target, this.content.value];
+      this.syncTimer = setTimeout(() => this.syncDraft(target, content), 1500);
+    }
+  }
+
+  /** Keeps the server's copy of a draft as the box holds it (or deletes it once empty). */
+  async syncDraft(target, content) {
+    if (target.kind === "dm" && !target.key) return;
+    const key = targetKey(target);
+    const id = this.serverIds.get(key);
+    try {
+      if (!content.trim()) {
+        if (id) await del(`/drafts/${id}`);
+        this.serverIds.delete(key);
+      } else if (id) {
+        await patch(`/drafts/${id}`, { draft: serverDraft(target, content) });
+      } else {
+        const data = await post("/drafts", { drafts: [serverDraft(target, content)] });
+        this.serverIds.set(key, data.ids[0]);
+      }
+    } catch {
+      // The local copy stays; the next change tries again.
+    }
   }
 
   keydown(event) {
@@ -248,6 +295,12 @@ class Compose {
       const all = drafts();
       delete all[sentTo];
       localStorage.setItem(DRAFTS, JSON.stringify(all));
+      clearTimeout(this.syncTimer);
+      const serverId = this.serverIds.get(sentTo);
+      if (serverId) {
+        this.serverIds.delete(sentTo);
+        del(`/drafts/${serverId}`).catch(() => {});
+      }
       this.stopTyping();
       this.preview.hidden = true;
       this.previewButton.setAttribute("aria-pressed", "false");

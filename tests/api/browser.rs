@@ -183,7 +183,9 @@ async fn the_sign_up_page_works_in_a_real_browser() {
         assert!(Instant::now() < deadline, "still at {}", client.current_url().await.unwrap());
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(client.title().await.unwrap(), "Agora");
+    // The client opens on the Inbox.
+    client.wait().at_most(Duration::from_secs(10)).for_element(Locator::Css("nav[aria-label=Channels]")).await.unwrap();
+    assert_eq!(client.title().await.unwrap(), "Inbox · Agora");
 
     // The account works; the link is used up.
     let form = [("username", "browser@example.com"), ("password", "correct horse battery staple")];

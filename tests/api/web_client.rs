@@ -306,6 +306,25 @@ async fn two_people_chat_live_in_their_browsers() {
     )
     .await;
 
+    // Bob's unfinished message is kept as a draft on the server (Zulip's default), for his
+    // other browsers and apps.
+    open_compose(&bobs).await;
+    bobs.find(Locator::Css("#compose-content")).await.unwrap().send_keys("An unfinished thought").await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, body) = json(app.as_user(&bob, Method::GET, "/drafts").send().await.unwrap()).await;
+        let drafts = body["drafts"].as_array().unwrap();
+        if let Some(draft) = drafts.iter().find(|d| d["content"] == "An unfinished thought") {
+            assert_eq!(
+                (&draft["type"], &draft["to"], &draft["topic"]),
+                (&json!("stream"), &json!([general]), &json!("hello"))
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "no draft on the server: {body}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
     // A file, with its progress shown, linked in the message.
     let file = std::env::temp_dir().join(format!("agora-upload-{}.txt", std::process::id()));
     std::fs::write(&file, "a file for Bob\n".repeat(1000)).unwrap();
@@ -393,6 +412,11 @@ async fn two_people_chat_live_in_their_browsers() {
     .await;
     screenshot(&alice, "web-client-settings").await;
     assert_eq!(accessibility_problems(&alice).await, Vec::<String>::new(), "the settings");
+
+    // Neither page met an error along the way.
+    for client in [&alice, &bobs] {
+        assert_eq!(js(client, "return window.agoraErrors;", vec![]).await, json!([]));
+    }
 
     drop(driver);
     app.stop().await;
