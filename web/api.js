@@ -100,8 +100,16 @@ export async function postFile(path, file) {
   return data;
 }
 
-/** Signs out (the server ends the session) and goes to the sign-in page. */
-export async function signOut() {
+/** Signs out (the server ends the session), forgets what this browser kept for the user
+ * (`forget`, the keys of its local storage), and goes to the sign-in page. */
+export async function signOut(forget = []) {
+  for (const key of forget) {
+    try {
+      localStorage.removeItem(key);
+    } catch {
+      // Nothing kept.
+    }
+  }
   try {
     await fetch("/accounts/logout/", { method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": cookie("csrftoken") } });
   } finally {

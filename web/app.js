@@ -92,7 +92,7 @@ function route() {
   } else if (narrow.view === "inbox") {
     renderInbox(parts.view);
   } else {
-    renderRecent(parts.view);
+    renderRecent(parts.view, () => narrow.view === "recent");
   }
   if (narrow.view === "search") parts.search.value = narrow.query;
   updateMarkRead();

@@ -9,12 +9,17 @@ import { state, dmKey, dmOthers, nameOf, channelName } from "./store.js";
 import { findEmoji, emoji } from "./ui.js";
 import { queueId } from "./events.js";
 
-const DRAFTS = "agora-drafts";
 let localId = 0;
+
+/** Where this user's drafts are kept in the browser: one key per user, so that people
+ * sharing a browser never see each other's (signing out removes them). */
+export function draftsKey() {
+  return `agora-drafts:${state.me}`;
+}
 
 function drafts() {
   try {
-    return JSON.parse(localStorage.getItem(DRAFTS) || "{}");
+    return JSON.parse(localStorage.getItem(draftsKey()) || "{}");
   } catch {
     return {};
   }
@@ -55,7 +60,7 @@ class Compose {
       if (local[key] === undefined) local[key] = d.content;
     }
     try {
-      localStorage.setItem(DRAFTS, JSON.stringify(local));
+      localStorage.setItem(draftsKey(), JSON.stringify(local));
     } catch {
       // Kept in memory only.
     }
@@ -117,7 +122,7 @@ class Compose {
         for (const f of files) this.upload(f);
       }
     });
-    for (const zone of [root, document.getElementById("feed-scroller")]) {
+    for (const zone of [root, document.getElementById("feed")]) {
       if (!zone) continue;
       zone.addEventListener("dragover", (event) => {
         if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
@@ -161,7 +166,11 @@ class Compose {
     this.channelRow.hidden = !channel;
     this.dmRow.hidden = channel;
     if (channel) {
-      fill(this.channel, [...state.subs.values()].sort((a, b) => a.name.localeCompare(b.name))
+      // The user's channels, and the target's even when not subscribed to it (a reply in a
+      // channel seen through a search or the channel browser), so that the message goes there.
+      const channels = [...state.subs.values()];
+      if (!state.subs.has(target.streamId) && state.streams.has(target.streamId)) channels.push(state.streams.get(target.streamId));
+      fill(this.channel, channels.sort((a, b) => a.name.localeCompare(b.name))
         .map((s) => h("option", { value: String(s.stream_id), selected: s.stream_id === target.streamId }, s.name)));
       this.topic.value = target.topic || "";
       const topics = [...(state.topics.get(target.streamId) || new Map()).values()].sort((a, b) => b.maxId - a.maxId);
@@ -218,7 +227,7 @@ class Compose {
     if (this.content.value.trim()) all[key] = this.content.value;
     else delete all[key];
     try {
-      localStorage.setItem(DRAFTS, JSON.stringify(all));
+      localStorage.setItem(draftsKey(), JSON.stringify(all));
     } catch {
       // Storage full or off: the draft lives in the box only.
     }
@@ -294,7 +303,7 @@ class Compose {
       this.content.value = "";
       const all = drafts();
       delete all[sentTo];
-      localStorage.setItem(DRAFTS, JSON.stringify(all));
+      localStorage.setItem(draftsKey(), JSON.stringify(all));
       clearTimeout(this.syncTimer);
       const serverId = this.serverIds.get(sentTo);
       if (serverId) {

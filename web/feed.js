@@ -48,7 +48,12 @@ export function content(message) {
     }
   }
   for (const link of element.querySelectorAll("a[href]")) {
-    const url = new URL(link.getAttribute("href"), location.origin);
+    let url;
+    try {
+      url = new URL(link.getAttribute("href"), location.origin);
+    } catch {
+      continue;
+    }
     if (url.origin !== location.origin) {
       link.target = "_blank";
       link.rel = "noopener noreferrer";
@@ -143,6 +148,8 @@ export class Feed {
     this.ids = [];
     this.foundOldest = this.foundNewest = false;
     this.selected = null;
+    // Live messages that arrive while the first page loads, added after it if it reached the newest.
+    this.early = [];
     fill(this.list, h("p", { class: "feed-note", role: "status" }, "Loading messages…"));
     const anchor = narrow.near ? String(narrow.near) : "first_unread";
     let data;
@@ -156,6 +163,11 @@ export class Feed {
     this.foundOldest = data.found_oldest;
     this.foundNewest = data.found_newest;
     this.ids = data.messages.map((m) => remember(m).id);
+    if (this.foundNewest) {
+      const last = this.ids.length > 0 ? this.ids[this.ids.length - 1] : 0;
+      for (const message of this.early) if (message.id > last && !this.ids.includes(message.id)) this.ids.push(message.id);
+    }
+    this.early = [];
     this.render();
     // When the first feed was usable after the page started loading (the benchmark reads it).
     if (window.agoraFeedReady === undefined) window.agoraFeedReady = performance.now();
@@ -251,10 +263,20 @@ export class Feed {
   changed(what, detail) {
     if (!this.narrow) return;
     if (what === "message") {
-      if (this.foundNewest && matches(this.narrow, detail)) this.append(detail);
+      if (!matches(this.narrow, detail)) return;
+      if (this.foundNewest) this.append(detail);
+      else if (this.early) this.early.push(detail);
     } else if (what === "update_message") {
       const ids = detail.message_ids || [detail.message_id];
       const moved = detail.subject !== undefined || detail.new_stream_id !== undefined;
+      const whole = detail.propagate_mode === "change_all" && this.narrow.view === "topic"
+        && detail.stream_id === this.narrow.streamId && (detail.orig_subject || "").toLowerCase() === this.narrow.topic.toLowerCase();
+      if (moved && whole) {
+        // The topic shown moved as a whole: follow it.
+        const streamId = detail.new_stream_id ?? this.narrow.streamId;
+        location.hash = hashOf({ view: "topic", streamId, topic: detail.subject ?? this.narrow.topic });
+        return;
+      }
       if (moved) {
         this.ids = this.ids.filter((id) => state.messages.has(id) && (this.narrow.view === "search" || matches(this.narrow, state.messages.get(id))));
         this.render();
@@ -357,7 +379,15 @@ export class Feed {
       if (narrow.view === "feed") await post("/mark_all_as_read");
       else if (narrow.view === "channel") await post("/mark_stream_as_read", { stream_id: narrow.streamId });
       else if (narrow.view === "topic") await post("/mark_topic_as_read", { stream_id: narrow.streamId, topic_name: narrow.topic });
-      else await post("/messages/flags/narrow", { anchor: "oldest", num_before: 0, num_after: 5000, narrow: apiTerms(narrow), op: "add", flag: "read" });
+      else {
+        // From the first unread message on, as many times as the server's range (5,000) needs.
+        let anchor = "first_unread";
+        for (let round = 0; round < 50; round += 1) {
+          const done = await post("/messages/flags/narrow", { anchor, include_anchor: true, num_before: 0, num_after: 5000, narrow: apiTerms(narrow), op: "add", flag: "read" });
+          if (done.found_newest || done.last_processed_id === null || done.last_processed_id === undefined) break;
+          anchor = done.last_processed_id;
+        }
+      }
       toast(`Marked ${titleOf(narrow)} as read.`);
     } catch (error) {
       toast(`Could not mark as read: ${error.message}`, "error");

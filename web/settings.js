@@ -6,6 +6,7 @@ import { get, post, patch, del, postFile, signOut } from "./api.js";
 import { h, fill, toast, announce } from "./dom.js";
 import { state, isAdmin, listen } from "./store.js";
 import { dialog, avatar } from "./ui.js";
+import { draftsKey } from "./compose.js";
 
 const ROLES = [[100, "Owner"], [200, "Administrator"], [300, "Moderator"], [400, "Member"], [600, "Guest"]];
 
@@ -173,6 +174,6 @@ export function openSettings() {
       if (what === "users") renderMembers();
     });
   }
-  parts.push(h("div", { class: "row" }, h("button", { type: "button", class: "danger", onclick: () => signOut() }, "Log out")));
+  parts.push(h("div", { class: "row" }, h("button", { type: "button", class: "danger", onclick: () => signOut([draftsKey()]) }, "Log out")));
   dialog("Settings", h("div", { class: "settings" }, parts), { onClose: () => stop() });
 }

@@ -95,7 +95,9 @@ export class Sidebar {
     this.root = root;
     this.narrow = { view: "inbox" };
     this.pending = false;
-    listen(() => this.schedule());
+    listen((what) => {
+      if (what !== "typing" && what !== "connection") this.schedule();
+    });
   }
 
   show(narrow) {
@@ -122,7 +124,7 @@ export class Sidebar {
     const focused = document.activeElement && this.root.contains(document.activeElement) ? document.activeElement.getAttribute("href") : null;
     const unread = state.unread;
     const views = h("nav", { class: "views", "aria-label": "Views" }, h("ul", {},
-      h("li", {}, this.link({ view: "inbox" }, "Inbox"), count(unread.count(), "unread")),
+      h("li", {}, this.link({ view: "inbox" }, "Inbox"), count(unread.count((w) => w.kind === "dm" || !isMutedTopic(w.streamId, w.topic)), "unread")),
       h("li", {}, this.link({ view: "recent" }, "Recent conversations")),
       h("li", {}, this.link({ view: "feed" }, "Combined feed"), count(unreadIn({ view: "feed" }).length, "unread")),
       h("li", {}, this.link({ view: "starred" }, "Starred messages"), state.settings.starred_message_counts === false ? null : count(state.starred.size, "starred")),

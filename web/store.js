@@ -237,7 +237,14 @@ const handlers = {
       if (!message) continue;
       if (id === event.message_id && event.rendered_content !== undefined) {
         message.content = event.rendered_content;
-        message.last_edit_timestamp = event.edit_timestamp;
+        // A thumbnail's arrival re-renders the message without anyone editing it.
+        if (!event.rendering_only) message.last_edit_timestamp = event.edit_timestamp;
+      }
+      if (id === event.message_id && Array.isArray(event.flags)) {
+        message.flags = event.flags;
+        const mentioned = event.flags.some((f) => f.endsWith("mentioned"));
+        if (mentioned && state.unread.has(id)) state.unread.mentions.add(id);
+        if (!mentioned) state.unread.mentions.delete(id);
       }
       if (event.subject !== undefined) message.subject = event.subject;
       if (event.new_stream_id !== undefined) {
@@ -246,6 +253,11 @@ const handlers = {
         if (stream) message.display_recipient = stream.name;
       }
       if (message.type === "stream") noteTopic(message.stream_id, message.subject, message.id);
+    }
+    // A whole topic moved: its old name goes from the channel's topics.
+    if ((event.subject !== undefined || event.new_stream_id !== undefined) && event.propagate_mode === "change_all" && event.orig_subject !== undefined) {
+      const topics = state.topics.get(event.stream_id);
+      if (topics) topics.delete(event.orig_subject.toLowerCase());
     }
     // Moved unread messages move with their conversation.
     if (event.subject !== undefined || event.new_stream_id !== undefined) {
@@ -323,7 +335,11 @@ const handlers = {
         state.streams.set(sub.stream_id, sub);
       }
     } else if (event.op === "remove") {
-      for (const sub of event.subscriptions) state.subs.delete(sub.stream_id);
+      for (const sub of event.subscriptions) {
+        state.subs.delete(sub.stream_id);
+        // Its unread messages are not the user's to read any more (the server drops them too).
+        for (const id of state.unread.ids((w) => w.kind === "channel" && w.streamId === sub.stream_id)) state.unread.remove(id);
+      }
     } else if (event.op === "update") {
       const sub = state.subs.get(event.stream_id);
       if (sub) sub[event.property] = event.value;

@@ -38,19 +38,30 @@ export function renderInbox(root) {
 }
 
 let recentLoaded = false;
+let recentLoading = null;
 
-/** The latest conversations: fetched once, then kept up to date by live messages. */
-export async function renderRecent(root) {
+/** The latest conversations: fetched once (again after a new register), then kept up to
+ * date by live messages. `shown()` says whether the view is still the one on screen. */
+export async function renderRecent(root, shown = () => true) {
   if (!recentLoaded) {
-    fill(root, h("p", { class: "feed-note", role: "status" }, "Loading conversations…"));
+    if (!recentLoading) {
+      fill(root, h("p", { class: "feed-note", role: "status" }, "Loading conversations…"));
+      recentLoading = get("/messages", { anchor: "newest", num_before: 400, num_after: 0, narrow: [], apply_markdown: true, client_gravatar: true })
+        .then((data) => {
+          for (const message of data.messages) remember(message);
+          recentLoaded = true;
+        })
+        .finally(() => {
+          recentLoading = null;
+        });
+    }
     try {
-      const data = await get("/messages", { anchor: "newest", num_before: 400, num_after: 0, narrow: [], apply_markdown: true, client_gravatar: true });
-      for (const message of data.messages) remember(message);
-      recentLoaded = true;
+      await recentLoading;
     } catch (error) {
-      fill(root, h("p", { class: "feed-note", role: "alert" }, `Conversations could not be loaded: ${error.message}`));
+      if (shown()) fill(root, h("p", { class: "feed-note", role: "alert" }, `Conversations could not be loaded: ${error.message}`));
       return;
     }
+    if (!shown()) return;
   }
   const latest = new Map();
   for (const message of state.messages.values()) {
@@ -77,8 +88,9 @@ export async function renderRecent(root) {
 /** Keeps the view drawn while it is shown. */
 export function watchView(root, current) {
   listen((what) => {
+    if (what === "loaded") recentLoaded = false;
     const view = current();
     if (view === "inbox" && ["message", "flags", "delete_message", "update_message", "user_topic", "loaded"].includes(what)) renderInbox(root);
-    if (view === "recent" && ["message", "flags", "delete_message", "update_message", "loaded"].includes(what)) renderRecent(root);
+    if (view === "recent" && ["message", "flags", "delete_message", "update_message", "loaded"].includes(what)) renderRecent(root, () => current() === "recent");
   });
 }

@@ -58,6 +58,15 @@ impl PendingLogin {
     }
 }
 
+impl Logins {
+    /// Spends one password verification on nothing (the decoy hash): a page that refuses an
+    /// account before checking its password (deactivated) takes as long as a wrong
+    /// password does. Slow (argon2): run it on a hashing thread.
+    pub fn waste_verification(&self, password: &str) {
+        let _ = verify_password(password, &self.decoy_hash);
+    }
+}
+
 /// Attempts are keyed by the username alone, as Zulip's `authenticate_by_username` rule,
 /// without regard to case.
 fn limiter_key(username: &str) -> String {

@@ -7,13 +7,15 @@
 //! active organization, and its password is still the one the session began with (a
 //! password change ends the other sessions, as Django's session hash does in Zulip).
 //!
-//! Sessions are kept in memory once read, so that a signed-in request costs a hash and a
-//! map lookup; the database is read on a miss (after a restart) and written at sign-in and
-//! sign-out. Every check of the user is made against the organization's published
-//! authentication index, never a copy.
+//! Sessions are kept in memory for a few seconds once read ([`CACHE_FOR`]), so that a
+//! signed-in request mostly costs a hash and a map lookup; the database is read again after
+//! that (so a session ended elsewhere, by a deactivation in the organization's transaction,
+//! ends here within seconds) and written at sign-in and sign-out. Every check of the user is
+//! made against the organization's published authentication index, never a copy.
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
@@ -26,6 +28,9 @@ use crate::store::{Store, StoreResult};
 /// How long a session lasts: two weeks, Django's `SESSION_COOKIE_AGE` as Zulip keeps it.
 pub const SESSION_SECS: i64 = 14 * 24 * 3600;
 
+/// How long a session read from the database is trusted before it is read again.
+pub const CACHE_FOR: Duration = Duration::from_secs(5);
+
 /// A new session: the token for the browser's cookie and what is stored.
 #[derive(Debug, Clone)]
 pub struct NewSession {
@@ -37,7 +42,8 @@ pub struct NewSession {
 #[derive(Debug)]
 pub struct Sessions {
     store: Store,
-    cache: RwLock<HashMap<String, Arc<SessionRow>>>,
+    /// Sessions by their token's hash, with when they were read.
+    cache: RwLock<HashMap<String, (Arc<SessionRow>, Instant)>>,
 }
 
 /// The SHA-256 of a secret token, as stored.
@@ -89,22 +95,32 @@ impl Sessions {
         })?;
         let row = Arc::new(row);
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-        cache.retain(|_, r| r.expires_at > now);
-        cache.insert(row.id_hash.clone(), Arc::clone(&row));
+        cache.retain(|_, (_, read)| read.elapsed() < CACHE_FOR);
+        cache.insert(row.id_hash.clone(), (Arc::clone(&row), Instant::now()));
         Ok(NewSession { token, row })
     }
 
-    /// The session a cookie's token names, if it is in memory (no I/O).
+    /// The session a cookie's token names, if it was read from the database in the last
+    /// [`CACHE_FOR`] (no I/O).
     pub fn cached(&self, token: &str) -> Option<Arc<SessionRow>> {
-        self.cache.read().unwrap_or_else(PoisonError::into_inner).get(&token_hash(token)).cloned()
+        let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
+        cache.get(&token_hash(token)).filter(|(_, read)| read.elapsed() < CACHE_FOR).map(|(row, _)| Arc::clone(row))
     }
 
-    /// The session a cookie's token names, read from the database (blocking) and kept.
+    /// The session a cookie's token names, read from the database (blocking) and kept for
+    /// [`CACHE_FOR`]; none (and forgotten) if it is no longer there.
     pub fn load(&self, token: &str) -> StoreResult<Option<Arc<SessionRow>>> {
-        let Some(row) = web_sessions::get(&*self.store.conn()?, &token_hash(token))? else { return Ok(None) };
-        let row = Arc::new(row);
-        self.cache.write().unwrap_or_else(PoisonError::into_inner).insert(row.id_hash.clone(), Arc::clone(&row));
-        Ok(Some(row))
+        let hash = token_hash(token);
+        let row = web_sessions::get(&*self.store.conn()?, &hash)?.map(Arc::new);
+        let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() > 10_000 {
+            cache.retain(|_, (_, read)| read.elapsed() < CACHE_FOR);
+        }
+        match &row {
+            Some(row) => cache.insert(hash, (Arc::clone(row), Instant::now())),
+            None => cache.remove(&hash),
+        };
+        Ok(row)
     }
 
     /// Ends the session of a token (blocking: a write); nothing if there is none.
@@ -121,7 +137,7 @@ impl Sessions {
         let fp = fingerprint(password_hash);
         self.store.write(|tx| web_sessions::set_password_fp(tx, &hash, &fp))?;
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(row) = cache.get_mut(&hash) {
+        if let Some((row, _)) = cache.get_mut(&hash) {
             *row = Arc::new(SessionRow { password_fp: fp, ..(**row).clone() });
         }
         Ok(())

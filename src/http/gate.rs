@@ -105,7 +105,8 @@ impl Limits {
         Some(self.api.as_ref()?.per_user.check((authed.realm.id, authed.user.user_id), now))
     }
 
-    fn by_ip(&self, req: &HttpRequest, now: Instant) -> Option<Verdict> {
+    /// The per-address limit's verdict on one more request (`None` without rate limits).
+    pub fn by_ip(&self, req: &HttpRequest, now: Instant) -> Option<Verdict> {
         let limits = self.api.as_ref()?;
         Some(limits.per_ip.check(address_key(client_ip(req, &self.trusted_proxies)?), now))
     }

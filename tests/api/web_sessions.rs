@@ -310,6 +310,10 @@ async fn sessions_end_at_sign_out_password_change_and_deactivation_and_survive_a
     app.realm("").addr.send(SetUserActive { user_id: UserId(bob.user_id), active: false }).await.unwrap().unwrap();
     assert_eq!(bobs.call(Method::GET, "/users/me", &[]).await.status, 401);
     assert_eq!(bobs.get("/").await.status, 302);
+    // For good: reactivated, he signs in again.
+    app.realm("").addr.send(SetUserActive { user_id: UserId(bob.user_id), active: true }).await.unwrap().unwrap();
+    tokio::time::sleep(agora_actors::sessions::CACHE_FOR).await;
+    assert_eq!(bobs.call(Method::GET, "/users/me", &[]).await.status, 401);
     app.stop().await;
     drop(tmp);
 }
@@ -368,5 +372,27 @@ async fn a_forgotten_password_is_reset_through_a_mailed_link() {
     assert_eq!(status, 200);
     // A made-up link.
     assert_eq!(browser.get("/accounts/password/reset/aaaaaaaaaaaaaaaaaaaa/").await.status, 404);
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn the_sign_in_page_has_the_apis_limit_per_address() {
+    let app = spawn_app_with(|s| {
+        s.api_rate_limit.per_ip = agora_actors::ratelimit::Rule { max: 3, window: std::time::Duration::from_secs(60) }
+    })
+    .await;
+    let mut browser = Browser::new(&app);
+    let page = browser.get("/login/").await;
+    // One address trying a password across accounts.
+    for i in 0..3 {
+        let tried = browser
+            .submit("/login/", &page, &[("username", &format!("user{i}@agora.test")), ("password", "guess")])
+            .await;
+        assert_eq!(tried.status, 200);
+    }
+    let refused = browser.submit("/login/", &page, &[("username", "user9@agora.test"), ("password", "guess")]).await;
+    assert_eq!(refused.status, 429);
+    assert!(refused.body.contains("Too many requests from your address."), "{}", refused.body);
+    assert!(refused.header("retry-after").parse::<u64>().unwrap() > 0);
     app.stop().await;
 }

@@ -97,12 +97,22 @@ pub async fn submit(req: HttpRequest, form: super::PageForm, state: web::Data<Ap
     let username = form_value(&form, "username").unwrap_or_default();
     let password = form_value(&form, "password").unwrap_or_default();
     let next = safe_next(form_value(&form, "next").as_deref());
+    if let Some(page) = super::refused_address(&req, &state, Frame::of(Some(&realm))) {
+        return page;
+    }
     let refuse = |err: ApiError| {
         login_form(&realm, &next, &username, Some(refusal_text(&err))).respond(&req, StatusCode::OK, secure(&state))
     };
     let pending = match state.logins.begin(&realm.auth(), &username, Instant::now()) {
         Ok(pending) => pending,
-        Err(err) => return refuse(err),
+        Err(err) if err.code == Some(ErrorCode::RateLimitHit) => return refuse(err),
+        Err(err) => {
+            // Refused before its password was checked (a deactivated account): it takes as
+            // long as a wrong password, so that the time tells nothing either.
+            let shared = state.clone();
+            let _ = state.hashing.run(move || shared.logins.waste_verification(&password)).await;
+            return refuse(err);
+        }
     };
     let verified = state
         .hashing

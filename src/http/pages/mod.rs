@@ -241,6 +241,23 @@ pub fn unavailable() -> HttpResponse {
     )
 }
 
+/// The API's per-address rate limit (`api_by_ip`), applied to a page's form too (one address
+/// trying a password across many accounts, say): the page to answer with, if refused.
+pub fn refused_address(req: &HttpRequest, state: &AppState, frame: Frame) -> Option<HttpResponse> {
+    match state.limits.by_ip(req, std::time::Instant::now()) {
+        Some(verdict) if !verdict.allowed => {
+            let secs = verdict.reset_after.as_secs().max(1);
+            let text = format!("Too many requests from your address. Please try again in {secs} seconds.");
+            let mut response = message_page(StatusCode::TOO_MANY_REQUESTS, frame, "Please wait", &[&text]);
+            if let Ok(value) = header::HeaderValue::from_str(&secs.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, value);
+            }
+            Some(response)
+        }
+        _ => None,
+    }
+}
+
 /// The page of a form sent from elsewhere, or too old.
 pub fn forged(frame: Frame, again: &str) -> HttpResponse {
     let text = format!("This form was sent from somewhere else, or it is too old. {again}");

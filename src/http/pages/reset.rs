@@ -54,6 +54,9 @@ pub async fn submit_request(req: HttpRequest, form: super::PageForm, state: web:
     if !super::csrf_ok(&req, form_value(&form, CSRF_FIELD).as_deref()) {
         return forged(Frame::of(Some(&realm)), "Open the password reset page again.");
     }
+    if let Some(page) = super::refused_address(&req, &state, Frame::of(Some(&realm))) {
+        return page;
+    }
     let email = form_value(&form, "email").unwrap_or_default().trim().to_owned();
     if !email.contains('@') {
         let error = Some("Enter a valid email address.".to_owned());
@@ -66,14 +69,16 @@ pub async fn submit_request(req: HttpRequest, form: super::PageForm, state: web:
         .attempt(&email.to_lowercase(), Instant::now())
         .is_ok();
     if allowed {
-        match realm.addr.send(RequestPasswordReset { email: email.clone() }).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                tracing::warn!(error = %e, "a password reset could not be recorded");
-                return unavailable();
+        // Not waited for: an address with an account (a write and a mail) answers as fast as
+        // one without.
+        let (addr, wanted) = (realm.addr.clone(), email.clone());
+        actix_web::rt::spawn(async move {
+            match addr.send(RequestPasswordReset { email: wanted }).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "a password reset could not be recorded"),
+                Err(e) => tracing::warn!(error = %e, "a password reset could not be recorded"),
             }
-            Err(_) => return unavailable(),
-        }
+        });
     }
     let frame = Frame::of(Some(&realm));
     let page = MessagePage {

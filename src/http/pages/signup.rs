@@ -151,6 +151,9 @@ pub async fn submit(
     if !super::csrf_ok(&req, form_value(&form, CSRF_FIELD).as_deref()) {
         return forged(Frame::of(Some(&realm)), "Open the invitation link again and fill in the form there.");
     }
+    if let Some(page) = super::refused_address(&req, &state, Frame::of(Some(&realm))) {
+        return page;
+    }
     let key = key.into_inner();
     let info = match realm.addr.send(CheckInviteLink { key: key.clone() }).await {
         Ok(Ok(info)) => info,

@@ -123,8 +123,10 @@ impl Change for AccountStatus {
         for id in &self.users {
             store::users::set_active(tx, *id, self.active)?;
             if !self.active {
-                // A deactivated account's devices go with it.
+                // A deactivated account's devices and web sessions go with it (a later
+                // reactivation does not sign anyone back in).
                 store::push::clear_devices(tx, *id, crate::clock::now_micros() / 1000)?;
+                store::web_sessions::delete_for_user(tx, *id, None)?;
             }
         }
         for invite in &self.revoked {
