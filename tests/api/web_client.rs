@@ -447,3 +447,147 @@ async fn owner_name(app: &TestApp) -> String {
     let (_, me) = json(app.as_user(&app.owner, Method::GET, "/users/me").send().await.unwrap()).await;
     me["full_name"].as_str().unwrap().to_owned()
 }
+
+#[actix_web::test]
+async fn an_administrator_runs_the_organization_from_the_browser() {
+    let (Some(chromium), Some(chromedriver)) =
+        (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"]))
+    else {
+        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)");
+        return;
+    };
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let bob = app.create_user("", "bob@agora.test", "Bob Builder", 400).await;
+    make_channel(&app, &owner, "general", false).await;
+    let form =
+        [("subscriptions", json!([{ "name": "general" }]).to_string()), ("principals", json!([bob.email]).to_string())];
+    assert_eq!(
+        post(&app, &owner, "/users/me/subscriptions", &form.iter().map(|(k, v)| (*k, v.as_str())).collect::<Vec<_>>())
+            .await
+            .status(),
+        200
+    );
+    let form = [("type", "stream"), ("to", "general"), ("topic", "launch"), ("content", "Is the launch ready?")];
+    assert_eq!(post(&app, &bob, "/messages", &form).await.status(), 200);
+
+    let driver = start_driver(&chromedriver);
+    let admin = browser_sized(&driver, &chromium, 1280, 860).await;
+    sign_in(&admin, &app.address, &owner.email, &owner.password).await;
+
+    // The Inbox lists the unread conversation; its link opens it.
+    until(
+        &admin,
+        "the inbox",
+        Duration::from_secs(5),
+        "return [...document.querySelectorAll('#view a')].some(a => a.textContent === '#general › launch');",
+        vec![],
+    )
+    .await;
+    screenshot(&admin, "web-client-inbox").await;
+    click_link(&admin, "#view", "#general › launch").await;
+    until(
+        &admin,
+        "the topic",
+        Duration::from_secs(10),
+        &format!("return (function() {{ {FEED_TEXTS} }})().includes('Is the launch ready?');"),
+        vec![],
+    )
+    .await;
+
+    // Keyboard: `r` replies to the selected message, in its topic.
+    admin.find(Locator::Css("body")).await.unwrap().send_keys("r").await.unwrap();
+    until(&admin, "the reply box", Duration::from_secs(5), "return document.activeElement && document.activeElement.id === 'compose-content' && document.getElementById('compose-topic').value === 'launch';", vec![]).await;
+    type_and_send(&admin, "Yes, shipping today").await;
+    until(
+        &admin,
+        "the reply",
+        Duration::from_secs(5),
+        &format!("return (function() {{ {FEED_TEXTS} }})().includes('Yes, shipping today');"),
+        vec![],
+    )
+    .await;
+    // `?` lists the shortcuts; Escape closes the list.
+    js(&admin, "document.activeElement.blur(); return true;", vec![]).await;
+    admin.find(Locator::Css("body")).await.unwrap().send_keys("?").await.unwrap();
+    until(
+        &admin,
+        "the shortcuts",
+        Duration::from_secs(5),
+        "return document.querySelector('dialog[open] .shortcuts') !== null;",
+        vec![],
+    )
+    .await;
+    admin.find(Locator::Css("dialog[open]")).await.unwrap().send_keys("\u{E00C}").await.unwrap();
+    until(
+        &admin,
+        "the shortcuts closed",
+        Duration::from_secs(5),
+        "return document.querySelector('dialog[open]') === null;",
+        vec![],
+    )
+    .await;
+
+    // The topic is resolved from its menu: it is renamed for everyone.
+    let menu = "const a = [...document.querySelectorAll('nav[aria-label=Channels] .topics a')].find(a => a.textContent === 'launch'); a.parentElement.querySelector('button.options').click(); return true;";
+    js(&admin, menu, vec![]).await;
+    click_menu(&admin, "Mark as resolved").await;
+    until(
+        &admin,
+        "the resolved topic",
+        Duration::from_secs(5),
+        "return document.getElementById('narrow-title').textContent.endsWith('✔ launch');",
+        vec![],
+    )
+    .await;
+    let (_, body) =
+        json(app.as_user(&bob, Method::GET, "/messages?anchor=newest&num_before=5&num_after=0").send().await.unwrap())
+            .await;
+    let channel_messages: Vec<&Value> =
+        body["messages"].as_array().unwrap().iter().filter(|m| m["type"] == "stream").collect();
+    assert!(channel_messages.len() >= 2 && channel_messages.iter().all(|m| m["subject"] == "✔ launch"), "{body}");
+
+    // A channel made from the channel browser.
+    click(&admin, "nav[aria-label=Channels] .section-head button").await;
+    fill(&admin, "#new-channel-name", "design").await;
+    fill(&admin, "#new-channel-description", "Pixels and words").await;
+    click(&admin, "dialog .channels-dialog form button[type=submit]").await;
+    until(&admin, "the new channel", Duration::from_secs(5), "return [...document.querySelectorAll('nav[aria-label=Channels] a')].some(a => a.textContent === 'design') && document.getElementById('narrow-title').textContent === '#design';", vec![]).await;
+
+    // A person's card, from the user list.
+    let card = "const b = [...document.querySelectorAll('aside[aria-label=Users] button.person')].find(b => b.textContent.startsWith('Bob Builder')); b.click(); return true;";
+    js(&admin, card, vec![]).await;
+    until(&admin, "Bob's card", Duration::from_secs(5), "const c = document.querySelector('.profile-card'); return c && c.textContent.includes('Member') && c.textContent.includes('Send direct message');", vec![]).await;
+    admin.find(Locator::Css(".profile-card a")).await.unwrap().click().await.unwrap();
+    until(
+        &admin,
+        "the conversation with Bob",
+        Duration::from_secs(5),
+        "return document.getElementById('narrow-title').textContent === 'Bob Builder';",
+        vec![],
+    )
+    .await;
+
+    // Settings: an invitation by mail, and Bob made a moderator.
+    click(&admin, "#settings-button").await;
+    fill(&admin, "#invite-emails", "newcomer@example.com").await;
+    let send = "const b = [...document.querySelectorAll('dialog[open] button')].find(b => b.textContent === 'Send invitations'); b.click(); return true;";
+    js(&admin, send, vec![]).await;
+    let mail = crate::invites::outbox_mails(&app.data_dir, 1);
+    assert!(mail.iter().any(|m| m.contains("newcomer@example.com")), "{mail:?}");
+    let role = "const s = document.querySelector('select[aria-label=\"Role of Bob Builder\"]'); s.value = '300'; s.dispatchEvent(new Event('change')); return true;";
+    js(&admin, role, vec![]).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (_, body) =
+            json(app.as_user(&owner, Method::GET, &format!("/users/{}", bob.user_id)).send().await.unwrap()).await;
+        if body["user"]["role"] == json!(300) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "Bob's role: {body}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(js(&admin, "return window.agoraErrors;", vec![]).await, json!([]));
+    drop(driver);
+    app.stop().await;
+}
