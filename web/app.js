@@ -215,6 +215,7 @@ async function main() {
     if (what === "connection") showConnection(detail);
     if (["message", "flags", "delete_message", "update_message", "loaded"].includes(what)) updateMarkRead();
     if (what === "realm") document.querySelector(".brand").textContent = state.realm.realm_name;
+    if (["subscription", "stream", "users"].includes(what)) parts.title.textContent = titleOf(narrow);
   });
   setInterval(updateTyping, 2000);
   window.addEventListener("hashchange", route);

@@ -1,6 +1,6 @@
 // Channels: browse every channel the user may see, subscribe and unsubscribe, create one.
 
-import { post, del } from "./api.js";
+import { get, post, del } from "./api.js";
 import { h, fill, toast, announce } from "./dom.js";
 import { state, listen } from "./store.js";
 import { hashOf } from "./narrow.js";
@@ -75,10 +75,15 @@ export function browseChannels() {
   });
   const content = h("div", { class: "channels-dialog" },
     h("label", { for: "channel-filter", class: "visually-hidden" }, "Filter channels"), filter, list,
-    createForm((name) => {
-      const created = [...state.streams.values()].find((s) => s.name === name);
+    createForm(async (name) => {
       box.close();
-      if (created) location.hash = hashOf({ view: "channel", streamId: created.stream_id });
+      // Its id from the server: the event that adds it may not have come yet.
+      try {
+        const { stream_id: streamId } = await get("/get_stream_id", { stream: name });
+        location.hash = hashOf({ view: "channel", streamId });
+      } catch (error) {
+        toast(error.message, "error");
+      }
     }));
   const box = dialog("Channels", content, { onClose: stop });
   render();
