@@ -1,7 +1,7 @@
 //! Reads a zuliprc and asks the server who its credentials belong to, as the `zulip`
 //! Python client's `get_profile()` does: `GET /server_settings`, then `GET /users/me`.
 //!
-//! Run a server (`cargo run --release`), then:
+//! Run a server (`cargo run --release -- serve`), then:
 //!
 //! ```text
 //! cargo run --example whoami -- ./agora-data/zuliprc

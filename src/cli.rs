@@ -17,9 +17,9 @@ use crate::telemetry::LogFormat;
 
 /// Agora: a team chat server that speaks the Zulip API.
 ///
-/// Without a command, `agora` runs the server. Settings come from (lowest to highest
-/// priority) built-in defaults, a TOML file (`--config`), `AGORA_*` environment variables
-/// and flags.
+/// `agora serve` runs the server; the other commands administer it. Settings come from
+/// (lowest to highest priority) built-in defaults, a TOML file (`--config`), `AGORA_*`
+/// environment variables and flags (docs/configuration.md lists them all).
 #[derive(Debug, Parser)]
 #[command(name = "agora", version, about, long_about)]
 pub struct Cli {
@@ -36,7 +36,7 @@ pub struct SettingsArgs {
     /// [default: ./agora-data]
     #[arg(long, env = "AGORA_DATA_DIR", value_name = "DIR", global = true)]
     pub data_dir: Option<PathBuf>,
-    /// TOML settings file (keys as in the README)
+    /// TOML settings file (keys as in docs/configuration.md)
     #[arg(long, env = "AGORA_CONFIG", value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:9991]
@@ -112,7 +112,7 @@ pub struct SettingsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the server (the default command)
+    /// Run the server
     Serve,
     /// Create an organization and its first owner; prints {"realm_id", "user_id", "api_key"}
     CreateRealm(CreateRealmArgs),
@@ -232,6 +232,17 @@ impl SettingsArgs {
     }
 }
 
+/// What `agora` alone says.
+const USAGE: &str = "\
+agora: a team chat server that speaks the Zulip API.
+
+Usage:
+  agora serve              run the server (http://127.0.0.1:9991 unless --bind says otherwise)
+  agora <command> [...]    administer it: create-realm, create-user, backup, restore, ...
+  agora --help             every command and setting
+  agora --version          this server's version
+";
+
 /// Parses the command line and runs it.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
@@ -243,7 +254,11 @@ pub fn run() -> ExitCode {
         }
     };
     let result = match cli.command {
-        None | Some(Command::Serve) => serve(settings),
+        None => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+        Some(Command::Serve) => serve(settings),
         Some(Command::CreateRealm(args)) => create_realm(&settings, args),
         Some(Command::CreateUser(args)) => create_user(&settings, args),
         Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),

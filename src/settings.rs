@@ -39,7 +39,7 @@ pub struct Settings {
     pub log: String,
     /// Text lines, or JSON objects for log collectors.
     pub log_format: LogFormat,
-    /// HTTP worker threads; 0 means half the CPUs (at least one; measured: README, Benchmarks).
+    /// HTTP worker threads; 0 means half the CPUs (at least one; measured: docs/benchmarks.md).
     pub http_workers: usize,
     /// Threads the realm actors run on; 0 means half the CPUs (at least one).
     pub actor_threads: usize,

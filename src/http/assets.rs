@@ -83,7 +83,7 @@ pub fn url(name: &str) -> String {
     format!("/static/{}/{name}", version())
 }
 
-/// The bytes of all files, and of all of them gzipped (for the README's figures).
+/// The bytes of all files, and of all of them gzipped (for the figures in docs/benchmarks.md).
 pub fn sizes() -> (usize, usize) {
     let plain = ASSETS.iter().map(|a| a.bytes.len()).sum();
     (plain, served().gzipped.iter().map(bytes::Bytes::len).sum())
@@ -101,7 +101,11 @@ fn content_type(name: &str) -> &'static str {
 
 /// Registers `/static/{version}/{name}`.
 pub fn configure(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/static/{version}/{name}").route(web::get().to(serve)).route(web::head().to(serve)));
+    cfg.service(
+        super::routes::listed(&["GET"], "/static/{version}/{name}")
+            .route(web::get().to(serve))
+            .route(web::head().to(serve)),
+    );
 }
 
 /// A file of this version, kept by the browser for a year; a file asked for under another

@@ -1,7 +1,7 @@
 //! gzip for large API replies, when the client accepts it (`Accept-Encoding: gzip`, which
 //! the Python client and the apps send).
 //!
-//! Measured on a 10,000-user organization's replies (see the README's Benchmarks): at level
+//! Measured on a 10,000-user organization's replies (see docs/benchmarks.md): at level
 //! 1 with flate2's default backend a full `POST /register` (5.4 MB) becomes 9% of its size
 //! in 9 ms, `GET /users` (3.1 MB) 5% in 3 ms, 100 messages (47 KB) 8% in 0.06 ms; higher
 //! levels took 2-6 times as long for at most 15% fewer bytes. Small bodies are sent as they

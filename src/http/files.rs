@@ -37,26 +37,30 @@ const UPLOAD_CSP: &str =
 /// one).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/user_uploads/temporary/{token}/{filename}")
+        super::routes::listed(&["GET"], "/user_uploads/temporary/{token}/{filename}")
             .route(web::get().to(temporary))
             .route(web::head().to(temporary)),
     )
     .service(
-        web::resource("/user_uploads/download/{realm_id:\\d+}/{path:.+}")
+        super::routes::listed(&["GET"], "/user_uploads/download/{realm_id:\\d+}/{path:.+}")
             .route(web::get().to(download))
             .route(web::head().to(download)),
     )
     .service(
-        web::resource("/user_uploads/thumbnail/{realm_id:\\d+}/{path:.+}")
+        super::routes::listed(&["GET"], "/user_uploads/thumbnail/{realm_id:\\d+}/{path:.+}")
             .route(web::get().to(thumbnail))
             .route(web::head().to(thumbnail)),
     )
     .service(
-        web::resource("/user_uploads/{realm_id:\\d+}/{path:.+}")
+        super::routes::listed(&["GET"], "/user_uploads/{realm_id:\\d+}/{path:.+}")
             .route(web::get().to(serve))
             .route(web::head().to(serve)),
     )
-    .service(web::resource("/user_avatars/{path:.+}").route(web::get().to(avatar)).route(web::head().to(avatar)));
+    .service(
+        super::routes::listed(&["GET"], "/user_avatars/{path:.+}")
+            .route(web::get().to(avatar))
+            .route(web::head().to(avatar)),
+    );
 }
 
 /// The refusal of a file that does not exist or may not be read (HTML, as Zulip's).

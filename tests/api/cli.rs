@@ -85,6 +85,18 @@ async fn help_documents_every_command() {
 }
 
 #[actix_web::test]
+async fn agora_alone_says_how_to_run_it_and_tells_its_version() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let usage = String::from_utf8(out.stderr).unwrap();
+    assert!(usage.contains("agora serve") && usage.contains("agora --help"), "{usage}");
+    assert!(usage.lines().count() < 10, "short: {usage}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora")).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("agora {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[actix_web::test]
 async fn commands_work_without_a_server_and_their_results_persist() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("data");

@@ -11,6 +11,7 @@ mod browser;
 mod channels;
 mod cli;
 mod compression;
+mod docs;
 mod drafts;
 mod emoji;
 mod errors;

@@ -530,9 +530,16 @@ async fn data_sets_sit_where_zulip_puts_them() {
     ];
     let positions: Vec<usize> = order.iter().map(|k| position(k)).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
-    assert_eq!(body["recent_private_conversations"], json!([]));
-    assert_eq!(body["starred_messages"], json!([]));
-    assert_eq!(body["unread_msgs"], no_unreads());
+    // The organization's first owner has Welcome Bot's message (id 1), starred and unread.
+    // The system bots follow the owner: Email Gateway, Notification Bot, Welcome Bot.
+    let welcome_bot = 4;
+    assert_eq!(body["recent_private_conversations"], json!([{"max_message_id": 1, "user_ids": [welcome_bot]}]));
+    assert_eq!(body["starred_messages"], json!([1]));
+    let pms = json!([{"other_user_id": welcome_bot, "sender_id": welcome_bot, "unread_message_ids": [1]}]);
+    assert_eq!(
+        body["unread_msgs"],
+        json!({"pms": pms, "streams": [], "huddles": [], "mentions": [], "count": 1, "old_unreads_missing": false})
+    );
     app.stop().await;
 }
 

@@ -2,7 +2,7 @@
 //! chat live in a channel and in direct messages, react, edit, delete, search, upload, see
 //! each other typing, and keep going across a restart of the server. Screenshots of the
 //! main views go to `target/screenshots/` (and to `docs/screenshots/` with
-//! `AGORA_SCREENSHOTS=docs`, for the README).
+//! `AGORA_SCREENSHOTS=docs`, for the documentation).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -44,7 +44,7 @@ fn screenshot_dir() -> PathBuf {
     dir
 }
 
-/// Saves a screenshot of the page (and, with `AGORA_SCREENSHOTS=docs`, the README's copy).
+/// Saves a screenshot of the page (and, with `AGORA_SCREENSHOTS=docs`, the copy in docs/screenshots).
 async fn screenshot(client: &Client, name: &str) {
     let png = client.screenshot().await.unwrap();
     std::fs::write(screenshot_dir().join(format!("{name}.png")), &png).unwrap();

@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_waiting_event_costs_a_queue_24_bytes() {
-        // Its id, the shared event and what it counts for (the README's figure for an
+        // Its id, the shared event and what it counts for (docs/operations.md's figure for an
         // abandoned queue).
         assert_eq!(std::mem::size_of::<Slot>(), 24);
     }

@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::StoreResult;
+use super::{StoreError, StoreResult};
 
 /// Migration `i` (0-based) brings the schema from version `i` to `i + 1`.
 pub(crate) const MIGRATIONS: &[&str] = &[
@@ -32,6 +32,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
 /// transaction together with the version bump.
 pub(crate) fn apply(conn: &mut Connection) -> StoreResult<()> {
     let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current > MIGRATIONS.len() as i64 {
+        // A downgrade: this build would not know the newer tables and columns.
+        return Err(StoreError::Corrupt(format!(
+            "the database's schema (version {current}) is newer than this build's ({}): run the newer agora, \
+             or restore a backup made before the upgrade",
+            MIGRATIONS.len()
+        )));
+    }
     for (i, sql) in MIGRATIONS.iter().enumerate() {
         let version = i as i64 + 1;
         if version <= current {

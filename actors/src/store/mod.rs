@@ -318,6 +318,27 @@ mod tests {
     }
 
     #[test]
+    fn a_database_of_a_newer_build_is_refused_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Store::open(dir.path()).unwrap());
+        let newer = migrate::MIGRATIONS.len() as i64 + 1;
+        let file = dir.path().join("agora.sqlite3");
+        Connection::open(&file).unwrap().execute_batch(&format!("PRAGMA user_version = {newer}")).unwrap();
+        let Err(err) = Store::open(dir.path()) else { panic!("a newer schema is refused") };
+        let err = err.to_string();
+        assert_eq!(
+            err,
+            format!(
+                "bad stored value: the database's schema (version {newer}) is newer than this build's ({}): run the \
+                 newer agora, or restore a backup made before the upgrade",
+                newer - 1
+            )
+        );
+        let version: i64 = Connection::open(&file).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, newer);
+    }
+
+    #[test]
     fn a_failed_savepoint_rolls_back_only_its_own_writes() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();

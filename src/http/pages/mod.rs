@@ -37,26 +37,31 @@ const PAGE_CSP: &str =
 /// Registers the pages (and the web client's files).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     assets::configure(cfg);
-    cfg.service(web::resource("/").route(web::get().to(app::show)).route(web::head().to(app::show)))
-        .service(web::resource("/login/").route(web::get().to(login::show)).route(web::post().to(login::submit)))
-        .service(web::resource("/accounts/logout/").route(web::post().to(login::logout)))
+    let listed = super::routes::listed;
+    cfg.service(listed(&["GET"], "/").route(web::get().to(app::show)).route(web::head().to(app::show)))
         .service(
-            web::resource("/accounts/password/reset/")
+            listed(&["GET", "POST"], "/login/").route(web::get().to(login::show)).route(web::post().to(login::submit)),
+        )
+        .service(listed(&["POST"], "/accounts/logout/").route(web::post().to(login::logout)))
+        .service(
+            listed(&["GET", "POST"], "/accounts/password/reset/")
                 .route(web::get().to(reset::show_request))
                 .route(web::post().to(reset::submit_request)),
         )
         .service(
-            web::resource("/accounts/password/reset/{token}/")
+            listed(&["GET", "POST"], "/accounts/password/reset/{token}/")
                 .route(web::get().to(reset::show_new_password))
                 .route(web::post().to(reset::submit_new_password)),
         )
         .service(
-            web::resource("/accounts/do_confirm/{key}")
+            listed(&["GET", "POST"], "/accounts/do_confirm/{key}")
                 .route(web::get().to(signup::show))
                 .route(web::post().to(signup::submit)),
         )
         .service(
-            web::resource("/join/{key}/").route(web::get().to(signup::show)).route(web::post().to(signup::submit)),
+            listed(&["GET", "POST"], "/join/{key}/")
+                .route(web::get().to(signup::show))
+                .route(web::post().to(signup::submit)),
         );
 }
 

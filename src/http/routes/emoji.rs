@@ -94,7 +94,7 @@ async fn remove_custom_emoji(auth: Authed, path: web::Path<String>, params: Para
 /// unhashed name.
 pub(super) fn static_files(cfg: &mut web::ServiceConfig) {
     for path in [emoji::data_file().path.as_str(), UNHASHED_DATA_PATH] {
-        cfg.service(web::resource(path).route(web::get().to(data_file)).route(web::head().to(data_file)));
+        cfg.service(super::listed(&["GET"], path).route(web::get().to(data_file)).route(web::head().to(data_file)));
     }
 }
 

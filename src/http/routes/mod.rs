@@ -80,6 +80,81 @@ fn api_scope(prefix: &str) -> actix_web::Scope {
     webhooks::routes(scope)
 }
 
+thread_local! {
+    /// The routes being listed by [`manifest`], as (method, path); `None` otherwise.
+    static LISTING: std::cell::RefCell<Option<Vec<(String, String)>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Notes a route's methods (HEAD aside, served with GET) while [`manifest`] lists the routes;
+/// nothing otherwise. Every resource outside the API's scope is made through here.
+pub(crate) fn listed(methods: &[&str], path: &str) -> Resource {
+    LISTING.with(|listing| {
+        if let Some(list) = listing.borrow_mut().as_mut() {
+            list.extend(methods.iter().map(|m| ((*m).to_owned(), path.to_owned())));
+        }
+    });
+    web::resource(path)
+}
+
+/// A route's path as documented: `{name}` for each parameter, without its pattern.
+fn documented(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut chars = path.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c != '{' {
+            continue;
+        }
+        // The name, then its pattern (if any) left out up to the closing brace.
+        let mut in_pattern = false;
+        for c in chars.by_ref() {
+            if c == '}' {
+                out.push('}');
+                break;
+            }
+            if c == ':' {
+                in_pattern = true;
+            }
+            if !in_pattern {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Routes as (method, path) pairs, the path with `{name}` parameters.
+pub type RouteList = Vec<(String, String)>;
+
+/// Every route the server serves: the API's under `/api/v1` (each also under `/json`), then
+/// the rest (pages, files). What `docs/api.md` must list, and nothing else.
+pub fn manifest() -> (RouteList, RouteList) {
+    let take = |build: &dyn Fn()| {
+        LISTING.with(|listing| *listing.borrow_mut() = Some(Vec::new()));
+        build();
+        let mut list: RouteList = LISTING
+            .with(|listing| listing.borrow_mut().take())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(method, path)| (method, documented(&path)))
+            .collect();
+        list.sort();
+        list.dedup();
+        list
+    };
+    let api = take(&|| {
+        let _ = api_scope("/api/v1");
+    });
+    let other = take(&|| {
+        let _ = actix_web::App::new().configure(|cfg| {
+            emoji::static_files(cfg);
+            super::pages::configure(cfg);
+            super::files::configure(cfg);
+        });
+    });
+    (api, other)
+}
+
 /// A numeric path id (the route's pattern allows digits only); an id too large for any
 /// object names none.
 fn path_id(raw: &str) -> i64 {
@@ -94,12 +169,13 @@ pub async fn not_found() -> HttpResponse {
 /// A resource and the methods it serves.
 struct Endpoint {
     resource: Resource,
+    path: String,
     methods: Vec<Method>,
 }
 
 impl Endpoint {
     fn new(path: &str) -> Self {
-        Endpoint { resource: web::resource(path), methods: Vec::new() }
+        Endpoint { resource: web::resource(path), path: path.to_owned(), methods: Vec::new() }
     }
 
     /// Serves `method` with `handler` for authenticated users (and HEAD too, for GET).
@@ -142,6 +218,8 @@ impl Endpoint {
     /// The resource, answering other methods with 405 (or 204 for OPTIONS).
     fn build(self) -> Resource {
         let allowed: Vec<String> = self.methods.iter().map(|m| m.as_str().to_owned()).collect();
+        let names: Vec<&str> = allowed.iter().map(String::as_str).collect();
+        let _ = listed(&names, &self.path);
         self.resource.default_service(web::to(move |req: HttpRequest| {
             let allowed = allowed.clone();
             async move {
@@ -152,5 +230,15 @@ impl Endpoint {
                 error_response(&ApiError::method_not_allowed(&names))
             }
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn documented_paths_name_their_parameters_without_patterns() {
+        assert_eq!(super::documented(r"/messages/{message_id:\d+}/reactions"), "/messages/{message_id}/reactions");
+        assert_eq!(super::documented(r"/user_uploads/{realm_id:\d+}/{path:.+}"), "/user_uploads/{realm_id}/{path}");
+        assert_eq!(super::documented("/users/me"), "/users/me");
     }
 }

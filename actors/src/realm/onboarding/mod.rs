@@ -17,6 +17,7 @@ pub use member::NewMember;
 use crate::clock;
 use crate::config::ServerConfig;
 use crate::error::ApiResult;
+use crate::ids::UserId;
 use crate::realm::actor::RealmActor;
 use crate::realm::commit;
 use crate::realm::group_commit::{Deferred, Plan};
@@ -133,17 +134,24 @@ pub fn create_member(
     let human = member_is_human(&member);
     let created = commit(state, store, member)?.output;
     if human {
-        if let Some(user) = state.user(created.user_id).cloned() {
-            for notice in new_user_notices(state, &user, None) {
-                let posted = crate::realm::chat::send::plan_notice(state, notice, &Default::default(), now)
-                    .and_then(|change| commit(state, store, change).map(|_| ()));
-                if let Err(e) = posted {
-                    tracing::warn!(error = %e, "could not post a notice");
-                }
-            }
-        }
+        post_welcome(state, store, created.user_id, now);
     }
     Ok(created)
+}
+
+/// Posts, outside any actor, what the system bots say about a new human account (Welcome
+/// Bot's messages; the signup announcement once there is someone to tell): for accounts made
+/// on a stopped server and for an organization's first owner, whom Zulip welcomes as it
+/// welcomes everyone after. A notice that cannot be posted is logged, never fatal.
+pub fn post_welcome(state: &mut RealmState, store: &Store, user_id: UserId, now: i64) {
+    let Some(user) = state.user(user_id).cloned() else { return };
+    for notice in new_user_notices(state, &user, None) {
+        let posted = crate::realm::chat::send::plan_notice(state, notice, &Default::default(), now)
+            .and_then(|change| commit(state, store, change).map(|_| ()));
+        if let Err(e) = posted {
+            tracing::warn!(error = %e, "could not post a notice");
+        }
+    }
 }
 
 #[cfg(test)]

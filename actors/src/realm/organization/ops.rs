@@ -10,6 +10,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::events::Event;
 use crate::ids::{GroupId, RealmId};
 use crate::realm::model::{Realm, Role, SystemBot, SystemGroup, User, UserGroup};
+use crate::realm::onboarding::post_welcome;
 use crate::realm::state::RealmState;
 use crate::realm::users::create::{plan_account, validate_new_user};
 use crate::realm::users::{CreatedUser, NewUser};
@@ -74,10 +75,14 @@ pub fn create_realm(
     });
     let (realm_id, owner) = result?;
     let conn = store.conn()?;
-    let state = RealmState::load(&conn, realm_id)?.ok_or_else(|| {
+    let mut state = RealmState::load(&conn, realm_id)?.ok_or_else(|| {
         tracing::error!(realm.id = %realm_id, "realm vanished right after creation");
         ApiError::internal()
     })?;
+    drop(conn);
+    // Welcome Bot greets the first owner as it greets every new member (and the message
+    // list a client opens first is not empty: zulip-terminal fails on an empty one).
+    post_welcome(&mut state, store, owner.user_id, now);
     tracing::info!(realm.id = %realm_id, subdomain = %new.subdomain, "created organization");
     Ok((CreatedRealm { realm_id, owner }, state))
 }
