@@ -66,6 +66,9 @@ pub enum AdminRequest {
     Stats,
     /// A command on one organization, run by its actor when a server runs.
     Realm { subdomain: String, command: AdminOp },
+    /// `agora import` wrote an organization into the database of a running server: the
+    /// server stops remembering its subdomain as one without an organization.
+    RealmImported { subdomain: String },
 }
 
 /// A command's outcome: the JSON object to print, or the error.
@@ -94,6 +97,7 @@ enum Command {
     ListRealms,
     Stats,
     Realm { subdomain: String, command: AdminOp },
+    RealmImported { subdomain: String },
 }
 
 /// What a command prints: the organization, the account and its API key.
@@ -117,6 +121,7 @@ impl AdminRequest {
             AdminRequest::ListRealms => Command::ListRealms,
             AdminRequest::Stats => Command::Stats,
             AdminRequest::Realm { subdomain, command } => Command::Realm { subdomain, command },
+            AdminRequest::RealmImported { subdomain } => Command::RealmImported { subdomain },
         })
     }
 
@@ -150,6 +155,10 @@ impl AdminRequest {
                 let realm = realms.find(&subdomain).await?.ok_or_else(|| unknown_realm(&subdomain))?;
                 realm.addr.send(Administer(command)).await.map_err(mailbox)?
             }
+            Command::RealmImported { subdomain } => {
+                realms.directory.forget_missing(&subdomain);
+                Ok(serde_json::json!({}))
+            }
         }
     }
 
@@ -174,7 +183,13 @@ impl AdminRequest {
                     .ok_or_else(|| unknown_realm(&subdomain))?;
                 admin::execute(&mut Offline { state, store, config }, command, clock::now())
             }
+            Command::RealmImported { .. } => Ok(serde_json::json!({})),
         }
+    }
+
+    /// Sends the command to the server holding `data_dir`.
+    pub fn send_to_server(&self, data_dir: &Path) -> Result<AdminResult, String> {
+        self.send(&data_dir.join(SOCKET_FILE))
     }
 
     /// Runs the command against `data_dir`: through its server if one holds the lock,

@@ -121,6 +121,10 @@ pub enum Command {
     /// Register this server with the mobile push notification service (Zulip's
     /// `manage.py register_server`)
     RegisterServer(crate::push_cli::RegisterServerArgs),
+    /// Create an organization from another server's export (whole, or not at all); prints
+    /// what it brought in
+    #[command(subcommand)]
+    Import(crate::import::ImportSource),
     #[command(flatten)]
     Ops(ops::OpsCommand),
 }
@@ -263,6 +267,7 @@ pub fn run() -> ExitCode {
         Some(Command::CreateUser(args)) => create_user(&settings, args),
         Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),
         Some(Command::Ops(command)) => ops::run(&settings, command),
+        Some(Command::Import(source)) => crate::import::run(&settings, source).map_err(StartupError::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod cli;
 pub mod datadir;
 pub mod http;
+pub mod import;
 pub mod memory;
 pub mod metrics;
 pub mod push_cli;

@@ -37,6 +37,7 @@ pub mod sessions;
 pub mod stats;
 pub mod store;
 pub mod thumbnailer;
+pub mod transfer;
 pub mod uploads;
 pub mod validate;
 pub mod worker_thread;

@@ -100,7 +100,8 @@ impl Directory {
         set.insert(subdomain.to_owned());
     }
 
-    fn forget_missing(&self, subdomain: &str) {
+    /// Forgets that a subdomain had no organization (one was created or imported since).
+    pub fn forget_missing(&self, subdomain: &str) {
         self.missing.write().unwrap_or_else(PoisonError::into_inner).remove(subdomain);
     }
 

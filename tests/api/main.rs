@@ -21,6 +21,7 @@ mod fidelity;
 mod folders;
 mod groups;
 mod helpers;
+mod import_zulip;
 mod invites;
 mod limits;
 mod linkifiers;

@@ -27,6 +27,7 @@ pub mod realms;
 pub mod scheduled;
 pub mod stats;
 pub mod submessages;
+pub mod transfer;
 pub mod user_data;
 pub mod user_messages;
 pub mod users;

@@ -65,16 +65,16 @@ pub struct RealmRow {
     pub deactivated_users: i64,
 }
 
-/// Every organization, by id.
+/// Every organization, by id (those still being imported aside).
 pub fn realms(conn: &Connection) -> StoreResult<Vec<RealmRow>> {
     let mut stmt = conn.prepare(
         "SELECT r.id, r.subdomain, r.name, r.deactivated, r.date_created,
                 (SELECT count(*) FROM users u WHERE u.realm_id = r.id AND u.is_active AND NOT u.is_bot),
                 (SELECT count(*) FROM users u WHERE u.realm_id = r.id AND u.is_active AND u.is_bot),
                 (SELECT count(*) FROM users u WHERE u.realm_id = r.id AND NOT u.is_active)
-           FROM realms r ORDER BY r.id",
+           FROM realms r WHERE r.subdomain NOT LIKE ?1 || '%' ORDER BY r.id",
     )?;
-    let rows = stmt.query_map([], |r| {
+    let rows = stmt.query_map([super::transfer::IMPORTING], |r| {
         Ok(RealmRow {
             id: r.get(0)?,
             subdomain: r.get(1)?,

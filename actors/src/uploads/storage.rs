@@ -47,6 +47,10 @@ pub trait Storage: Send + Sync + Debug {
     /// Removes a stored file and everything under its id (its thumbnails); removing what
     /// is not there is no error.
     fn delete(&self, path_id: &str) -> io::Result<()>;
+
+    /// Removes every file whose path id starts with `prefix/` (an organization's files,
+    /// when its import failed), thumbnails included.
+    fn delete_tree(&self, prefix: &str) -> io::Result<()>;
 }
 
 /// A file being written. Dropped without [`PendingFile::commit`], it leaves nothing behind.
@@ -86,6 +90,14 @@ impl LocalStorage {
             fs::remove_dir_all(&tmp)?;
         }
         fs::create_dir_all(&tmp)?;
+        Ok(LocalStorage { root: root.to_path_buf(), counter: AtomicU64::new(0) })
+    }
+
+    /// Storage under `root` for a second process beside a running server (an import): its
+    /// temporary files are the server's to clean up, so none is removed here (each
+    /// process's own temporary names carry its process id).
+    pub fn attach(root: &Path) -> io::Result<LocalStorage> {
+        fs::create_dir_all(root.join("tmp"))?;
         Ok(LocalStorage { root: root.to_path_buf(), counter: AtomicU64::new(0) })
     }
 
@@ -163,6 +175,22 @@ impl Storage for LocalStorage {
             return Ok(());
         }
         for result in [fs::remove_file(&path), fs::remove_dir_all(self.root.join("thumbnail").join(path_id))] {
+            match result {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_tree(&self, prefix: &str) -> io::Result<()> {
+        let Some(path) = self.resolve(prefix) else {
+            return Ok(());
+        };
+        if self.through_link(&path) {
+            return Ok(());
+        }
+        for result in [fs::remove_dir_all(&path), fs::remove_dir_all(self.root.join("thumbnail").join(prefix))] {
             match result {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                 _ => {}

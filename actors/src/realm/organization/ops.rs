@@ -87,6 +87,15 @@ pub fn create_realm(
     Ok((CreatedRealm { realm_id, owner }, state))
 }
 
+/// Writes what every organization starts with but its people: the realm row, the system
+/// groups and the system bots (an import adds the rest). Returns the realm's id.
+pub fn insert_skeleton(tx: &Transaction<'_>, realm: &Realm, now: i64) -> Result<RealmId, StoreError> {
+    let realm_id = store::realms::insert(tx, realm)?;
+    insert_system_groups(tx, realm_id, now)?;
+    insert_system_bots(tx, realm_id, now)?;
+    Ok(realm_id)
+}
+
 /// Creates the organization's system bots (Zulip's cross-realm bots), after its owner.
 fn insert_system_bots(tx: &Transaction<'_>, realm_id: RealmId, now: i64) -> Result<(), StoreError> {
     for (email, name) in SystemBot::ALL {

@@ -1,0 +1,102 @@
+//! An import's input: a directory as it is, or a `.tar.gz` archive unpacked (streamed from
+//! the file, entry by entry) into a temporary directory beside the database, removed
+//! afterwards. Only plain files and directories with relative paths inside the archive are
+//! accepted; a truncated or damaged archive is refused with what is wrong.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Component, Path, PathBuf};
+
+use agora_actors::transfer::{ImportError, Progress};
+
+/// The directory to read, and the temporary one to remove (when an archive was unpacked).
+pub struct Input {
+    dir: PathBuf,
+    _unpacked: Option<tempfile::TempDir>,
+}
+
+impl Input {
+    pub fn open(path: &Path, data_dir: &Path, progress: &mut dyn Progress) -> Result<Input, ImportError> {
+        let shown = path.display().to_string();
+        let meta = std::fs::metadata(path).map_err(|e| ImportError::at(&shown, e.to_string()))?;
+        if meta.is_dir() {
+            return Ok(Input { dir: path.to_path_buf(), _unpacked: None });
+        }
+        let temp = tempfile::Builder::new()
+            .prefix("import-")
+            .tempdir_in(data_dir)
+            .map_err(|e| ImportError::new(format!("{}: {e}", data_dir.display())))?;
+        let file = File::open(path).map_err(|e| ImportError::at(&shown, e.to_string()))?;
+        progress.stage("unpacking", Some(meta.len()));
+        let counted = Counted { inner: BufReader::new(file), progress, read: 0 };
+        unpack(counted, temp.path()).map_err(|e| ImportError::at(&shown, e))?;
+        Ok(Input { dir: temp.path().to_path_buf(), _unpacked: Some(temp) })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// Counts the compressed bytes read, for the progress bar.
+struct Counted<'a, R> {
+    inner: R,
+    progress: &'a mut dyn Progress,
+    read: u64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read >= 1 << 20 || n == 0 {
+            self.progress.advance(self.read);
+            self.read = 0;
+        }
+        Ok(n)
+    }
+}
+
+/// Unpacks a gzip-compressed tar archive into `into`.
+fn unpack(reader: impl Read, into: &Path) -> Result<(), String> {
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(reader));
+    let entries = archive.entries().map_err(|e| describe(&e))?;
+    let mut count = 0;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| describe(&e))?;
+        let name = entry.path().map_err(|e| describe(&e))?.into_owned();
+        let shown = name.display().to_string();
+        if name.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+            return Err(format!("{shown}: a path leaving the archive"));
+        }
+        let kind = entry.header().entry_type();
+        let target = into.join(&name);
+        if kind.is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| format!("{shown}: {e}"))?;
+        } else if kind.is_file() {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| format!("{shown}: {e}"))?;
+            }
+            let mut out = File::create(&target).map_err(|e| format!("{shown}: {e}"))?;
+            io::copy(&mut entry, &mut out).map_err(|e| format!("{shown}: {}", describe(&e)))?;
+        } else if !matches!(kind, tar::EntryType::XGlobalHeader | tar::EntryType::XHeader) {
+            return Err(format!("{shown}: not a file or a directory (links are not accepted)"));
+        }
+        count += 1;
+    }
+    if count == 0 {
+        return Err("an empty archive".to_owned());
+    }
+    Ok(())
+}
+
+/// An I/O error of a `.tar.gz` as a person can act on it.
+fn describe(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::UnexpectedEof => "the archive ends early (is it cut short?)".to_owned(),
+        io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+            format!("not a .tar.gz archive, or a damaged one ({e})")
+        }
+        _ => e.to_string(),
+    }
+}

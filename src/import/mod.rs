@@ -1,0 +1,118 @@
+//! `agora import zulip|slack|mattermost ARCHIVE --subdomain S`: a new organization from
+//! another chat server's export, on a stopped or running server.
+//!
+//! The command does the work itself (a running server is only told, at the end, that the
+//! organization exists): it unpacks an archive into a temporary directory beside the
+//! database (streamed, never in memory), reads it, and writes it through
+//! [`agora_actors::transfer::writer::Writer`], which publishes the organization whole or
+//! removes every trace of it.
+
+mod archive;
+mod progress;
+pub mod zulip;
+
+use std::path::{Path, PathBuf};
+
+use agora_actors::clock;
+use agora_actors::store::{Store, Synchronous};
+use agora_actors::transfer::writer::{clean_up_unfinished, Target, Writer};
+use agora_actors::transfer::{Files, ImportError, Progress, Summary};
+use agora_actors::uploads::storage::LocalStorage;
+use clap::{Args, Subcommand};
+
+use crate::admin::AdminRequest;
+use crate::settings::Settings;
+
+/// What to import.
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// An export of a Zulip server (`manage.py export`, Zulip 10 to 12): its .tar.gz or the
+    /// directory it unpacks to
+    Zulip(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The export: a .tar.gz archive or an unpacked directory
+    pub archive: PathBuf,
+    /// Subdomain of the new organization; "" for the root domain (when free)
+    #[arg(long)]
+    pub subdomain: String,
+    /// Mail everyone a link to set their password (exports carry no passwords); otherwise
+    /// people use "Forgot password?" on the sign-in page
+    #[arg(long)]
+    pub send_password_resets: bool,
+}
+
+/// Runs an import; prints what it brought in as one JSON object.
+pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
+    let ImportSource::Zulip(args) = source;
+    let data_dir = &settings.data_dir;
+    crate::datadir::ensure(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
+    // Held when no server runs, so that none starts half-way; a running server is told at
+    // the end.
+    let lock = crate::datadir::lock(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
+    let store =
+        Store::open_with(data_dir, Synchronous::Normal).map_err(|e| format!("cannot open the database: {e}"))?;
+    let storage = LocalStorage::attach(&data_dir.join("uploads")).map_err(|e| format!("uploads: {e}"))?;
+    let removed = clean_up_unfinished(&store, &storage).map_err(|e| e.to_string())?;
+    if removed > 0 {
+        eprintln!("Removed {removed} organization(s) left half-imported by an interrupted import.");
+    }
+    let mut progress = progress::for_stderr();
+    let summary = import_zulip(settings, &store, &storage, &args, progress.as_mut()).map_err(|e| e.to_string())?;
+    progress.stage("done", None);
+    if lock.is_none() {
+        let told = AdminRequest::RealmImported { subdomain: summary.subdomain.clone() }.send_to_server(data_dir);
+        if let Err(e) = told.and_then(|r| r.map_err(|e| e.msg)) {
+            eprintln!("The organization is imported, but the running server could not be told ({e}): restart it.");
+        }
+    }
+    println!("{}", serde_json::to_string(&summary).unwrap_or_default());
+    Ok(())
+}
+
+fn import_zulip(
+    settings: &Settings,
+    store: &Store,
+    storage: &LocalStorage,
+    args: &ImportArgs,
+    progress: &mut dyn Progress,
+) -> Result<Summary, ImportError> {
+    let unpacked = archive::Input::open(&args.archive, &settings.data_dir, progress)?;
+    let (mut export, org) = zulip::ZulipExport::open(unpacked.dir())?;
+    let mut files = DirFiles { root: export.dir().to_path_buf() };
+    let config = settings.server_config();
+    let target = Target { store, storage, config: &config };
+    let mut writer = Writer::begin(target, &args.subdomain, &org, &mut files, progress, clock::now())?;
+    progress.stage("messages", None);
+    let read = export.messages(&mut |message| {
+        writer.message(message)?;
+        progress.advance(1);
+        Ok(())
+    });
+    if let Err(e) = read {
+        writer.abort();
+        return Err(e);
+    }
+    writer.finish(args.send_password_resets.then_some(&config))
+}
+
+/// Files of an unpacked export, by their path inside it.
+struct DirFiles {
+    root: PathBuf,
+}
+
+impl Files for DirFiles {
+    fn open(&mut self, name: &str) -> std::io::Result<Option<Box<dyn std::io::Read + '_>>> {
+        let relative = Path::new(name);
+        if relative.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+            return Ok(None);
+        }
+        match std::fs::File::open(self.root.join(relative)) {
+            Ok(file) => Ok(Some(Box::new(std::io::BufReader::new(file)))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
