@@ -1,7 +1,8 @@
-//! An import's input: a directory as it is, or a `.tar.gz` archive unpacked (streamed from
-//! the file, entry by entry) into a temporary directory beside the database, removed
-//! afterwards. Only plain files and directories with relative paths inside the archive are
-//! accepted; a truncated or damaged archive is refused with what is wrong.
+//! An import's input: a directory as it is, or an archive (`.tar.gz`, or `.zip` as Slack and
+//! Mattermost write them) unpacked entry by entry, streamed, into a temporary directory
+//! beside the database and removed afterwards. Only plain files and directories with
+//! relative paths inside the archive are accepted; a truncated or damaged archive is
+//! refused with what is wrong.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -26,10 +27,18 @@ impl Input {
             .prefix("import-")
             .tempdir_in(data_dir)
             .map_err(|e| ImportError::new(format!("{}: {e}", data_dir.display())))?;
+        let mut file = File::open(path).map_err(|e| ImportError::at(&shown, e.to_string()))?;
+        let mut magic = [0u8; 4];
+        let is_zip = file.read_exact(&mut magic).is_ok() && magic == *b"PK\x03\x04";
+        drop(file);
         let file = File::open(path).map_err(|e| ImportError::at(&shown, e.to_string()))?;
         progress.stage("unpacking", Some(meta.len()));
-        let counted = Counted { inner: BufReader::new(file), progress, read: 0 };
-        unpack(counted, temp.path()).map_err(|e| ImportError::at(&shown, e))?;
+        if is_zip {
+            unzip(file, temp.path(), progress).map_err(|e| ImportError::at(&shown, e))?;
+        } else {
+            let counted = Counted { inner: BufReader::new(file), progress, read: 0 };
+            unpack(counted, temp.path()).map_err(|e| ImportError::at(&shown, e))?;
+        }
         Ok(Input { dir: temp.path().to_path_buf(), _unpacked: Some(temp) })
     }
 
@@ -90,7 +99,41 @@ fn unpack(reader: impl Read, into: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// An I/O error of a `.tar.gz` as a person can act on it.
+/// Unpacks a `.zip` archive into `into`. Names are taken as UTF-8 (Slack does not mark them
+/// so, and writes them so).
+fn unzip(file: File, into: &Path, progress: &mut dyn Progress) -> Result<(), String> {
+    let mut archive = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| format!("not a .zip archive, or a damaged one ({e})"))?;
+    if archive.is_empty() {
+        return Err("an empty archive".to_owned());
+    }
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(|e| format!("entry {i}: {e}"))?;
+        let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        let relative = Path::new(&name);
+        if relative.is_absolute()
+            || relative.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(format!("{name}: a path leaving the archive"));
+        }
+        let target = into.join(relative);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| format!("{name}: {e}"))?;
+        } else if entry.is_file() {
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| format!("{name}: {e}"))?;
+            }
+            let mut out = File::create(&target).map_err(|e| format!("{name}: {e}"))?;
+            io::copy(&mut entry, &mut out).map_err(|e| format!("{name}: {}", describe(&e)))?;
+        } else {
+            return Err(format!("{name}: not a file or a directory (links are not accepted)"));
+        }
+        progress.advance(entry.compressed_size());
+    }
+    Ok(())
+}
+
+/// An I/O error of an archive as a person can act on it.
 fn describe(e: &io::Error) -> String {
     match e.kind() {
         io::ErrorKind::UnexpectedEof => "the archive ends early (is it cut short?)".to_owned(),

@@ -8,13 +8,16 @@
 //! removes every trace of it.
 
 mod archive;
+pub mod mattermost;
 mod progress;
+pub mod slack;
 pub mod zulip;
 
 use std::path::{Path, PathBuf};
 
 use agora_actors::clock;
 use agora_actors::store::{Store, Synchronous};
+use agora_actors::transfer::model::{Message, Organization};
 use agora_actors::transfer::writer::{clean_up_unfinished, Target, Writer};
 use agora_actors::transfer::{Files, ImportError, Progress, Summary};
 use agora_actors::uploads::storage::LocalStorage;
@@ -29,6 +32,35 @@ pub enum ImportSource {
     /// An export of a Zulip server (`manage.py export`, Zulip 10 to 12): its .tar.gz or the
     /// directory it unpacks to
     Zulip(ImportArgs),
+    /// A Slack workspace export (its .zip, or the directory it unpacks to)
+    Slack(ImportArgs),
+    /// A Mattermost bulk export (`mmctl export create`: its .zip, or a directory with the
+    /// JSON lines file and its `data/`), one team of it
+    Mattermost(MattermostArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MattermostArgs {
+    #[command(flatten)]
+    pub common: ImportArgs,
+    /// The team to import (its `name` in the export)
+    #[arg(long)]
+    pub team: String,
+}
+
+/// An input read up to its messages: the organization, its files, and its messages to come.
+pub struct Opened {
+    pub org: Organization,
+    pub files: Box<dyn Files>,
+    pub messages: Box<dyn Messages>,
+}
+
+/// Reads an unpacked input up to its messages.
+type Opener = dyn Fn(&Path) -> Result<Opened, ImportError>;
+
+/// The messages of an input, handed over in the order they were sent.
+pub trait Messages {
+    fn each(&mut self, f: &mut dyn FnMut(Message) -> Result<(), ImportError>) -> Result<(), ImportError>;
 }
 
 #[derive(Debug, Args)]
@@ -46,7 +78,14 @@ pub struct ImportArgs {
 
 /// Runs an import; prints what it brought in as one JSON object.
 pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
-    let ImportSource::Zulip(args) = source;
+    let (args, opener): (&ImportArgs, Box<Opener>) = match &source {
+        ImportSource::Zulip(args) => (args, Box::new(zulip::open)),
+        ImportSource::Slack(args) => (args, Box::new(slack::open)),
+        ImportSource::Mattermost(m) => {
+            let team = m.team.clone();
+            (&m.common, Box::new(move |dir: &Path| mattermost::open(dir, &team)))
+        }
+    };
     let data_dir = &settings.data_dir;
     crate::datadir::ensure(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
     // Held when no server runs, so that none starts half-way; a running server is told at
@@ -60,7 +99,7 @@ pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
         eprintln!("Removed {removed} organization(s) left half-imported by an interrupted import.");
     }
     let mut progress = progress::for_stderr();
-    let summary = import_zulip(settings, &store, &storage, &args, progress.as_mut()).map_err(|e| e.to_string())?;
+    let summary = import(settings, &store, &storage, args, &*opener, progress.as_mut()).map_err(|e| e.to_string())?;
     progress.stage("done", None);
     if lock.is_none() {
         let told = AdminRequest::RealmImported { subdomain: summary.subdomain.clone() }.send_to_server(data_dir);
@@ -72,21 +111,21 @@ pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
     Ok(())
 }
 
-fn import_zulip(
+fn import(
     settings: &Settings,
     store: &Store,
     storage: &LocalStorage,
     args: &ImportArgs,
+    open: &Opener,
     progress: &mut dyn Progress,
 ) -> Result<Summary, ImportError> {
     let unpacked = archive::Input::open(&args.archive, &settings.data_dir, progress)?;
-    let (mut export, org) = zulip::ZulipExport::open(unpacked.dir())?;
-    let mut files = DirFiles { root: export.dir().to_path_buf() };
+    let Opened { org, mut files, mut messages } = open(unpacked.dir())?;
     let config = settings.server_config();
     let target = Target { store, storage, config: &config };
-    let mut writer = Writer::begin(target, &args.subdomain, &org, &mut files, progress, clock::now())?;
+    let mut writer = Writer::begin(target, &args.subdomain, &org, files.as_mut(), progress, clock::now())?;
     progress.stage("messages", None);
-    let read = export.messages(&mut |message| {
+    let read = messages.each(&mut |message| {
         writer.message(message)?;
         progress.advance(1);
         Ok(())
@@ -99,8 +138,8 @@ fn import_zulip(
 }
 
 /// Files of an unpacked export, by their path inside it.
-struct DirFiles {
-    root: PathBuf,
+pub struct DirFiles {
+    pub root: PathBuf,
 }
 
 impl Files for DirFiles {

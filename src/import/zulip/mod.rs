@@ -165,6 +165,19 @@ impl ZulipExport {
     }
 }
 
+/// Opens an unpacked Zulip export for [`super::run`].
+pub fn open(dir: &Path) -> Result<super::Opened, ImportError> {
+    let (export, org) = ZulipExport::open(dir)?;
+    let files = Box::new(super::DirFiles { root: export.dir().to_path_buf() });
+    Ok(super::Opened { org, files, messages: Box::new(export) })
+}
+
+impl super::Messages for ZulipExport {
+    fn each(&mut self, f: &mut dyn FnMut(Message) -> Result<(), ImportError>) -> Result<(), ImportError> {
+        self.messages(f)
+    }
+}
+
 /// `messages-000001.json` and so on.
 fn message_file(n: usize) -> String {
     format!("messages-{n:06}.json")
