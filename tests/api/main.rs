@@ -21,6 +21,8 @@ mod fidelity;
 mod folders;
 mod groups;
 mod helpers;
+mod import_mattermost;
+mod import_slack;
 mod import_zulip;
 mod invites;
 mod limits;

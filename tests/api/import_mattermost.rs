@@ -1,0 +1,1 @@
+//! `agora import mattermost`: tests (to come).

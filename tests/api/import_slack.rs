@@ -1,0 +1,1 @@
+//! `agora import slack`: tests (to come).
