@@ -125,6 +125,9 @@ pub enum Command {
     /// what it brought in
     #[command(subcommand)]
     Import(crate::import::ImportSource),
+    /// Write an organization in Zulip's export format (for Zulip's `manage.py import`, or
+    /// `agora import zulip`); prints what it wrote
+    Export(crate::import::export::ExportArgs),
     #[command(flatten)]
     Ops(ops::OpsCommand),
 }
@@ -268,6 +271,7 @@ pub fn run() -> ExitCode {
         Some(Command::RegisterServer(args)) => crate::push_cli::register_server(&settings, args),
         Some(Command::Ops(command)) => ops::run(&settings, command),
         Some(Command::Import(source)) => crate::import::run(&settings, source).map_err(StartupError::from),
+        Some(Command::Export(args)) => crate::import::export::run(&settings, args).map_err(StartupError::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@
 //! removes every trace of it.
 
 mod archive;
+pub mod export;
 pub mod mattermost;
 mod progress;
 pub mod slack;

@@ -529,3 +529,272 @@ async fn an_archive_imports_on_a_stopped_server_and_stays_after_a_restart() {
     let mails = std::fs::read_dir(&outbox).map(|d| d.count()).unwrap_or(0);
     assert_eq!(mails, 2, "one reset mail for each active person");
 }
+
+/// What a person sees of an organization, with ids (which an import changes) left out:
+/// the people, the channels, every message with its reactions and flags, the unread counts.
+async fn seen_by(app: &TestApp, who: &Creds) -> Value {
+    let strip_ids =
+        regex::Regex::new(r#"(data-user-id="|data-stream-id="|/user_uploads/|#narrow/channel/)\d+"#).unwrap();
+    let members =
+        get(app, who, "/users?include_custom_profile_fields=true").await["members"].as_array().unwrap().clone();
+    let email_of =
+        |id: &Value| members.iter().find(|u| u["user_id"] == *id).map(|u| u["email"].clone()).unwrap_or(Value::Null);
+    let mut users: Vec<Value> = members
+        .iter()
+        .map(|u| {
+            // A person picker names people by id: by address here.
+            let profile: Vec<Value> = u["profile_data"]
+                .as_object()
+                .map(|p| {
+                    p.values()
+                        .map(|v| match serde_json::from_str::<Vec<Value>>(v["value"].as_str().unwrap_or("")) {
+                            Ok(ids) => json!(ids.iter().map(&email_of).collect::<Vec<_>>()),
+                            Err(_) => v.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            json!([u["email"], u["full_name"], u["role"], u["is_active"], u["is_bot"], u["timezone"], profile])
+        })
+        .collect();
+    users.sort_by_key(|u| u.to_string());
+    let mut streams: Vec<Value> = get(app, who, "/streams?exclude_archived=false").await["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            json!([s["name"], s["description"], s["invite_only"], s["is_archived"], s["history_public_to_subscribers"]])
+        })
+        .collect();
+    streams.sort_by_key(|s| s.to_string());
+    let messages: Vec<Value> = messages(app, who, "[]")
+        .await
+        .iter()
+        .map(|m| {
+            let mut reactions: Vec<String> = m["reactions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["emoji_name"].as_str().unwrap().to_owned())
+                .collect();
+            reactions.sort();
+            let content = strip_ids.replace_all(m["content"].as_str().unwrap(), "${1}N").into_owned();
+            json!([
+                m["sender_email"],
+                m["subject"],
+                content,
+                m["timestamp"],
+                m["flags"],
+                reactions,
+                m["client"],
+                m["last_edit_timestamp"]
+            ])
+        })
+        .collect();
+    let register = json(
+        app.as_user(who, Method::POST, "/register")
+            .form(&[("fetch_event_types", r#"["message","update_message_flags"]"#)])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+    .1;
+    json!({"users": users, "streams": streams, "messages": messages, "unread": register["unread_msgs"]["count"]})
+}
+
+#[actix_web::test]
+async fn an_organization_exported_and_imported_again_is_the_same() {
+    let app = spawn_app().await;
+    let export = tempfile::tempdir().unwrap();
+    write_export(export.path());
+    crate::cli::printed(&import(&app, export.path(), SUB).await);
+    let archive = export.path().join("agora-export.tar.gz");
+    let out = agora(&app.data_dir, &["export", "--subdomain", SUB, "--to", archive.to_str().unwrap()]).await;
+    let written = crate::cli::printed(&out);
+    assert_eq!(
+        (
+            written["users"].as_i64(),
+            written["channels"].as_i64(),
+            written["messages"].as_i64(),
+            written["uploads"].as_i64()
+        ),
+        (Some(4), Some(3), Some(6), Some(1)),
+        "{written}"
+    );
+    zulip_can_read(&archive);
+    // An existing file is never overwritten.
+    let again = agora(&app.data_dir, &["export", "--subdomain", SUB, "--to", archive.to_str().unwrap()]).await;
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+
+    let out = agora(
+        &app.data_dir,
+        &["import", "zulip", archive.to_str().unwrap(), "--subdomain", "copy", "--external-host", "agora.test"],
+    )
+    .await;
+    crate::cli::printed(&out);
+    for email in ["iago@zulip.test", "hamlet@zulip.test"] {
+        let original = creds(&app, email).await;
+        let out = agora(&app.data_dir, &["reset-api-key", "--subdomain", "copy", "--user", email]).await;
+        let printed = crate::cli::printed(&out);
+        let copy = Creds {
+            api_key: printed["api_key"].as_str().unwrap().to_owned(),
+            user_id: printed["user_id"].as_i64().unwrap(),
+            host: "copy.agora.test".into(),
+            ..original.clone()
+        };
+        assert_eq!(seen_by(&app, &copy).await, seen_by(&app, &original).await, "{email}");
+    }
+    app.stop().await;
+}
+
+/// Checks an archive against what Zulip's `manage.py import` reads without a default
+/// (`zerver/lib/import_realm.py`): the top-level tables, the keys it takes from each row,
+/// float datetimes, `flags_mask`, the upload records every attachment names.
+fn zulip_can_read(archive: &Path) {
+    let unpacked = tempfile::tempdir().unwrap();
+    tar::Archive::new(flate2::read::GzDecoder::new(std::fs::File::open(archive).unwrap()))
+        .unpack(unpacked.path())
+        .unwrap();
+    let tops: Vec<_> = std::fs::read_dir(unpacked.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(tops.len(), 1, "one top directory: {tops:?}");
+    let dir = &tops[0];
+    assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("zulip-export-"));
+    let read = |name: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap()
+    };
+    let realm = read("realm.json");
+    for key in [
+        "zerver_realm",
+        "zerver_userprofile",
+        "zerver_userprofile_mirrordummy",
+        "zerver_userprofile_crossrealm",
+        "zerver_stream",
+        "zerver_huddle",
+        "zerver_recipient",
+        "zerver_subscription",
+        "zerver_client",
+        "zerver_defaultstream",
+        "zerver_realmemoji",
+        "zerver_realmdomain",
+        "zerver_realmfilter",
+        "zerver_realmplayground",
+        "zerver_realmauthenticationmethod",
+        "zerver_userpresence",
+        "zerver_useractivity",
+        "zerver_useractivityinterval",
+        "zerver_customprofilefield",
+        "zerver_customprofilefieldvalue",
+        "zerver_reaction",
+        "zerver_usergroup",
+        "zerver_namedusergroup",
+        "zerver_usergroupmembership",
+        "zerver_groupgroupmembership",
+    ] {
+        assert!(realm[key].is_array(), "realm.json lacks {key}");
+    }
+    assert_eq!(realm["import_source"], "zulip");
+    let row = &realm["zerver_realm"][0];
+    for key in [
+        "id",
+        "date_created",
+        "deactivated",
+        "moderation_request_channel",
+        "new_stream_announcements_stream",
+        "signup_announcements_stream",
+        "zulip_update_announcements_stream",
+        "can_create_public_channel_group",
+        "can_invite_users_group",
+    ] {
+        assert!(row.get(key).is_some(), "zerver_realm lacks {key}");
+    }
+    assert!(row["date_created"].is_f64());
+    assert!(row["can_create_public_channel_group"].is_i64(), "group settings name groups by id");
+    for user in realm["zerver_userprofile"].as_array().unwrap() {
+        for key in [
+            "id",
+            "email",
+            "delivery_email",
+            "realm",
+            "bot_owner",
+            "default_sending_stream",
+            "default_events_register_stream",
+            "last_active_message_id",
+            "date_joined",
+            "last_login",
+            "last_reminder",
+            "groups",
+            "user_permissions",
+            "role",
+            "full_name",
+        ] {
+            assert!(user.get(key).is_some(), "zerver_userprofile lacks {key}: {user}");
+        }
+        assert!(user.get("api_key").is_none() && user.get("password").is_none(), "no secrets in an export");
+    }
+    for stream in realm["zerver_stream"].as_array().unwrap() {
+        for key in ["id", "name", "realm", "creator", "date_created", "description", "folder", "can_send_message_group"]
+        {
+            assert!(stream.get(key).is_some(), "zerver_stream lacks {key}");
+        }
+    }
+    let every_group: Vec<&Value> = realm["zerver_usergroup"].as_array().unwrap().iter().map(|g| &g["id"]).collect();
+    for group in realm["zerver_namedusergroup"].as_array().unwrap() {
+        for key in [
+            "can_add_members_group",
+            "can_join_group",
+            "can_leave_group",
+            "can_manage_group",
+            "can_mention_group",
+            "can_remove_members_group",
+        ] {
+            assert!(every_group.contains(&&group[key]), "{key} of {} names a group of zerver_usergroup", group["name"]);
+        }
+    }
+    let messages = read("messages-000001.json");
+    for m in messages["zerver_message"].as_array().unwrap() {
+        for key in [
+            "id",
+            "sender",
+            "recipient",
+            "sending_client",
+            "realm",
+            "date_sent",
+            "last_edit_time",
+            "has_attachment",
+            "content",
+            "rendered_content",
+            "subject",
+        ] {
+            assert!(m.get(key).is_some(), "zerver_message lacks {key}");
+        }
+        assert!(m["date_sent"].is_f64());
+    }
+    assert!(messages["zerver_usermessage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|u| u["flags_mask"].is_i64() && u.get("flags").is_none()));
+    let recipients = realm["zerver_recipient"].as_array().unwrap();
+    let dm = messages["zerver_message"].as_array().unwrap().iter().find(|m| m["content"] == "a direct word").unwrap();
+    let to = recipients.iter().find(|r| r["id"] == dm["recipient"]).unwrap();
+    assert_eq!(to["type"], 1, "a direct message goes to its recipient's personal recipient");
+    let group =
+        messages["zerver_message"].as_array().unwrap().iter().find(|m| m["content"] == "to the three of us").unwrap();
+    assert_eq!(recipients.iter().find(|r| r["id"] == group["recipient"]).unwrap()["type"], 3);
+    let uploads = read("uploads/records.json");
+    for a in read("attachment.json")["zerver_attachment"].as_array().unwrap() {
+        assert!(a["messages"].is_array() && a["scheduled_messages"].is_array());
+        let record = uploads
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["s3_path"] == a["path_id"])
+            .expect("every attachment has its upload record");
+        assert!(dir.join("uploads").join(record["path"].as_str().unwrap()).is_file());
+    }
+    for name in ["avatars/records.json", "emoji/records.json", "realm_icons/records.json"] {
+        assert!(read(name).is_array(), "{name}");
+    }
+    assert_eq!(read("migration_status.json")["zulip_version"], "11.0");
+}

@@ -120,6 +120,37 @@ pub fn set_image(conn: &Connection, attachment: i64, width: u32, height: u32, fr
     Ok(())
 }
 
+/// An organization's messages after `after`, oldest first, at most `limit`: each with
+/// whether it has a link, an image and an attachment.
+pub fn messages_page(
+    conn: &Connection,
+    realm: RealmId,
+    after: MessageId,
+    limit: usize,
+) -> StoreResult<Vec<(super::messages::MessageRow, [bool; 3])>> {
+    let sql = format!(
+        "SELECT {}, m.has_link, m.has_image, m.has_attachment FROM messages m
+         WHERE m.realm_id = ?1 AND m.id > ?2 ORDER BY m.id LIMIT ?3",
+        super::messages::MESSAGE_COLUMNS
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![realm, after, limit as i64], |r| {
+        Ok((super::messages::read_row(r, 0)?, [r.get(12)?, r.get(13)?, r.get(14)?]))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Every `(message, user, flags)` row of these messages.
+pub fn user_messages_of(conn: &Connection, messages: &[MessageId]) -> StoreResult<Vec<(MessageId, UserId, i64)>> {
+    let ids = serde_json::to_string(messages).unwrap_or_else(|_| "[]".into());
+    let mut stmt = conn.prepare_cached(
+        "SELECT message_id, user_id, flags FROM user_messages
+         WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY message_id, user_id",
+    )?;
+    let rows = stmt.query_map([ids], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// Removes an organization and everything that belongs to it, in an order the foreign keys
 /// accept. Used for an import that failed; nothing of the organization is left.
 pub fn delete_realm(conn: &Connection, realm: RealmId) -> StoreResult<()> {

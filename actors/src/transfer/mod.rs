@@ -8,6 +8,7 @@
 //! subdomain in one last step: it appears whole or not at all. A failure (or a crash, found
 //! by the next import) removes every row and file of it.
 
+pub mod export;
 pub mod model;
 mod remap;
 pub mod writer;
