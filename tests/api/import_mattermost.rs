@@ -48,8 +48,9 @@ fn direct(members: &[&str], user: &str, message: &str, seconds: i64) -> Value {
 }
 
 /// The export's lines: two teams, their channels, people with their memberships and roles,
-/// posts out of time order with replies, reactions and an attachment, direct conversations,
-/// a custom emoji, and line types an older reader does not know.
+/// posts out of time order with replies (listed out of order, later than other lines' posts,
+/// at the same time as their root or as a later line's post), reactions and an attachment,
+/// direct conversations, a custom emoji, and line types an older reader does not know.
 fn export_lines() -> Vec<Value> {
     let mut welcome = post("town-square", "ron", "Welcome @harry and @ginny! Practice is @all.", 300);
     welcome["post"]["reactions"] = json!([
@@ -57,8 +58,10 @@ fn export_lines() -> Vec<Value> {
         {"user": "harry", "create_at": T + 320_000, "emoji_name": "peerdium"},
         {"user": "draco", "create_at": T + 330_000, "emoji_name": "heart"}
     ]);
-    welcome["post"]["replies"] = json!([reply("harry", "Thanks @ron.", 400)]);
+    welcome["post"]["replies"] = json!([reply("ginny", "See you there", 450), reply("harry", "Thanks @ron.", 400)]);
     welcome["post"]["attachments"] = json!([{"path": ATTACHMENT}]);
+    let mut xylophone = post("town-square", "harry", "The xylophone is tuned", 100);
+    xylophone["post"]["replies"] = json!([reply("ginny", "Tuned by whom?", 100)]);
     let mut army = post("dumbledores-army", "harry", "Meet in the Room of Requirement", 200);
     army["post"]["replies"] = json!([reply("luna", "I will bring my spectrespecs", 350)]);
     let mut joined = post("town-square", "ginny", "ginny joined the channel.", 60);
@@ -126,7 +129,7 @@ fn export_lines() -> Vec<Value> {
         user("hagrid", "", "", "system_user", Value::Null),
         json!({"type": "bot", "bot": {"username": "helper", "owner": "harry", "display_name": "Helper"}}),
         welcome,
-        post("town-square", "harry", "The xylophone is tuned", 100),
+        xylophone,
         army,
         potions,
         post("town-square", "hagrid", "I should not have said that", 50),
@@ -253,8 +256,9 @@ async fn check_organization(app: &TestApp) {
     let luna_subs = get(app, &luna, "/users/me/subscriptions").await["subscriptions"].as_array().unwrap().clone();
     assert_eq!(luna_subs.iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>(), ["Dumbledores Army"]);
 
-    // Messages: threads in the order of their roots, each reply right after its root, with
-    // mentions naming the new ids; Mattermost's notices and the other team's posts left out.
+    // Messages: every one, replies included, in time order (ties in the file's order, a
+    // root before its replies), ids growing with time, with mentions naming the new ids;
+    // Mattermost's notices and the other team's posts left out.
     let feed = messages(app, &harry, "[]").await;
     let summary: Vec<(String, i64, String)> = feed
         .iter()
@@ -277,16 +281,25 @@ async fn check_organization(app: &TestApp) {
         [
             ("Town Square > imported from mattermost".to_owned(), 50, hagrid_email),
             at("Town Square", 100, &harry),
+            at("Town Square", 100, &ginny),
             at("Dumbledores Army", 200, &harry),
-            at("Dumbledores Army", 350, &luna),
             at("Town Square", 300, &ron),
+            at("Dumbledores Army", 350, &luna),
             at("Town Square", 400, &harry),
+            at("Town Square", 450, &ginny),
             at("dm of 3", 450, &ginny),
             at("dm of 2", 500, &ron),
         ]
     );
+    let times: Vec<i64> = feed.iter().map(|m| m["timestamp"].as_i64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
     let ids: Vec<i64> = feed.iter().map(|m| m["id"].as_i64().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    let contents: Vec<&str> = feed.iter().map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(
+        [contents[1], contents[2], contents[7], contents[8]],
+        ["<p>The xylophone is tuned</p>", "<p>Tuned by whom?</p>", "<p>See you there</p>", "<p>group chat</p>"]
+    );
     let welcome = feed[4]["content"].as_str().unwrap();
     let (text, link) = welcome.split_once("\n").unwrap();
     assert_eq!(
@@ -303,10 +316,10 @@ async fn check_organization(app: &TestApp) {
             && link.ends_with(r#"/battle-plan.txt">battle plan.txt</a></p>"#),
         "{link}"
     );
-    assert_eq!(feed[5]["content"], format!("<p>Thanks {}.</p>", mention(ron.user_id, "Ron Weasley")));
-    assert_eq!(feed[7]["content"], "<p>hey harry</p>");
+    assert_eq!(feed[6]["content"], format!("<p>Thanks {}.</p>", mention(ron.user_id, "Ron Weasley")));
+    assert_eq!(feed[9]["content"], "<p>hey harry</p>");
     // Flags: all history read; mentions, everyone's mention and saved posts kept.
-    assert_eq!(feed[7]["flags"], json!(["read", "starred"]));
+    assert_eq!(feed[9]["flags"], json!(["read", "starred"]));
     let ginny_feed = messages(app, &ginny, r#"[{"operator": "channel", "operand": "Town Square"}]"#).await;
     let ginny_welcome = ginny_feed.iter().find(|m| m["id"] == feed[4]["id"]).unwrap();
     assert_eq!(ginny_welcome["flags"], json!(["read", "mentioned", "stream_wildcard_mentioned", "wildcard_mentioned"]));
@@ -377,7 +390,7 @@ async fn a_mattermost_team_becomes_an_organization_on_a_running_server() {
             summary["uploads"].as_i64(),
             summary["missing_files"].as_i64()
         ),
-        (Some(5), Some(3), Some(8), Some(2), Some(1), Some(0)),
+        (Some(5), Some(3), Some(10), Some(2), Some(1), Some(0)),
         "{summary}"
     );
     check_organization(&app).await;
@@ -413,7 +426,7 @@ async fn a_zip_of_the_export_imports_the_same() {
     let archive = packed.path().join("export.zip");
     zip_dir(export.path(), &archive);
     let summary = crate::cli::printed(&import(&app, &archive, "gryffindor").await);
-    assert_eq!((summary["messages"].as_i64(), summary["uploads"].as_i64()), (Some(8), Some(1)), "{summary}");
+    assert_eq!((summary["messages"].as_i64(), summary["uploads"].as_i64()), (Some(10), Some(1)), "{summary}");
     check_organization(&app).await;
     app.stop().await;
 }

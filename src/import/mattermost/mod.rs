@@ -2,15 +2,22 @@
 //! lines file (`import.jsonl`, `export.json`, ...) and the attachments under `data/`; one
 //! team of it becomes an organization.
 //!
-//! The file is read twice and never held whole: the first pass ([`scan`]) keeps the small
-//! things (teams, channels, users, emoji) and, of each post, only its offset, time, writers
-//! and attachments; the second hands the posts over in time order, reading each one again
-//! at its offset (sorted by time first when the file is not in order). A post line is a
-//! thread: threads go in the order of their roots, and each root's replies (by time) come
-//! right after it, so that a thread reads whole in the one topic.
+//! The file is read twice and never held whole. The first pass ([`scan`]) keeps the small
+//! things (teams, channels, users, emoji) and, of each post, root or reply (replies are
+//! nested in their root's line), one [`scan::Entry`] of 32 bytes (its `create_at`, its
+//! line's byte offset and number, its direct conversation, and which part of the line it
+//! is: the root or its `n`th reply), plus its writer and attachments. The entries are
+//! sorted by time (ties by place in the file, a root before its own replies), and the
+//! second pass hands every message over in that order, reading the line at each entry's
+//! offset again (the last line read is kept, for a thread's posts in a row) and taking the
+//! one post it needs. So message ids, which Agora (as Zulip) takes for time order, grow
+//! with time across the whole import; a thread's replies land among the messages written
+//! at the same time, in its root's topic. A source id is derived from the place: a root's
+//! is its line's offset + 1, its `n`th reply's offset + 2 + `n` ([`scan::message_id`]).
+//! A thread whose replies are far apart is read once per run of its posts.
 //!
 //! As Zulip's converter does: channels are named by their display names, every channel
-//! message goes to one topic ([`post::TOPIC`]) with replies right after their root,
+//! message goes to one topic ([`post::TOPIC`]), replies included, in time order,
 //! `@username` mentions name the person, `@all`/`@channel`/`@here` everyone, attachments
 //! are linked at the end of their message, people who wrote in the team's channels but
 //! left it are deactivated accounts, `town-square` is the announcements channel. Unlike it:
@@ -32,9 +39,10 @@ use agora_actors::transfer::ImportError;
 
 use lines::{PostLine, Reader};
 use org::Directory;
+use post::Thread;
 use scan::Entry;
 
-/// The second pass: the posts, in time order.
+/// The second pass: every post, replies included, in time order.
 struct Posts {
     reader: Reader,
     posts: Vec<Entry>,
@@ -62,12 +70,22 @@ pub fn open(dir: &Path, team: &str) -> Result<super::Opened, ImportError> {
 impl super::Messages for Posts {
     fn each(&mut self, f: &mut dyn FnMut(Message) -> Result<(), ImportError>) -> Result<(), ImportError> {
         let file = self.reader.name.clone();
+        // The last line read: the next post is often of the same thread.
+        let mut last: Option<Thread> = None;
         for entry in std::mem::take(&mut self.posts) {
-            let bytes = self.reader.line_at(entry.offset)?;
-            let line: PostLine = lines::parse(&file, entry.line.into(), bytes)?;
             let place = || format!("{file}: line {}", entry.line);
-            let post = line.post.or(line.direct_post).ok_or_else(|| ImportError::at(place(), "no longer a post"))?;
-            for message in post::thread(&self.directory, entry.offset, post, &place)? {
+            let thread = match last.take() {
+                Some(thread) if thread.offset == entry.offset => thread,
+                _ => {
+                    let bytes = self.reader.line_at(entry.offset)?;
+                    let line: PostLine = lines::parse(&file, entry.line.into(), bytes)?;
+                    let root =
+                        line.post.or(line.direct_post).ok_or_else(|| ImportError::at(place(), "no longer a post"))?;
+                    Thread::new(&self.directory, entry.offset, root, &place)?
+                }
+            };
+            let thread = last.insert(thread);
+            if let Some(message) = thread.take(&self.directory, &entry, &place)? {
                 f(message)?;
             }
         }

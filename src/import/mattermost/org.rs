@@ -205,9 +205,8 @@ pub fn build(scan: &mut Scan, file: &str, root: &Path) -> Result<(Organization, 
         scan.conversations.iter().map(|(_, names)| names.iter().all(|n| dir.users.contains_key(n))).collect();
     let keep = |conversation: u32| conversation == IN_CHANNEL || kept[conversation as usize];
     scan.posts.retain(|e| keep(e.conversation));
-    if !scan.in_order {
-        scan.posts.sort_by_key(|e| e.at);
-    }
+    // Every post, replies included, in time order (quick when the file is in order).
+    scan.posts.sort_unstable_by_key(|e| e.order());
 
     for (n, (line, e)) in scan.emoji.iter().enumerate() {
         let id = n as i64 + 1;

@@ -1,12 +1,12 @@
-//! One post line (a thread: its root, then its replies) to messages: mentions, attachment
-//! links, reactions and everyone's flags.
+//! The posts of one post line (a thread: its root and its replies) to messages, one at a
+//! time: mentions, attachment links, reactions and everyone's flags.
 
 use agora_actors::transfer::model::{Destination, Message, Reaction};
 use agora_actors::transfer::ImportError;
 
 use super::lines::Post;
 use super::org::Directory;
-use super::scan::message_id;
+use super::scan::Entry;
 
 /// Every channel message goes to this one topic, as Zulip's converter does (Mattermost's
 /// threads have no titles to name topics by).
@@ -18,46 +18,72 @@ const STARRED: i64 = 2;
 const MENTIONED: i64 = 8;
 const WILDCARD_MENTIONED: i64 = 16;
 
-/// The messages of one post line, in order: the root, then its replies by time. Posts
-/// Mattermost wrote itself (`system_*`: "X joined the channel.") are left out.
-pub fn thread(
-    dir: &Directory,
-    offset: u64,
-    post: Post,
-    place: &dyn Fn() -> String,
-) -> Result<Vec<Message>, ImportError> {
-    let (to, recipients) = match (&post.channel, &post.channel_members) {
-        (Some(channel), _) => {
-            let (id, subscribers) =
-                dir.channels.get(channel).ok_or_else(|| ImportError::at(place(), format!("no channel {channel:?}")))?;
-            (Destination::Channel(*id, TOPIC.to_owned()), subscribers.clone())
-        }
-        (None, Some(members)) => {
-            let mut ids = Vec::with_capacity(members.len() + 1);
-            for name in members.iter().chain([&post.user]) {
-                ids.push(user(dir, name, place)?.0);
+/// One post line (a thread) read again, whole, for the messages of its root and replies:
+/// the second pass takes them one at a time, in time order, between other lines' posts.
+pub struct Thread {
+    /// The line's offset.
+    pub offset: u64,
+    to: Destination,
+    recipients: Vec<i64>,
+    /// The root, then the replies in the export's order (indexed by [`Entry::part`]), each
+    /// taken when its turn comes.
+    posts: Vec<Option<Post>>,
+}
+
+impl Thread {
+    /// The thread of the line at `offset`, going where its root goes.
+    pub fn new(
+        dir: &Directory,
+        offset: u64,
+        mut root: Post,
+        place: &dyn Fn() -> String,
+    ) -> Result<Thread, ImportError> {
+        let (to, recipients) = match (&root.channel, &root.channel_members) {
+            (Some(channel), _) => {
+                let (id, subscribers) = dir
+                    .channels
+                    .get(channel)
+                    .ok_or_else(|| ImportError::at(place(), format!("no channel {channel:?}")))?;
+                (Destination::Channel(*id, TOPIC.to_owned()), subscribers.clone())
             }
-            ids.sort();
-            ids.dedup();
-            (Destination::Direct(ids.clone()), ids)
-        }
-        (None, None) => return Err(ImportError::at(place(), "a post with neither a channel nor channel_members")),
-    };
-    let mut posts = Vec::new();
-    let mut replies: Vec<(usize, Post)> = Vec::new();
-    let mut root = post;
-    replies.extend(root.replies.take().unwrap_or_default().into_iter().enumerate());
-    replies.sort_by_key(|(_, r)| r.create_at);
-    posts.push((message_id(offset, None), root));
-    posts.extend(replies.into_iter().map(|(n, r)| (message_id(offset, Some(n)), r)));
-    let mut out = Vec::with_capacity(posts.len());
-    for (id, p) in posts {
-        if p.kind.as_deref().is_some_and(|k| k.starts_with("system_")) {
-            continue;
-        }
-        out.push(message(dir, id, p, &to, &recipients, place)?);
+            (None, Some(members)) => {
+                let mut ids = Vec::with_capacity(members.len() + 1);
+                for name in members.iter().chain([&root.user]) {
+                    ids.push(user(dir, name, place)?.0);
+                }
+                ids.sort();
+                ids.dedup();
+                (Destination::Direct(ids.clone()), ids)
+            }
+            (None, None) => return Err(ImportError::at(place(), "a post with neither a channel nor channel_members")),
+        };
+        let replies = root.replies.take().unwrap_or_default();
+        let posts = std::iter::once(Some(root)).chain(replies.into_iter().map(Some)).collect();
+        Ok(Thread { offset, to, recipients, posts })
     }
-    Ok(out)
+
+    /// The message of one entry of this line; `None` for a post Mattermost wrote itself
+    /// (`system_*`: "X joined the channel."), which is left out.
+    pub fn take(
+        &mut self,
+        dir: &Directory,
+        entry: &Entry,
+        place: &dyn Fn() -> String,
+    ) -> Result<Option<Message>, ImportError> {
+        let what = || match entry.reply() {
+            None => "the post".to_owned(),
+            Some(n) => format!("the post's reply {}", n + 1),
+        };
+        let p = self
+            .posts
+            .get_mut(entry.part as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| ImportError::at(place(), format!("{} is no longer there: the file changed", what())))?;
+        if p.kind.as_deref().is_some_and(|k| k.starts_with("system_")) {
+            return Ok(None);
+        }
+        message(dir, entry.id(), p, &self.to, &self.recipients, place).map(Some)
+    }
 }
 
 fn user(dir: &Directory, name: &str, place: &dyn Fn() -> String) -> Result<(i64, String), ImportError> {

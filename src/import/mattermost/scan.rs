@@ -1,6 +1,6 @@
 //! The first pass over the export: teams, channels, users, emoji and direct conversations
-//! (small) are kept whole; of the posts only where each one is, when it was written, who
-//! wrote it and what it attaches.
+//! (small) are kept whole; of every post (each root and each of its replies) only an
+//! [`Entry`] (when it was written and where it is), and who wrote it and what it attaches.
 
 use std::collections::HashMap;
 
@@ -14,15 +14,43 @@ const VERSION: i64 = 1;
 /// `Entry::conversation` of a post in a channel.
 pub const IN_CHANNEL: u32 = u32::MAX;
 
-/// A post line of the chosen team (or a direct post): one thread, its root and replies.
+/// `Entry::part` of a thread's root; its `n`th reply's is `n + 1`.
+pub const ROOT: u32 = 0;
+
+/// One post of the chosen team (or a direct post): a thread's root or one of its replies,
+/// found again by its line's offset and its part of the line. 32 bytes (checked below).
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
-    /// The root's `create_at` (milliseconds).
+    /// Its `create_at` (milliseconds).
     pub at: i64,
+    /// The byte offset of its line.
     pub offset: u64,
+    /// Its line's number, for errors.
     pub line: u32,
     /// The index of its direct conversation in [`Scan::conversations`], or [`IN_CHANNEL`].
     pub conversation: u32,
+    /// [`ROOT`], or `n + 1` for the line's `n`th reply (in the export's order).
+    pub part: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+
+impl Entry {
+    /// Time order: by `create_at`, then by place in the file (a root before its replies,
+    /// replies in the export's order).
+    pub fn order(&self) -> (i64, u64, u32) {
+        (self.at, self.offset, self.part)
+    }
+
+    /// The `n` of the `n`th reply; `None` for a root.
+    pub fn reply(&self) -> Option<usize> {
+        self.part.checked_sub(1).map(|n| n as usize)
+    }
+
+    /// Its source message id.
+    pub fn id(&self) -> i64 {
+        message_id(self.offset, self.reply())
+    }
 }
 
 /// A file a post attaches, as the export names it.
@@ -48,10 +76,8 @@ pub struct Scan {
     pub foreign_channels: HashMap<String, String>,
     pub users: Vec<(u64, UserLine)>,
     pub emoji: Vec<(u64, EmojiLine)>,
-    /// The chosen team's posts and every direct post, in file order.
+    /// The chosen team's posts and every direct post, roots and replies, in file order.
     pub posts: Vec<Entry>,
-    /// Whether `posts` are in time order already.
-    pub in_order: bool,
     /// Direct conversations (their usernames, sorted) with the line first naming them.
     pub conversations: Vec<(u64, Vec<String>)>,
     conversation_index: HashMap<Vec<String>, u32>,
@@ -71,7 +97,7 @@ pub fn message_id(offset: u64, reply: Option<usize>) -> i64 {
 
 /// Reads the whole file once.
 pub fn scan(reader: &mut Reader, team: &str) -> Result<Scan, ImportError> {
-    let mut scan = Scan { in_order: true, ..Default::default() };
+    let mut scan = Scan::default();
     let file = reader.name.clone();
     let mut number: u64 = 0;
     let mut seen_version = false;
@@ -164,15 +190,14 @@ pub fn scan(reader: &mut Reader, team: &str) -> Result<Scan, ImportError> {
 }
 
 impl Scan {
-    /// Notes one post line: its place, its writers and its attachments.
+    /// Notes one post line: an entry for its root and for each reply, their writers and
+    /// their attachments.
     fn thread(&mut self, post: &PostHead, offset: u64, number: u64, conversation: u32) {
-        if self.posts.last().is_some_and(|last| last.at > post.create_at) {
-            self.in_order = false;
-        }
-        self.posts.push(Entry { at: post.create_at, offset, line: number as u32, conversation });
         let in_channel = conversation == IN_CHANNEL;
         let replies = post.replies.iter().flatten().enumerate().map(|(n, r)| (Some(n), r));
         for (reply, p) in [(None, post)].into_iter().chain(replies) {
+            let part = reply.map_or(ROOT, |n| n as u32 + 1);
+            self.posts.push(Entry { at: p.create_at, offset, line: number as u32, conversation, part });
             let named = self.named.entry(p.user.clone()).or_insert((number, in_channel));
             named.1 |= in_channel;
             for a in p.attachments.iter().flatten() {
