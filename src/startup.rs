@@ -53,6 +53,7 @@ pub struct Application {
     push_worker: agora_actors::push::PushWorker,
     /// Posts to outgoing-webhook bots' services, on a thread of its own.
     webhook_worker: agora_actors::outgoing_webhooks::OutgoingWebhookWorker,
+    export_worker: agora_actors::transfer::export::worker::ExportWorker,
     /// The metrics endpoint and its port, when `metrics_bind` is set.
     metrics: Option<(Server, u16)>,
     /// The thread of the mail worker.
@@ -152,6 +153,12 @@ impl Application {
 
         let storage: Arc<dyn Storage> = Arc::new(LocalStorage::open(&settings.data_dir.join("uploads"))?);
         let thumbnailer = Thumbnailer::start(Arc::clone(&storage), store.clone(), realms.clone());
+        let export_worker = agora_actors::transfer::export::worker::ExportWorker::start(
+            store.clone(),
+            Arc::clone(&storage),
+            realms.clone(),
+            settings.data_dir.clone(),
+        )?;
         let store_for_sessions = store.clone();
         let state = web::Data::new(AppState {
             realms: realms.clone(),
@@ -204,6 +211,7 @@ impl Application {
             hashing,
             push_worker,
             webhook_worker,
+            export_worker,
             metrics,
             mail_arbiter,
             _trimmer: trimmer,
@@ -271,6 +279,9 @@ impl Application {
         let mut worker = self.push_worker;
         actix_web::rt::task::spawn_blocking(move || worker.stop()).await.ok();
         let mut worker = self.webhook_worker;
+        actix_web::rt::task::spawn_blocking(move || worker.stop()).await.ok();
+        // An export under way is finished first; one not begun waits for the next start.
+        let mut worker = self.export_worker;
         actix_web::rt::task::spawn_blocking(move || worker.stop()).await.ok();
         for arbiter in &self.arbiters {
             arbiter.stop();

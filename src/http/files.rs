@@ -234,15 +234,19 @@ async fn temporary(
     }
 }
 
-/// `GET /user_avatars/{path}`: avatars and custom emoji (PNG), to anyone.
+/// `GET /user_avatars/{path}`: avatars and custom emoji (PNG), and data exports, to anyone.
 async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<String>) -> HttpResponse {
     let path = path.into_inner();
     let name = path.rsplit('/').next().unwrap_or_default().to_owned();
-    if !name.ends_with(".png") {
+    // Data exports are served here too, as Zulip serves them: whoever has the link (an
+    // unguessable one, given to the organization's administrators) may fetch it.
+    let export = path.starts_with("exports/") && name.ends_with(".tar.gz");
+    if !name.ends_with(".png") && !export {
         return not_found_page(&req);
     }
+    let kind = if export { "application/gzip" } else { "image/png" };
     match open(&state, format!("user_avatars/{path}")).await {
-        Ok(Some(stored)) => respond(&req, stored, "image/png", &name, false),
+        Ok(Some(stored)) => respond(&req, stored, kind, &name, export),
         Ok(None) => not_found_page(&req),
         Err(e) => error_response(&e.0),
     }

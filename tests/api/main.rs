@@ -16,6 +16,7 @@ mod drafts;
 mod emoji;
 mod errors;
 mod events;
+mod exports;
 mod fetch_api_key;
 mod fidelity;
 mod folders;

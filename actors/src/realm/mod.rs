@@ -24,6 +24,7 @@ pub mod channels;
 pub mod chat;
 pub mod drafts;
 pub mod events;
+pub mod exports;
 mod fan_out;
 pub mod folders;
 pub mod format;

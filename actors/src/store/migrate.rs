@@ -26,6 +26,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0017_bots.sql"),
     include_str!("../../../sql/0018_event_queue_events.sql"),
     include_str!("../../../sql/0019_web_sessions.sql"),
+    include_str!("../../../sql/0020_realm_exports.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
@@ -88,6 +89,7 @@ mod tests {
         ("0016_linkifiers.sql", "d93d7f78d128b766bc84ce544b9e690033e07e1587880faa43612ab768e1759e"),
         ("0017_bots.sql", "0c59abed01657cafd5e3a3df586202a3c439a6b4d3bf64c5711ad2a790e2920c"),
         ("0018_event_queue_events.sql", "172acb3e9fc633fa6ec1ee60214b68f07585d5b824d61d932f4b874afbb2197c"),
+        ("0019_web_sessions.sql", "da36e01911b1cdfe711d28c5cb9ac29298313a3144275224ecd31ced9f1ea52b"),
     ];
 
     fn hex(bytes: &[u8]) -> String {

@@ -10,6 +10,7 @@ pub mod bots;
 pub mod channels;
 mod checkpoint;
 pub mod drafts;
+pub mod exports;
 mod fixes;
 pub mod groups;
 pub mod invites;

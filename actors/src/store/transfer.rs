@@ -207,6 +207,7 @@ pub fn delete_realm(conn: &Connection, realm: RealmId) -> StoreResult<()> {
         "DELETE FROM event_queue_events WHERE realm_id = ?1".to_owned(),
         "DELETE FROM event_queues WHERE realm_id = ?1".to_owned(),
         "DELETE FROM web_sessions WHERE realm_id = ?1".to_owned(),
+        "DELETE FROM realm_exports WHERE realm_id = ?1".to_owned(),
         "DELETE FROM password_resets WHERE realm_id = ?1".to_owned(),
         "DELETE FROM channels WHERE realm_id = ?1".to_owned(),
         "DELETE FROM channel_folders WHERE realm_id = ?1".to_owned(),

@@ -9,6 +9,7 @@ mod channels;
 mod drafts;
 mod emoji;
 mod events;
+mod exports;
 mod folders;
 mod groups;
 mod invites;
@@ -77,6 +78,7 @@ fn api_scope(prefix: &str) -> actix_web::Scope {
     let scope = uploads::routes(scope);
     let scope = linkifiers::routes(scope);
     let scope = bots::routes(scope);
+    let scope = exports::routes(scope);
     webhooks::routes(scope)
 }
 

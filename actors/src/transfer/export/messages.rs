@@ -36,7 +36,10 @@ pub fn write(
         for (row, has) in page {
             let recipient = match (&row.channel_id, &row.dm_key) {
                 (Some(channel), _) => {
-                    if !tables.exported_channels.contains(channel) {
+                    let private = tables.private_channels.contains(channel);
+                    if !tables.exported_channels.contains(channel)
+                        || (private && !tables.private_ok.contains(&row.sender_id))
+                    {
                         continue;
                     }
                     tables.channel_recipients.get(channel).copied()

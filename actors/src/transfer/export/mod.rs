@@ -14,6 +14,7 @@
 mod files;
 mod messages;
 mod realm;
+pub mod worker;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

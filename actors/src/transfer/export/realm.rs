@@ -34,6 +34,8 @@ pub struct Tables {
     pub clients: HashMap<String, i64>,
     /// Channels whose messages are exported.
     pub exported_channels: Vec<ChannelId>,
+    /// Private channels: their messages only from senders whose private data is exported.
+    pub private_channels: Vec<ChannelId>,
     /// Users whose private data is exported.
     pub private_ok: Vec<UserId>,
     next_recipient: i64,
@@ -54,6 +56,7 @@ impl Tables {
             group_recipients: HashMap::new(),
             clients: HashMap::new(),
             exported_channels: Vec::new(),
+            private_channels: Vec::new(),
             private_ok: Vec::new(),
             next_recipient: 1,
             next_group: max_group + 1,
@@ -263,8 +266,11 @@ impl Tables {
         for c in &channels {
             let recipient = self.recipient(2, c.id.0);
             self.channel_recipients.insert(c.id, recipient);
-            if !c.invite_only || *scope == Scope::Full || *scope == Scope::Standard {
+            if !c.invite_only || *scope != Scope::Public {
                 self.exported_channels.push(c.id);
+            }
+            if c.invite_only {
+                self.private_channels.push(c.id);
             }
             let policy = TOPICS_POLICIES.iter().position(|p| *p == c.topics_policy).map_or(1, |i| i + 1);
             let mut row = json!({"id": c.id.0, "realm": realm, "name": c.name, "date_created": float(c.date_created),
