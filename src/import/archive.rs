@@ -23,8 +23,9 @@ impl Input {
         if meta.is_dir() {
             return Ok(Input { dir: path.to_path_buf(), _unpacked: None });
         }
+        remove_stale(data_dir);
         let temp = tempfile::Builder::new()
-            .prefix("import-")
+            .prefix(&format!("import-{}-", std::process::id()))
             .tempdir_in(data_dir)
             .map_err(|e| ImportError::new(format!("{}: {e}", data_dir.display())))?;
         let mut file = File::open(path).map_err(|e| ImportError::at(&shown, e.to_string()))?;
@@ -44,6 +45,20 @@ impl Input {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+}
+
+/// Removes the unpacked archives of imports that are no longer running (killed before they
+/// could remove their own).
+fn remove_stale(data_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(data_dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("import-").and_then(|rest| rest.split('-').next()) else { continue };
+        let gone = pid.parse::<u32>().is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

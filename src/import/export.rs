@@ -66,7 +66,7 @@ pub fn write_archive(
     let partial = PathBuf::from(format!("{shown}.partial"));
     let packed = (|| -> std::io::Result<()> {
         let file = File::create(&partial)?;
-        let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(file, flate2::Compression::default()));
+        let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(file, flate2::Compression::fast()));
         tar.append_dir_all(&top, &dir)?;
         tar.into_inner()?.finish()?.sync_all()?;
         std::fs::rename(&partial, to)

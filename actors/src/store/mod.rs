@@ -250,6 +250,25 @@ impl Store {
         metrics::histogram!("agora_sqlite_transaction_seconds").record(started.elapsed());
         Ok(out)
     }
+
+    /// [`Store::write`] without foreign-key checks, for an import's batches of rows whose
+    /// references the importer has resolved itself (each check is a lookup per row). The
+    /// connection checks again afterwards.
+    pub fn write_unchecked<T, E>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        let mut conn = self.conn()?;
+        conn.pragma_update(None, "foreign_keys", false).map_err(StoreError::from)?;
+        let out = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
+            let out = f(&tx)?;
+            tx.commit().map_err(StoreError::from)?;
+            Ok(out)
+        })();
+        conn.pragma_update(None, "foreign_keys", true).map_err(StoreError::from)?;
+        out
+    }
 }
 
 /// Runs `f` inside a savepoint of the open transaction: kept when it returns `Ok`, rolled

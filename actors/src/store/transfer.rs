@@ -52,6 +52,16 @@ pub struct ImportedMessage<'a> {
     pub has_attachment: bool,
 }
 
+/// Stores rows of `user_messages` (`(user, message, flags)`). Given in the order of the
+/// table's keys (by user, then message), a batch lands in few pages of each index.
+pub fn insert_user_messages(conn: &Connection, rows: &[(UserId, MessageId, i64)]) -> StoreResult<()> {
+    let mut stmt = conn.prepare_cached("INSERT INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)")?;
+    for (user, message, flags) in rows {
+        stmt.execute(params![user, message, flags])?;
+    }
+    Ok(())
+}
+
 /// Stores an imported message, its full-text row and its recipients' rows
 /// (`(user, flags)`); returns its id.
 pub fn insert_message(
@@ -90,6 +100,14 @@ pub fn insert_message(
         stmt.execute(params![user, id, flags])?;
     }
     Ok(id)
+}
+
+/// Gives the connection of an import a page cache that holds the indexes it writes into
+/// (256 MiB at most, taken as it fills; SQLite's default is 2 MiB, which makes every
+/// row of `user_messages` a page read).
+pub fn bulk_cache(conn: &Connection) -> StoreResult<()> {
+    conn.pragma_update(None, "cache_size", -262_144)?;
+    Ok(())
 }
 
 /// The id an API key is already used by, if any (keys are unique across the server).

@@ -170,7 +170,7 @@ impl Worker {
 
 /// Writes `dir` as a gzip-compressed tar archive whose one top directory is `top`.
 pub fn pack(dir: &Path, top: &str, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(out, flate2::Compression::default()));
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(out, flate2::Compression::fast()));
     tar.append_dir_all(top, dir)?;
     tar.into_inner()?.finish()?;
     Ok(())

@@ -20,15 +20,28 @@ impl Writer<'_> {
         }
         let batch = std::mem::take(&mut self.batch);
         let store = self.store;
-        store.write(|tx| -> Result<(), ImportError> {
+        // Every id was mapped from the input or refused: the database need not check again.
+        store.write_unchecked(|tx| -> Result<(), ImportError> {
+            store::transfer::bulk_cache(tx)?;
+            let mut received = Vec::new();
             for message in &batch {
-                self.write_message(tx, message)?;
+                self.write_message(tx, message, &mut received)?;
             }
+            // Everyone's rows of the batch, in the table's order.
+            received.sort_unstable();
+            store::transfer::insert_user_messages(tx, &received)?;
             Ok(())
         })
     }
 
-    fn write_message(&mut self, tx: &Transaction<'_>, m: &Message) -> Result<(), ImportError> {
+    /// Writes one message; its recipients' rows are added to `received`, for the caller to
+    /// write with the batch's.
+    fn write_message(
+        &mut self,
+        tx: &Transaction<'_>,
+        m: &Message,
+        received: &mut Vec<(UserId, MessageId, i64)>,
+    ) -> Result<(), ImportError> {
         let place = || format!("message {}", m.id);
         let sender = self
             .user(m.sender)
@@ -87,7 +100,8 @@ impl Writer<'_> {
             has_image: rendered.contains("<img"),
             has_attachment: rendered.contains("/user_uploads/"),
         };
-        let id = store::transfer::insert_message(tx, &row, &recipients)?;
+        let id = store::transfer::insert_message(tx, &row, &[])?;
+        received.extend(recipients.iter().map(|(user, flags)| (*user, id, *flags)));
         self.ids.messages.insert(m.id, id.0);
         if let Some(key) = key.as_deref().filter(|k| k.matches(',').count() >= 2) {
             store::submessages::ensure_dm_group(tx, self.realm_id, key)?;

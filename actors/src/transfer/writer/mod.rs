@@ -22,7 +22,7 @@ use crate::uploads::storage::Storage;
 
 /// Messages written per transaction: enough to write fast, few enough that a running
 /// server's other organizations wait at most a moment for the database.
-const BATCH: usize = 2_000;
+const BATCH: usize = 10_000;
 
 /// Where an import writes: the server's database, its uploads and its settings.
 #[derive(Clone, Copy)]
