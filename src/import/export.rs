@@ -35,7 +35,7 @@ pub fn run(settings: &Settings, args: ExportArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no organization has the subdomain {:?}", args.subdomain))?;
     let storage = LocalStorage::attach(&data_dir.join("uploads")).map_err(|e| format!("uploads: {e}"))?;
-    let mut progress = super::progress::for_stderr();
+    let mut progress = super::progress::for_stderr("export");
     let exported = write_archive(&store, &storage, realm.id, &Scope::Full, &args.to, progress.as_mut())
         .map_err(|e| e.to_string())?;
     progress.stage("done", None);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use agora_actors::clock;
 use agora_actors::store::{Store, Synchronous};
 use agora_actors::transfer::model::{Message, Organization};
-use agora_actors::transfer::writer::{clean_up_unfinished, Target, Writer};
+use agora_actors::transfer::writer::{clean_up_unfinished, Target, Writer, BATCH_ALONE, BATCH_BESIDE_SERVER};
 use agora_actors::transfer::{Files, ImportError, Progress, Summary};
 use agora_actors::uploads::storage::LocalStorage;
 use clap::{Args, Subcommand};
@@ -99,8 +99,10 @@ pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
     if removed > 0 {
         eprintln!("Removed {removed} organization(s) left half-imported by an interrupted import.");
     }
-    let mut progress = progress::for_stderr();
-    let summary = import(settings, &store, &storage, args, &*opener, progress.as_mut()).map_err(|e| e.to_string())?;
+    let mut progress = progress::for_stderr("import");
+    let batch = if lock.is_some() { BATCH_ALONE } else { BATCH_BESIDE_SERVER };
+    let summary =
+        import(settings, &store, &storage, args, &*opener, batch, progress.as_mut()).map_err(|e| e.to_string())?;
     progress.stage("done", None);
     if lock.is_none() {
         let told = AdminRequest::RealmImported { subdomain: summary.subdomain.clone() }.send_to_server(data_dir);
@@ -118,12 +120,13 @@ fn import(
     storage: &LocalStorage,
     args: &ImportArgs,
     open: &Opener,
+    batch: usize,
     progress: &mut dyn Progress,
 ) -> Result<Summary, ImportError> {
     let unpacked = archive::Input::open(&args.archive, &settings.data_dir, progress)?;
     let Opened { org, mut files, mut messages } = open(unpacked.dir())?;
     let config = settings.server_config();
-    let target = Target { store, storage, config: &config };
+    let target = Target { store, storage, config: &config, batch };
     let mut writer = Writer::begin(target, &args.subdomain, &org, files.as_mut(), progress, clock::now())?;
     progress.stage("messages", None);
     let read = messages.each(&mut |message| {

@@ -7,12 +7,20 @@ use std::time::{Duration, Instant};
 use agora_actors::transfer::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// Progress on stderr: a bar when it is a terminal, lines otherwise.
-pub fn for_stderr() -> Box<dyn Progress> {
+/// Progress on stderr: a bar when it is a terminal, lines otherwise, each beginning with
+/// `command` (`import`, `export`).
+pub fn for_stderr(command: &'static str) -> Box<dyn Progress> {
     if std::io::stderr().is_terminal() {
         Box::new(Bar { bar: None })
     } else {
-        Box::new(Lines { stage: String::new(), done: 0, total: None, started: Instant::now(), last: Instant::now() })
+        Box::new(Lines {
+            command,
+            stage: String::new(),
+            done: 0,
+            total: None,
+            started: Instant::now(),
+            last: Instant::now(),
+        })
     }
 }
 
@@ -55,6 +63,7 @@ impl Progress for Bar {
 }
 
 struct Lines {
+    command: &'static str,
     stage: String,
     done: u64,
     total: Option<u64>,
@@ -66,7 +75,7 @@ impl Lines {
     fn line(&self) {
         let secs = self.started.elapsed().as_secs_f64().max(0.001);
         let of = self.total.map(|t| format!(" of {t}")).unwrap_or_default();
-        eprintln!("import: {}: {}{of} ({:.0}/s)", self.stage, self.done, self.done as f64 / secs);
+        eprintln!("{}: {}: {}{of} ({:.0}/s)", self.command, self.stage, self.done, self.done as f64 / secs);
     }
 }
 
@@ -79,8 +88,15 @@ impl Progress for Lines {
             self.stage.clear();
             return;
         }
-        *self = Lines { stage: name.to_owned(), done: 0, total, started: Instant::now(), last: Instant::now() };
-        eprintln!("import: {name}...");
+        *self = Lines {
+            command: self.command,
+            stage: name.to_owned(),
+            done: 0,
+            total,
+            started: Instant::now(),
+            last: Instant::now(),
+        };
+        eprintln!("{}: {name}...", self.command);
     }
 
     fn advance(&mut self, n: u64) {

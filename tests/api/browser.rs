@@ -3,6 +3,7 @@
 //! they are not installed (`apt-get install chromium chromium-driver`).
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,14 +22,22 @@ pub(crate) fn on_path(names: &[&str]) -> Option<PathBuf> {
     std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
 }
 
-/// A running chromedriver, stopped when dropped.
+/// A running chromedriver, stopped when dropped with every browser it started: it runs in
+/// a process group of its own, and the whole group is killed (a session a failing test did
+/// not close would otherwise leave its Chromium running).
 pub(crate) struct Driver {
     child: Child,
     port: u16,
 }
 
 impl Drop for Driver {
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: signals the process group this driver leads (its id is the driver's).
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -37,6 +46,7 @@ impl Drop for Driver {
 pub(crate) fn start_driver(chromedriver: &PathBuf) -> Driver {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = Command::new(chromedriver)
+        .process_group(0)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

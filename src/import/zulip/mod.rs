@@ -112,54 +112,75 @@ impl ZulipExport {
         &self.dir
     }
 
-    /// Hands over every message, file by file, in the order of their ids.
+    /// Hands over every message, file by file, in the order of their ids. The next file is
+    /// read and parsed on a second thread while this one's messages are written.
     pub fn messages(&mut self, each: &mut dyn FnMut(Message) -> Result<(), ImportError>) -> Result<(), ImportError> {
-        for n in 1..=self.message_files {
-            let name = message_file(n);
-            let file: MessagesJson = read_json(&self.dir, &name)?;
-            let mut received: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
-            for row in file.zerver_usermessage {
-                received.entry(row.message).or_default().push((row.user_profile, row.flags_mask & convert::FLAGS));
-            }
-            let mut messages = file.zerver_message;
-            messages.sort_by_key(|m| m.id);
-            for m in messages {
-                let place = || format!("{name}: message {}", m.id);
-                let to = match self.recipients.get(&m.recipient) {
-                    Some(Target::Channel(channel)) => Destination::Channel(*channel, m.subject.clone()),
-                    Some(Target::User(user)) => Destination::Direct(vec![*user]),
-                    Some(Target::Group(users)) => Destination::Direct(users.clone()),
-                    None => {
-                        return Err(ImportError::at(place(), format!("its recipient {} does not exist", m.recipient)))
+        let (dir, files) = (self.dir.clone(), self.message_files);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Result<MessagesJson, ImportError>)>(1);
+            scope.spawn(move || {
+                for n in 1..=files {
+                    let name = message_file(n);
+                    let parsed = read_json(&dir, &name);
+                    let failed = parsed.is_err();
+                    if tx.send((name, parsed)).is_err() || failed {
+                        return;
                     }
-                };
-                let edit_history = match m.edit_history.as_deref() {
-                    Some(text) => Some(
-                        serde_json::from_str(text)
-                            .map_err(|e| ImportError::at(place(), format!("its edit_history is not JSON: {e}")))?,
-                    ),
-                    None => None,
-                };
-                let message = Message {
-                    id: m.id,
-                    sender: m.sender,
-                    to,
-                    content: m.content,
-                    rendered_content: m.rendered_content,
-                    date_sent: tables::seconds(Some(m.date_sent)),
-                    sending_client: m
-                        .sending_client
-                        .and_then(|c| self.clients.get(&c).cloned())
-                        .unwrap_or_else(|| "Zulip".into()),
-                    last_edit_time: m.last_edit_time.map(|t| tables::seconds(Some(t))),
-                    last_moved_time: None,
-                    edit_history,
-                    recipients: received.remove(&m.id).unwrap_or_default(),
-                    reactions: self.reactions.remove(&m.id).unwrap_or_default(),
-                    submessages: Vec::new(),
-                };
-                each(message)?;
+                }
+            });
+            for (name, parsed) in rx {
+                self.file_messages(&name, parsed?, each)?;
             }
+            Ok(())
+        })
+    }
+
+    fn file_messages(
+        &mut self,
+        name: &str,
+        file: MessagesJson,
+        each: &mut dyn FnMut(Message) -> Result<(), ImportError>,
+    ) -> Result<(), ImportError> {
+        let mut received: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
+        for row in file.zerver_usermessage {
+            received.entry(row.message).or_default().push((row.user_profile, row.flags_mask & convert::FLAGS));
+        }
+        let mut messages = file.zerver_message;
+        messages.sort_by_key(|m| m.id);
+        for m in messages {
+            let place = || format!("{name}: message {}", m.id);
+            let to = match self.recipients.get(&m.recipient) {
+                Some(Target::Channel(channel)) => Destination::Channel(*channel, m.subject.clone()),
+                Some(Target::User(user)) => Destination::Direct(vec![*user]),
+                Some(Target::Group(users)) => Destination::Direct(users.clone()),
+                None => return Err(ImportError::at(place(), format!("its recipient {} does not exist", m.recipient))),
+            };
+            let edit_history = match m.edit_history.as_deref() {
+                Some(text) => Some(
+                    serde_json::from_str(text)
+                        .map_err(|e| ImportError::at(place(), format!("its edit_history is not JSON: {e}")))?,
+                ),
+                None => None,
+            };
+            let message = Message {
+                id: m.id,
+                sender: m.sender,
+                to,
+                content: m.content,
+                rendered_content: m.rendered_content,
+                date_sent: tables::seconds(Some(m.date_sent)),
+                sending_client: m
+                    .sending_client
+                    .and_then(|c| self.clients.get(&c).cloned())
+                    .unwrap_or_else(|| "Zulip".into()),
+                last_edit_time: m.last_edit_time.map(|t| tables::seconds(Some(t))),
+                last_moved_time: None,
+                edit_history,
+                recipients: received.remove(&m.id).unwrap_or_default(),
+                reactions: self.reactions.remove(&m.id).unwrap_or_default(),
+                submessages: Vec::new(),
+            };
+            each(message)?;
         }
         Ok(())
     }
