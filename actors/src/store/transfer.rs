@@ -107,6 +107,7 @@ pub fn insert_message(
 /// row of `user_messages` a page read).
 pub fn bulk_cache(conn: &Connection) -> StoreResult<()> {
     conn.pragma_update(None, "cache_size", -262_144)?;
+    conn.pragma_update(None, "wal_autocheckpoint", 20_000)?;
     Ok(())
 }
 
