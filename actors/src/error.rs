@@ -156,6 +156,12 @@ impl ApiError {
         Self::new(ErrorCode::RateLimitHit, 429, "API usage exceeded rate limit").with("retry-after", retry_after)
     }
 
+    /// A parameter outside its list of allowed values, as Zulip's `check_int_in_validator`
+    /// words it.
+    pub fn not_in_list(name: &str) -> Self {
+        Self::bad_request(format!("Invalid {name}: Value error, Not in the list of possible values"))
+    }
+
     /// The caller lacks the organization administrator role.
     pub fn must_be_admin() -> Self {
         Self::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization administrator")

@@ -22,6 +22,19 @@ pub(crate) fn on_path(names: &[&str]) -> Option<PathBuf> {
     std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
 }
 
+/// Chromium and chromedriver, or `None` after saying the test is skipped without them.
+pub(crate) fn installed_browser() -> Option<(PathBuf, PathBuf)> {
+    match (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"])) {
+        (Some(chromium), Some(chromedriver)) => Some((chromium, chromedriver)),
+        _ => {
+            eprintln!(
+                "skipped: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
+            );
+            None
+        }
+    }
+}
+
 /// A running chromedriver, stopped when dropped with every browser it started: it runs in
 /// a process group of its own, and the whole group is killed (a session a failing test did
 /// not close would otherwise leave its Chromium running).
@@ -145,12 +158,7 @@ print("python client ok", me["user_id"], me["full_name"])
 
 #[actix_web::test]
 async fn the_sign_up_page_works_in_a_real_browser() {
-    let (Some(chromium), Some(chromedriver)) =
-        (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"]))
-    else {
-        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)");
-        return;
-    };
+    let Some((chromium, chromedriver)) = installed_browser() else { return };
     let app = spawn_app().await;
     let owner = app.owner.clone();
     let general = make_channel(&app, &owner, "general", false).await;

@@ -78,8 +78,12 @@ async fn an_administrator_exports_downloads_and_deletes_an_organization() {
         let refused = json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
         expect(send(&app, &member, method, path, &[]).await, 400, refused).await;
     }
-    expect(post(&app, &owner, "/export/realm", &[("export_type", "3")]).await, 400, error("Invalid export type."))
-        .await;
+    expect(
+        post(&app, &owner, "/export/realm", &[("export_type", "3")]).await,
+        400,
+        error("Invalid export_type: Value error, Not in the list of possible values"),
+    )
+    .await;
     let consents = json(app.as_user(&owner, Method::GET, "/export/realm/consents").send().await.unwrap()).await.1;
     let mut listed: Vec<Value> = consents["export_consents"].as_array().unwrap().clone();
     listed.sort_by_key(|c| c["user_id"].as_i64());

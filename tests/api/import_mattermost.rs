@@ -2,7 +2,6 @@
 //! Mattermost's format (JSON lines and `data/`), imported into a running server, then read
 //! back through the API as its people would.
 
-use std::io::Write;
 use std::path::Path;
 
 use reqwest::Method;
@@ -10,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::cli::agora;
 use crate::helpers::{json, spawn_app, Creds, TestApp};
+use crate::imported::{get, messages, zip_dir};
 
 const SUB: &str = "hogwarts";
 const HOST: &str = "hogwarts.agora.test";
@@ -163,28 +163,7 @@ async fn import(app: &TestApp, input: &Path, team: &str) -> std::process::Output
 }
 
 async fn creds(app: &TestApp, name: &str) -> Creds {
-    let email = format!("{name}@hogwarts.test");
-    let out = agora(&app.data_dir, &["reset-api-key", "--subdomain", SUB, "--user", &email]).await;
-    let printed = crate::cli::printed(&out);
-    Creds {
-        email,
-        password: String::new(),
-        api_key: printed["api_key"].as_str().unwrap().to_owned(),
-        user_id: printed["user_id"].as_i64().unwrap(),
-        host: HOST.into(),
-    }
-}
-
-async fn get(app: &TestApp, who: &Creds, path: &str) -> Value {
-    let (status, body) = json(app.as_user(who, Method::GET, path).send().await.unwrap()).await;
-    assert_eq!(status, 200, "{path}: {body}");
-    body
-}
-
-async fn messages(app: &TestApp, who: &Creds, narrow: &str) -> Vec<Value> {
-    let narrow: String = form_urlencoded::byte_serialize(narrow.as_bytes()).collect();
-    let path = format!("/messages?anchor=oldest&num_before=0&num_after=100&narrow={narrow}");
-    get(app, who, &path).await["messages"].as_array().unwrap().clone()
+    crate::imported::creds(app, SUB, &format!("{name}@hogwarts.test")).await
 }
 
 fn mention(id: i64, name: &str) -> String {
@@ -397,26 +376,6 @@ async fn a_mattermost_team_becomes_an_organization_on_a_running_server() {
     app.stop().await;
 }
 
-/// Zips a directory as `mmctl export download` hands it over.
-fn zip_dir(dir: &Path, into: &Path) {
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
-    let options = zip::write::SimpleFileOptions::default();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.strip_prefix(dir).unwrap().to_str().unwrap().to_owned();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                zip.start_file(name, options).unwrap();
-                zip.write_all(&std::fs::read(&path).unwrap()).unwrap();
-            }
-        }
-    }
-    zip.finish().unwrap();
-}
-
 #[actix_web::test]
 async fn a_zip_of_the_export_imports_the_same() {
     let app = spawn_app().await;
@@ -424,7 +383,7 @@ async fn a_zip_of_the_export_imports_the_same() {
     write_export(export.path());
     let packed = tempfile::tempdir().unwrap();
     let archive = packed.path().join("export.zip");
-    zip_dir(export.path(), &archive);
+    zip_dir(export.path(), &archive, "");
     let summary = crate::cli::printed(&import(&app, &archive, "gryffindor").await);
     assert_eq!((summary["messages"].as_i64(), summary["uploads"].as_i64()), (Some(10), Some(1)), "{summary}");
     check_organization(&app).await;

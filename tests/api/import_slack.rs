@@ -2,7 +2,6 @@
 //! field names), imported into a running server, then read back through the API as its
 //! people would.
 
-use std::io::Write;
 use std::path::Path;
 
 use reqwest::Method;
@@ -10,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::cli::agora;
 use crate::helpers::{json, spawn_app, Creds, TestApp};
+use crate::imported::{creds, get, messages, zip_dir};
 
 const SUB: &str = "slacky";
 const HOST: &str = "slacky.agora.test";
@@ -160,35 +160,6 @@ async fn import(app: &TestApp, input: &Path, subdomain: &str) -> std::process::O
     agora(&app.data_dir, &["import", "slack", &input, "--subdomain", subdomain, "--external-host", "agora.test"]).await
 }
 
-/// Credentials of an imported account, by its address (the export has no keys: the
-/// administrator gives one).
-async fn creds(app: &TestApp, email: &str) -> Creds {
-    let out = agora(&app.data_dir, &["reset-api-key", "--subdomain", SUB, "--user", email]).await;
-    let printed = crate::cli::printed(&out);
-    Creds {
-        email: email.to_owned(),
-        password: String::new(),
-        api_key: printed["api_key"].as_str().unwrap().to_owned(),
-        user_id: printed["user_id"].as_i64().unwrap(),
-        host: HOST.into(),
-    }
-}
-
-async fn get(app: &TestApp, who: &Creds, path: &str) -> Value {
-    let (status, body) = json(app.as_user(who, Method::GET, path).send().await.unwrap()).await;
-    assert_eq!(status, 200, "{path}: {body}");
-    body
-}
-
-async fn messages(app: &TestApp, who: &Creds, narrow: &str) -> Vec<Value> {
-    let path = format!("/messages?anchor=oldest&num_before=0&num_after=100&narrow={}", urlencode(narrow));
-    get(app, who, &path).await["messages"].as_array().unwrap().clone()
-}
-
-fn urlencode(s: &str) -> String {
-    form_urlencoded::byte_serialize(s.as_bytes()).collect()
-}
-
 /// The HTML of each [`MARKUP`] message, with the new ids of Bob, Carol and #random.
 fn markup_html(bob: i64, carol: i64, random: i64) -> [String; 8] {
     let all = r#"<span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span>"#;
@@ -238,10 +209,10 @@ async fn a_slack_export_becomes_an_organization_on_a_running_server() {
     assert_eq!(settings["realm_name"], "Imported from Slack");
 
     // People: roles, deactivation, bots, time zones, made-up addresses for bots.
-    let ann = creds(&app, "ann@acme.test").await;
-    let bob = creds(&app, "bob@acme.test").await;
-    let carol = creds(&app, "carol@acme.test").await;
-    let dave = creds(&app, "dave@acme.test").await;
+    let ann = creds(&app, SUB, "ann@acme.test").await;
+    let bob = creds(&app, SUB, "bob@acme.test").await;
+    let carol = creds(&app, SUB, "carol@acme.test").await;
+    let dave = creds(&app, SUB, "dave@acme.test").await;
     let users = get(&app, &ann, "/users").await["members"].as_array().unwrap().clone();
     let people: Vec<(&str, &str, i64, bool, bool, &str)> = users
         .iter()
@@ -410,28 +381,6 @@ async fn a_slack_export_becomes_an_organization_on_a_running_server() {
     app.stop().await;
 }
 
-/// Zips an export as Slack does: its files at the top of the archive, or (`top`) in one
-/// folder, as someone who unpacked it and zipped it again.
-fn zip_dir(dir: &Path, into: &Path, top: &str) {
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
-    let options = zip::write::SimpleFileOptions::default();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let name = format!("{top}{}", path.strip_prefix(dir).unwrap().to_str().unwrap());
-            if path.is_dir() {
-                zip.add_directory(format!("{name}/"), options).unwrap();
-                stack.push(path);
-            } else {
-                zip.start_file(name, options).unwrap();
-                zip.write_all(&std::fs::read(&path).unwrap()).unwrap();
-            }
-        }
-    }
-    zip.finish().unwrap();
-}
-
 #[actix_web::test]
 async fn a_zip_of_the_export_imports_the_same() {
     let app = spawn_app().await;
@@ -453,7 +402,7 @@ async fn a_zip_of_the_export_imports_the_same() {
             "{top}: {summary}"
         );
     }
-    let ann = creds(&app, "ann@acme.test").await;
+    let ann = creds(&app, SUB, "ann@acme.test").await;
     let feed = messages(&app, &ann, "[]").await;
     assert_eq!(feed.len(), 23);
     assert_eq!(feed[0]["subject"], "imported from Slack");

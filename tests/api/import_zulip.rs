@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::cli::agora;
 use crate::helpers::{json, spawn_app, Creds, TestApp};
+use crate::imported::{creds, get, messages};
 
 const SUB: &str = "acme";
 const HOST: &str = "acme.agora.test";
@@ -245,35 +246,6 @@ async fn import(app: &TestApp, input: &Path, subdomain: &str) -> std::process::O
     agora(&app.data_dir, &["import", "zulip", &input, "--subdomain", subdomain, "--external-host", "agora.test"]).await
 }
 
-/// Credentials of an imported account, by its address (the export has no keys: the
-/// administrator gives one).
-async fn creds(app: &TestApp, email: &str) -> Creds {
-    let out = agora(&app.data_dir, &["reset-api-key", "--subdomain", SUB, "--user", email]).await;
-    let printed = crate::cli::printed(&out);
-    Creds {
-        email: email.to_owned(),
-        password: String::new(),
-        api_key: printed["api_key"].as_str().unwrap().to_owned(),
-        user_id: printed["user_id"].as_i64().unwrap(),
-        host: HOST.into(),
-    }
-}
-
-async fn get(app: &TestApp, who: &Creds, path: &str) -> Value {
-    let (status, body) = json(app.as_user(who, Method::GET, path).send().await.unwrap()).await;
-    assert_eq!(status, 200, "{path}: {body}");
-    body
-}
-
-async fn messages(app: &TestApp, who: &Creds, narrow: &str) -> Vec<Value> {
-    let path = format!("/messages?anchor=oldest&num_before=0&num_after=100&narrow={}", urlencode(narrow));
-    get(app, who, &path).await["messages"].as_array().unwrap().clone()
-}
-
-fn urlencode(s: &str) -> String {
-    form_urlencoded::byte_serialize(s.as_bytes()).collect()
-}
-
 #[actix_web::test]
 async fn a_zulip_export_becomes_an_organization_on_a_running_server() {
     let app = spawn_app().await;
@@ -298,8 +270,8 @@ async fn a_zulip_export_becomes_an_organization_on_a_running_server() {
     let settings = json(app.request_to(HOST, Method::GET, "/server_settings").send().await.unwrap()).await.1;
     assert_eq!(settings["realm_name"], "Zulip Dev");
 
-    let iago = creds(&app, "iago@zulip.test").await;
-    let hamlet = creds(&app, "hamlet@zulip.test").await;
+    let iago = creds(&app, SUB, "iago@zulip.test").await;
+    let hamlet = creds(&app, SUB, "hamlet@zulip.test").await;
     let me = get(&app, &hamlet, "/users/me").await;
     assert_eq!(
         (me["full_name"].as_str(), me["role"].as_i64(), me["timezone"].as_str()),
@@ -518,7 +490,7 @@ async fn an_archive_imports_on_a_stopped_server_and_stays_after_a_restart() {
     // The reset mails wait in the outbox (no SMTP server is set up).
     for round in 0..2 {
         let app = crate::helpers::spawn_app_at(data.path()).await;
-        let iago = creds(&app, "iago@zulip.test").await;
+        let iago = creds(&app, SUB, "iago@zulip.test").await;
         let feed = messages(&app, &iago, "[]").await;
         assert_eq!(feed.len(), 6, "round {round}");
         let found = messages(&app, &iago, r#"[{"operator": "search", "operand": "xylophone"}]"#).await;
@@ -634,7 +606,7 @@ async fn an_organization_exported_and_imported_again_is_the_same() {
     .await;
     crate::cli::printed(&out);
     for email in ["iago@zulip.test", "hamlet@zulip.test"] {
-        let original = creds(&app, email).await;
+        let original = creds(&app, SUB, email).await;
         let out = agora(&app.data_dir, &["reset-api-key", "--subdomain", "copy", "--user", email]).await;
         let printed = crate::cli::printed(&out);
         let copy = Creds {

@@ -25,6 +25,7 @@ mod helpers;
 mod import_mattermost;
 mod import_slack;
 mod import_zulip;
+mod imported;
 mod invites;
 mod limits;
 mod linkifiers;

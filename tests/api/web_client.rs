@@ -11,7 +11,7 @@ use fantoccini::{Client, Locator};
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::browser::{browser_sized, fill, on_path, start_driver};
+use crate::browser::{browser_sized, fill, installed_browser, start_driver};
 use crate::helpers::*;
 use crate::invites::make_channel;
 
@@ -117,12 +117,7 @@ async fn type_and_send(client: &Client, text: &str) {
 
 #[actix_web::test]
 async fn two_people_chat_live_in_their_browsers() {
-    let (Some(chromium), Some(chromedriver)) =
-        (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"]))
-    else {
-        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)");
-        return;
-    };
+    let Some((chromium, chromedriver)) = installed_browser() else { return };
     let app = spawn_app().await;
     let owner = app.owner.clone();
     let bob = app.create_user("", "bob@agora.test", "Bob Builder", 400).await;
@@ -450,12 +445,7 @@ async fn owner_name(app: &TestApp) -> String {
 
 #[actix_web::test]
 async fn an_administrator_runs_the_organization_from_the_browser() {
-    let (Some(chromium), Some(chromedriver)) =
-        (on_path(&["chromium", "chromium-browser", "google-chrome"]), on_path(&["chromedriver"]))
-    else {
-        eprintln!("skipped: chromium and chromedriver are not installed (apt-get install chromium chromium-driver)");
-        return;
-    };
+    let Some((chromium, chromedriver)) = installed_browser() else { return };
     let app = spawn_app().await;
     let owner = app.owner.clone();
     let bob = app.create_user("", "bob@agora.test", "Bob Builder", 400).await;

@@ -76,6 +76,34 @@ pub struct Person {
     pub profile_values: Vec<(i64, String)>,
 }
 
+impl Person {
+    /// An active human of role `role` with nothing else known (the readers set the rest).
+    pub fn new(id: i64, email: String, full_name: String, role: Role) -> Self {
+        Person {
+            id,
+            email,
+            full_name,
+            role,
+            is_active: true,
+            bot_type: None,
+            bot_owner: None,
+            api_key: None,
+            timezone: String::new(),
+            date_joined: 0,
+            email_address_visibility: None,
+            settings: Map::new(),
+            avatar: None,
+            service: None,
+            profile_values: Vec::new(),
+        }
+    }
+
+    /// An ownerless generic bot.
+    pub fn bot(id: i64, email: String, full_name: String) -> Self {
+        Person { bot_type: Some(1), ..Person::new(id, email, full_name, Role::Member) }
+    }
+}
+
 /// A custom profile field.
 #[derive(Debug, Clone)]
 pub struct ProfileField {

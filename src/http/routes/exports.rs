@@ -4,8 +4,8 @@
 
 use actix_web::http::Method;
 use actix_web::{web, Scope};
-use agora_actors::json_object;
 use agora_actors::realm::exports::{DeleteExport, ListExportConsents, ListExports, StartExport};
+use agora_actors::{json_object, ApiError};
 use serde_json::json;
 
 use super::{path_id, Endpoint};
@@ -35,6 +35,9 @@ async fn list_exports(req: Guarded<Admins>) -> Result<Success, HttpError> {
 async fn start_export(req: Guarded<Admins>) -> Result<Success, HttpError> {
     let Guarded { auth, params, .. } = req;
     let export_type = params.int("export_type")?.unwrap_or(1);
+    if !matches!(export_type, 1 | 2) {
+        return Err(ApiError::not_in_list("export_type").into());
+    }
     let id = auth.realm.addr.send(StartExport { user: auth.user.user_id, export_type }).await??;
     Ok(params.success(json_object(json!({ "id": id }))))
 }

@@ -39,9 +39,7 @@ fn invite_request(params: &Params, default_minutes: i64, by_email: bool) -> Resu
     let include_realm_default_subscriptions = params.bool_or("include_realm_default_subscriptions", false)?;
     let invite_as = match params.int("invite_as")? {
         None => Role::Member,
-        Some(v) => Role::from_i64(v).ok_or_else(|| {
-            ApiError::bad_request("Invalid invite_as: Value error, Not in the list of possible values")
-        })?,
+        Some(v) => Role::from_i64(v).ok_or_else(|| ApiError::not_in_list("invite_as"))?,
     };
     let expires_in_minutes = match params.decode("invite_expires_in_minutes", decode::json)? {
         None => Some(default_minutes),

@@ -106,10 +106,7 @@ pub async fn update_user_topic(auth: Authed, params: Params) -> Result<Success, 
     let topic = topic_param(&params)?;
     let visibility_policy = required_int(&params, "visibility_policy")?;
     if !(0..=FOLLOWED).contains(&visibility_policy) {
-        return Err(ApiError::bad_request(
-            "Invalid visibility_policy: Value error, Not in the list of possible values",
-        )
-        .into());
+        return Err(ApiError::not_in_list("visibility_policy").into());
     }
     let msg = SetUserTopic { user_id: auth.user.user_id, stream_id, topic, visibility_policy };
     auth.realm.addr.send(msg).await??;

@@ -176,23 +176,7 @@ pub fn build(scan: &mut Scan, file: &str, root: &Path) -> Result<(Organization, 
         let email = user.email.clone().filter(|e| !e.trim().is_empty());
         let email = email.ok_or_else(|| at(line, format!("user {:?} has no email address", user.username)))?;
         dir.users.insert(user.username.clone(), (id, full_name(user)));
-        org.users.push(Person {
-            id,
-            email,
-            full_name: full_name(user),
-            role,
-            is_active: active,
-            bot_type: None,
-            bot_owner: None,
-            api_key: None,
-            timezone: String::new(),
-            date_joined: 0,
-            email_address_visibility: None,
-            settings: Map::new(),
-            avatar: None,
-            service: None,
-            profile_values: Vec::new(),
-        });
+        org.users.push(Person { is_active: active, ..Person::new(id, email, full_name(user), role) });
     }
     for (name, line) in &scan.post_channels {
         if !dir.channels.contains_key(name) {

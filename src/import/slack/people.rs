@@ -6,7 +6,6 @@ use std::collections::{HashMap, HashSet};
 use agora_actors::realm::model::Role;
 use agora_actors::transfer::model::Person;
 use agora_actors::transfer::ImportError;
-use serde_json::Map;
 
 use super::tables::User;
 
@@ -118,21 +117,10 @@ impl People {
         let id = self.persons.len() as i64 + 1;
         let timezone = user.tz.clone().filter(|tz| tz.contains('/')).unwrap_or_default();
         self.persons.push(Person {
-            id,
-            email: email.clone(),
-            full_name,
-            role,
             is_active: !deleted,
             bot_type: is_bot.then_some(1),
-            bot_owner: None,
-            api_key: None,
             timezone,
-            date_joined: 0,
-            email_address_visibility: None,
-            settings: Map::new(),
-            avatar: None,
-            service: None,
-            profile_values: Vec::new(),
+            ..Person::new(id, email.clone(), full_name, role)
         });
         self.emails.insert(email.to_lowercase(), id);
         self.by_slack.insert(user.id.clone(), id);
@@ -152,23 +140,7 @@ impl People {
             name.map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned).unwrap_or_else(|| format!("Bot {bot_id}"));
         let email = self.bot_email(&full_name, bot_id);
         let id = self.persons.len() as i64 + 1;
-        self.persons.push(Person {
-            id,
-            email: email.clone(),
-            full_name,
-            role: Role::Member,
-            is_active: true,
-            bot_type: Some(1),
-            bot_owner: None,
-            api_key: None,
-            timezone: String::new(),
-            date_joined: 0,
-            email_address_visibility: None,
-            settings: Map::new(),
-            avatar: None,
-            service: None,
-            profile_values: Vec::new(),
-        });
+        self.persons.push(Person::bot(id, email.clone(), full_name));
         self.emails.insert(email.to_lowercase(), id);
         self.bots.insert(bot_id.to_owned(), id);
     }
@@ -180,23 +152,7 @@ impl People {
         }
         let email = self.unique(&format!("imported-slackbot-bot@{}", self.domain()));
         let id = self.persons.len() as i64 + 1;
-        self.persons.push(Person {
-            id,
-            email: email.clone(),
-            full_name: "slackbot".into(),
-            role: Role::Member,
-            is_active: true,
-            bot_type: Some(1),
-            bot_owner: None,
-            api_key: None,
-            timezone: String::new(),
-            date_joined: 0,
-            email_address_visibility: None,
-            settings: Map::new(),
-            avatar: None,
-            service: None,
-            profile_values: Vec::new(),
-        });
+        self.persons.push(Person::bot(id, email.clone(), "slackbot".into()));
         self.emails.insert(email.to_lowercase(), id);
         self.by_slack.insert(SLACKBOT.into(), id);
     }

@@ -48,7 +48,7 @@ impl TokenKind {
         match raw {
             "apns" => Ok(TokenKind::Apns),
             "fcm" => Ok(TokenKind::Fcm),
-            _ => Err(ApiError::bad_request("Invalid token_kind: Value error, Not in the list of possible values")),
+            _ => Err(ApiError::not_in_list("token_kind")),
         }
     }
 }

@@ -80,12 +80,6 @@ pub fn default_settings() -> Vec<&'static Setting> {
 
 // --- Validation. ---
 
-/// The error of a value outside a setting's allowed list, as Zulip's parameter parsing
-/// words it.
-fn not_in_list(name: &str) -> ApiError {
-    ApiError::bad_request(format!("Invalid {name}: Value error, Not in the list of possible values"))
-}
-
 /// Checks setting values in Zulip's order: the allowed values and time zone checked while
 /// parsing, then `check_settings_values` (language, notification sound, batching period).
 pub fn check_values(settings: &[SettingValue]) -> ApiResult<()> {
@@ -97,7 +91,7 @@ pub fn check_values(settings: &[SettingValue]) -> ApiResult<()> {
                 return Err(ApiError::bad_request("Invalid timezone: Value error, Not a recognized time zone"));
             }
             (name, Kind::IntChoice(_) | Kind::StrChoice(_)) if !setting.accepts(value) => {
-                return Err(not_in_list(name))
+                return Err(ApiError::not_in_list(name))
             }
             (name, _) if !setting.accepts(value) => return Err(ApiError::bad_request(format!("Invalid {name}"))),
             _ => {}

@@ -285,19 +285,21 @@ impl Tables {
             }
             self.push("zerver_stream", row);
             self.channels += 1;
-            for user in state.users() {
-                if let Some(sub) = state.subscriptions_of(user.id).find(|s| s.channel_id == c.id).cloned() {
-                    self.subscription(user.id.0, recipient, json!({"active": sub.active, "color": sub.color, "is_muted": sub.is_muted,
-                        "pin_to_top": sub.pin_to_top, "desktop_notifications": sub.desktop_notifications,
-                        "audible_notifications": sub.audible_notifications, "push_notifications": sub.push_notifications,
-                        "email_notifications": sub.email_notifications, "wildcard_mentions_notify": sub.wildcard_mentions_notify}));
-                }
-                for topic in state.user_topics_of(user.id).filter(|t| t.channel_id == c.id).cloned().collect::<Vec<_>>()
-                {
-                    let n = self.len("zerver_usertopic") as i64 + 1;
-                    self.push("zerver_usertopic", json!({"id": n, "user_profile": user.id.0, "stream": c.id.0, "recipient": recipient,
-                        "topic_name": topic.topic, "last_updated": float(topic.last_updated), "visibility_policy": topic.visibility_policy}));
-                }
+        }
+        // Each person's subscriptions and topic policies, in one pass over the people.
+        for user in state.users() {
+            for sub in state.subscriptions_of(user.id).cloned().collect::<Vec<_>>() {
+                let Some(recipient) = self.channel_recipients.get(&sub.channel_id).copied() else { continue };
+                self.subscription(user.id.0, recipient, json!({"active": sub.active, "color": sub.color, "is_muted": sub.is_muted,
+                    "pin_to_top": sub.pin_to_top, "desktop_notifications": sub.desktop_notifications,
+                    "audible_notifications": sub.audible_notifications, "push_notifications": sub.push_notifications,
+                    "email_notifications": sub.email_notifications, "wildcard_mentions_notify": sub.wildcard_mentions_notify}));
+            }
+            for topic in state.user_topics_of(user.id).cloned().collect::<Vec<_>>() {
+                let Some(recipient) = self.channel_recipients.get(&topic.channel_id).copied() else { continue };
+                let n = self.len("zerver_usertopic") as i64 + 1;
+                self.push("zerver_usertopic", json!({"id": n, "user_profile": user.id.0, "stream": topic.channel_id.0, "recipient": recipient,
+                    "topic_name": topic.topic, "last_updated": float(topic.last_updated), "visibility_policy": topic.visibility_policy}));
             }
         }
         for (i, channel) in state.default_channels().iter().enumerate() {

@@ -223,6 +223,7 @@ impl Writer<'_> {
                 .map_err(|e| ImportError::at(format!("user group {} ({})", group.id, group.name), e.to_string()))?;
             self.ids.groups.insert(group.id, id.0);
         }
+        let mut rows = store::groups::in_realm(tx, self.realm_id)?;
         for group in &org.groups {
             let Some(id) = self.ids.groups.get(&group.id).map(|g| GroupId(*g)) else { continue };
             let members: Vec<UserId> = group.members.iter().filter_map(|u| self.user(*u)).collect();
@@ -231,11 +232,8 @@ impl Writer<'_> {
                 group.subgroups.iter().filter_map(|g| self.ids.groups.get(g)).map(|g| GroupId(*g)).collect();
             store::groups::add_subgroups(tx, id, &subgroups)?;
             let settings = self.ids.settings(&group.settings);
-            if !settings.is_empty() {
-                let mut all = store::groups::in_realm(tx, self.realm_id)?;
-                if let Some(row) = all.remove(&id) {
-                    store::groups::update(tx, &UserGroup { settings, ..row })?;
-                }
+            if let Some(row) = rows.remove(&id).filter(|_| !settings.is_empty()) {
+                store::groups::update(tx, &UserGroup { settings, ..row })?;
             }
         }
         Ok(())

@@ -65,13 +65,10 @@ pub fn plan_update(
     now: i64,
 ) -> ApiResult<UserEdit> {
     // The role's value is checked as the parameter is parsed, before anything else.
-    let role =
-        match update.role {
-            Some(raw) => Some(Role::from_i64(raw).ok_or_else(|| {
-                ApiError::bad_request("Invalid role: Value error, Not in the list of possible values")
-            })?),
-            None => None,
-        };
+    let role = match update.role {
+        Some(raw) => Some(Role::from_i64(raw).ok_or_else(|| ApiError::not_in_list("role"))?),
+        None => None,
+    };
     let acting = state.user_or_err(acting)?;
     let access = Access { allow_deactivated: true, allow_bots: true, for_admin: true };
     let target = access_user(state, acting, target, access)?;
