@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use actix_web::dev::{Server, ServerHandle};
-use actix_web::middleware::from_fn;
+use actix_web::http::header;
+use actix_web::middleware::{from_fn, DefaultHeaders};
 use actix_web::{web, App, HttpServer};
 use agora_actors::login::Logins;
 use agora_actors::reader;
+use agora_actors::server_info;
 use agora_actors::registry::{Directory, RealmRegistry, Realms, StopAll};
 use agora_actors::sessions::Sessions;
 use agora_actors::store::Store;
@@ -179,6 +181,7 @@ impl Application {
             App::new()
                 .app_data(state.clone())
                 .wrap(from_fn(access::log))
+                .wrap(DefaultHeaders::new().add((header::SERVER, server_info::SERVER_HEADER)))
                 .configure(routes::configure)
                 .default_service(web::to(routes::not_found))
         })

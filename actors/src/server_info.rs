@@ -14,11 +14,20 @@ pub const FEATURE_LEVEL: i64 = 419;
 pub const ZULIP_VERSION: &str = "11.0";
 /// Zulip's `zulip_merge_base` for a release: the release itself.
 pub const ZULIP_MERGE_BASE: &str = ZULIP_VERSION;
-/// Agora's own version, reported as `agora_version` beside Zulip's fields.
+/// Agora's own version. Zulip's responses have no field for it (and clients refuse unknown
+/// ones), so it goes in the `Server` header of every response and in the push bouncer's
+/// `User-Agent`.
 pub const AGORA_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The `zulip_version` clients see: the Zulip release number (Agora names itself in
-/// `agora_version`, and in the push bouncer's `User-Agent`).
+/// The `Server` header of every HTTP response.
+pub const SERVER_HEADER: &str = concat!("Agora/", env!("CARGO_PKG_VERSION"));
+
+/// The feature level from which Zulip's `POST /register` says how long the queue may go
+/// unpolled (`idle_queue_timeout_secs`).
+pub const IDLE_QUEUE_TIMEOUT_LEVEL: i64 = 481;
+
+/// The `zulip_version` clients see: the Zulip release number (Agora names itself in the
+/// `Server` header).
 pub fn zulip_version() -> String {
     ZULIP_VERSION.to_owned()
 }
@@ -47,11 +56,34 @@ pub fn server_settings(is_incompatible: bool, push_enabled: bool) -> Map<String,
         "zulip_version": zulip_version(),
         "zulip_merge_base": ZULIP_MERGE_BASE,
         "zulip_feature_level": FEATURE_LEVEL,
-        "agora_version": AGORA_VERSION,
         "push_notifications_enabled": push_enabled,
         "is_incompatible": is_incompatible,
     }))
 }
+
+/// Zulip's authentication backends, by the names and in the order Zulip's
+/// `AUTH_BACKEND_NAME_MAP` gives them.
+const AUTH_BACKENDS: [&str; 11] =
+    ["Dev", "Email", "LDAP", "RemoteUser", "GitHub", "AzureAD", "GitLab", "Google", "Apple", "SAML", "OpenID Connect"];
+
+/// `realm_authentication_methods`: every backend Zulip has, as a Zulip organization's
+/// settings list them. Email and password is the one Agora has; the others are listed as
+/// unavailable, with the reason clients show beside them.
+pub fn realm_authentication_methods() -> Value {
+    let mut methods = Map::new();
+    for name in AUTH_BACKENDS {
+        let method = if name == "Email" {
+            json!({"enabled": true, "available": true})
+        } else {
+            json!({"enabled": false, "available": false, "unavailable_reason": UNAVAILABLE_BACKEND})
+        };
+        methods.insert(name.into(), method);
+    }
+    Value::Object(methods)
+}
+
+/// Why an authentication backend other than email and password cannot be enabled.
+pub const UNAVAILABLE_BACKEND: &str = "This authentication method is not supported by this server.";
 
 /// The organization's icon: the uploaded one (`/user_avatars/<realm_id>/realm/icon.png`,
 /// versioned), else the default, an identicon of its subdomain, as Zulip's.

@@ -268,8 +268,7 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
             legacy_policy(state, "can_create_web_public_channel_group", LegacyPolicy::WebPublic),
         "realm_wildcard_mention_policy":
             legacy_policy(state, "can_mention_many_users_group", LegacyPolicy::WildcardMention),
-        // The only authentication backend is email and password.
-        "realm_authentication_methods": {"Email": {"enabled": true, "available": true}},
+        "realm_authentication_methods": server_info::realm_authentication_methods(),
         "realm_presence_disabled": realm.presence_disabled(),
         "max_avatar_file_size_mib": MAX_AVATAR_FILE_SIZE_MIB,
         "max_file_upload_size_mib": config.uploads.max_file_upload_size_mib,

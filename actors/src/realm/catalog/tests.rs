@@ -372,7 +372,15 @@ fn realm_data_values_for_a_new_organization() {
     assert_eq!(data["realm_bot_domain"], json!("acme.localhost"));
     assert_eq!(data["realm_icon_url"], json!(server_info::realm_icon_url(&state)));
     assert_eq!(data["server_generation"], json!(1_795_238_523));
-    assert_eq!(data["realm_authentication_methods"], json!({"Email": {"enabled": true, "available": true}}));
+    let methods = data["realm_authentication_methods"].as_object().unwrap();
+    let names: Vec<&str> = methods.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["Dev", "Email", "LDAP", "RemoteUser", "GitHub", "AzureAD", "GitLab", "Google", "Apple", "SAML", "OpenID Connect"]
+    );
+    assert_eq!(methods["Email"], json!({"enabled": true, "available": true}));
+    let reason = server_info::UNAVAILABLE_BACKEND;
+    assert_eq!(methods["SAML"], json!({"enabled": false, "available": false, "unavailable_reason": reason}));
     // The emoji data file's hashed name (see `crate::emoji`), which Agora serves.
     let emoji_url = data["server_emoji_data_url"].as_str().unwrap();
     assert_eq!(emoji_url, format!("http://acme.localhost:9991{}", crate::emoji::data_file().path));

@@ -145,9 +145,9 @@ pub fn initial_state(ctx: &Context<'_>, queue_id: &str) -> ApiResult<Vec<Bytes>>
     out.insert("zulip_version".into(), Value::from(server_info::zulip_version()));
     out.insert("zulip_feature_level".into(), Value::from(server_info::FEATURE_LEVEL));
     out.insert("zulip_merge_base".into(), Value::from(server_info::ZULIP_MERGE_BASE));
-    out.insert("agora_version".into(), Value::from(server_info::AGORA_VERSION));
-    // Zulip (feature level 481) tells how long the queue may go unpolled.
-    out.insert("idle_queue_timeout_secs".into(), Value::from(ctx.spec.timeout_ms / 1000));
+    if server_info::FEATURE_LEVEL >= server_info::IDLE_QUEUE_TIMEOUT_LEVEL {
+        out.insert("idle_queue_timeout_secs".into(), Value::from(ctx.spec.timeout_ms / 1000));
+    }
     for data_set in DATA_SETS {
         data_set(ctx, &mut out)?;
     }
