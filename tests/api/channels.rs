@@ -138,6 +138,19 @@ async fn python_client_get_subscriptions_and_the_subscription_object() {
     let (status, body) = get(&app, &alice, "/users/me/subscriptions").await;
     assert_eq!(status, 200);
     let date = body["subscriptions"][0]["date_created"].as_i64().unwrap();
+    // The channel's first message is Notification Bot's: who created it, and how.
+    let first_message_id = body["subscriptions"][0]["first_message_id"].as_i64().unwrap();
+    let (status, notice) = get(&app, &alice, &format!("/messages/{first_message_id}?apply_markdown=false")).await;
+    assert_eq!(status, 200, "{notice}");
+    assert_eq!(notice["message"]["subject"], json!("channel events"));
+    assert_eq!(notice["message"]["sender_email"], json!("notification-bot@zulip.com"));
+    let created = format!(
+        "**Public** channel created by @_**Alice Adams|{}**. **Description:**\n```` quote\n*No description.*\n````",
+        alice.user_id
+    );
+    assert_eq!(notice["message"]["content"], json!(created));
+    // Read for its creator, unread for others.
+    assert_eq!(notice["message"]["flags"], json!(["read"]));
     let first = json!({
         "is_archived": false,
         "audible_notifications": null,
@@ -159,7 +172,7 @@ async fn python_client_get_subscriptions_and_the_subscription_object() {
         "description": "",
         "desktop_notifications": null,
         "email_notifications": null,
-        "first_message_id": null,
+        "first_message_id": first_message_id,
         "folder_id": null,
         "is_recently_active": true,
         "history_public_to_subscribers": true,

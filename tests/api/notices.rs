@@ -89,8 +89,15 @@ async fn subscribing_others_tells_them_and_new_channels_are_announced() {
     assert_eq!(status, 200);
     let announced = s("@_**Organization Owner|1** created a new channel #**fresh**.");
     let mine = inbox(&app, &owner).await;
-    assert_eq!(mine.last().unwrap(), &(s(BOT), s("announce-here"), s("new channels"), announced, vec![s("read")]));
-    assert_eq!(inbox(&app, &alice).await.len(), 1);
+    assert_eq!(mine[mine.len() - 2], (s(BOT), s("announce-here"), s("new channels"), announced, vec![s("read")]));
+    // And the channel's first message says who created it.
+    let created = s("**Public** channel created by @_**Organization Owner|1**. **Description:**\n```` quote\n*No description.*\n````");
+    let notice = (s(BOT), s("fresh"), s("channel events"), created, vec![]);
+    assert_eq!(
+        mine.last().unwrap(),
+        &(notice.0.clone(), notice.1.clone(), notice.2.clone(), notice.3.clone(), vec![s("read")])
+    );
+    assert_eq!(inbox(&app, &alice).await, vec![inbox(&app, &alice).await[0].clone(), notice]);
     // POST /channels/create announces too.
     let form = [("name", "fresher"), ("subscribers", "[]"), ("announce", "true")];
     let (status, _) = json(post(&app, &owner, "/channels/create", &form).await).await;
@@ -143,9 +150,12 @@ async fn moving_and_resolving_a_topic_is_told_in_both_topics() {
             ),
         ]
     );
-    // The editor has them read.
-    let mine: Vec<_> = inbox(&app, &owner).await.into_iter().filter(|m| m.0 == BOT).map(|m| m.4).collect();
-    assert_eq!(mine, vec![vec![s("read")], vec![s("read")]]);
+    // The editor has them read (as the notice of the channel's creation, before them).
+    let mine: Vec<_> = inbox(&app, &owner).await.into_iter().filter(|m| m.0 == BOT).map(|m| (m.2, m.4)).collect();
+    assert_eq!(
+        mine,
+        vec![(s("channel events"), vec![s("read")]), (s("dinner"), vec![s("read")]), (s("lunch"), vec![s("read")])]
+    );
 
     // One message into a topic that has others: the link form; no old-thread notice by default.
     let form = [("type", "stream"), ("to", "general"), ("topic", "tea"), ("content", "three")];

@@ -400,7 +400,7 @@ async fn a_server_killed_while_saving_its_queues_loses_nothing_acknowledged() {
         // What was acknowledged before is all there.
         if round > 0 {
             let path = "/messages?anchor=oldest&num_before=0&num_after=5000&apply_markdown=false\
-                        &narrow=[{\"operator\":\"channel\",\"operand\":\"saved\"}]";
+                        &narrow=[{\"operator\":\"channel\",\"operand\":\"saved\"},{\"operator\":\"topic\",\"operand\":\"t\"}]";
             let (status, body) = json(call(&server, &o, Method::GET, path).send().await.unwrap()).await;
             assert_eq!(status, 200, "{body}");
             let found: Vec<i64> =

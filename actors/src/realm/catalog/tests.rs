@@ -376,7 +376,19 @@ fn realm_data_values_for_a_new_organization() {
     let names: Vec<&str> = methods.keys().map(String::as_str).collect();
     assert_eq!(
         names,
-        ["Dev", "Email", "LDAP", "RemoteUser", "GitHub", "AzureAD", "GitLab", "Google", "Apple", "SAML", "OpenID Connect"]
+        [
+            "Dev",
+            "Email",
+            "LDAP",
+            "RemoteUser",
+            "GitHub",
+            "AzureAD",
+            "GitLab",
+            "Google",
+            "Apple",
+            "SAML",
+            "OpenID Connect"
+        ]
     );
     assert_eq!(methods["Email"], json!({"enabled": true, "available": true}));
     let reason = server_info::UNAVAILABLE_BACKEND;

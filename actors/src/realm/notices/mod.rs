@@ -91,6 +91,13 @@ pub fn subscription_notices(
             notices.push(Notice::new(sender, to, texts::new_channels(acting, &links)));
         }
     }
+    // Each new channel's first message says who created it, what kind it is and its
+    // description (public channels with protected history get none, as in Zulip).
+    for channel in created.iter().filter_map(|id| state.channel(*id)) {
+        let Some(content) = texts::channel_created(acting, channel) else { continue };
+        let to = NoticeTo::Channel(channel.id, notice_topic(state, channel.id, texts::CHANNEL_EVENTS_TOPIC));
+        notices.push(Notice::new(sender, to, content));
+    }
     for notice in &mut notices {
         notice.read_for.push(acting.id);
     }

@@ -2,7 +2,7 @@
 //! syntaxes they use.
 
 use crate::ids::{ChannelId, MessageId, UserId};
-use crate::realm::model::User;
+use crate::realm::model::{Channel, User};
 
 /// Zulip's `NAVIGATION_TOUR_VIDEO_URL` default.
 pub const NAVIGATION_TOUR_VIDEO_URL: &str = "https://static.zulipchat.com/static/navigation-tour-video/zulip-10.mp4";
@@ -209,6 +209,33 @@ pub fn new_channels(acting: &User, links: &[String]) -> String {
     } else {
         format!("{} created a new channel {}.", silent_mention(acting), links.join(", "))
     }
+}
+
+/// Zulip's `Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME`: where the notices about a channel
+/// itself go.
+pub const CHANNEL_EVENTS_TOPIC: &str = "channel events";
+
+/// The first message of a new channel: who created it, its kind and its description; none
+/// for a public channel whose history is protected.
+pub fn channel_created(acting: &User, channel: &Channel) -> Option<String> {
+    let kind = if channel.is_web_public {
+        "Web-public"
+    } else if !channel.invite_only {
+        if !channel.history_public_to_subscribers {
+            return None;
+        }
+        "Public"
+    } else if channel.history_public_to_subscribers {
+        "Private, shared history"
+    } else {
+        "Private, protected history"
+    };
+    let description =
+        if channel.description.is_empty() { "*No description.*".to_owned() } else { channel.description.clone() };
+    Some(format!(
+        "**{kind}** channel created by {}. **Description:**\n```` quote\n{description}\n````",
+        silent_mention(acting)
+    ))
 }
 
 /// The signup announcement (Zulip's `notify_new_user`).
