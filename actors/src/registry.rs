@@ -281,6 +281,7 @@ impl RealmRegistry {
             Arc::clone(&queues),
             self.readers.clone(),
             presence_state,
+            Some(presence.clone().recipient()),
         );
         let restored = self.restore_queues(id, &mut actor, &addr);
         let run = move || {

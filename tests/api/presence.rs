@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::helpers::{
     error, expect, json, missing, poll, post, queue_id, register, send, spawn_app, spawn_app_at, spawn_app_with, Creds,
-    TestApp,
+    TestApp, Watch,
 };
 
 /// A reply's status, text, and the raw `server_timestamp` with its whole seconds.
@@ -330,31 +330,94 @@ async fn register_has_the_presence_data_set_in_the_format_asked_for() {
     app.stop().await;
 }
 
+/// The next events of `watch`, waiting for at least one (the presence actor tells the
+/// realm actor, which fans out).
+async fn next_events(app: &TestApp, watch: &mut Watch) -> Vec<Value> {
+    for _ in 0..100 {
+        let events = watch.events(app).await;
+        if !events.is_empty() {
+            return events;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("no event came");
+}
+
+/// Bob's presence as the owner's slim ping reports it.
+async fn bobs_row(app: &TestApp, o: &Creds, bob: &Creds) -> Value {
+    let reply = ping(app, o, &[("status", "active"), ("slim_presence", "true")]).await;
+    let body: Value = serde_json::from_str(&reply.text).unwrap();
+    body["presences"][bob.user_id.to_string()].clone()
+}
+
 #[actix_web::test]
-async fn users_who_hide_their_presence_are_neither_recorded_nor_reported() {
+async fn users_who_hide_their_presence_show_offline_until_they_share_it_again() {
     let app = spawn_app().await;
     let o = app.owner.clone();
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
     ping(&app, &bob, &[("status", "active")]).await;
+    let caps = r#"{"notification_settings_null": true, "simplified_presence_events": true}"#;
+    let mut watch =
+        Watch::with_form(&app, &o, &[("event_types", r#"["presence"]"#), ("client_capabilities", caps)]).await;
+    let joined = bobs_row(&app, &o, &bob).await["active_timestamp"].as_i64().unwrap();
+    // The events of coming online (told asynchronously) are not what this is about.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    watch.events(&app).await;
+    let bob_id = bob.user_id.to_string();
+
+    // Turned off (Zulip's invisible mode): everyone is told at once, and Bob shows as last
+    // connected a little over the offline threshold (200 s) ago, never active since (his
+    // `active_timestamp` falls back to when he joined).
+    let before = now_secs();
     expect(
         send(&app, &bob, Method::PATCH, "/settings", &[("presence_enabled", "false")]).await,
         200,
         json!({"result": "success", "msg": ""}),
     )
     .await;
-    let reply = ping(&app, &o, &[("status", "active"), ("slim_presence", "true")]).await;
-    reply.is(
-        200,
-        json!({"result": "success", "msg": "", "presences": {o.user_id.to_string(): modern(reply.now, reply.now)},
-            "server_timestamp": 0, "presence_last_update_id": 2}),
-    );
+    let after = now_secs();
+    let events = next_events(&app, &mut watch).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    let row = &events[0]["presences"][&bob_id];
+    let seen = row["idle_timestamp"].as_i64().unwrap();
+    assert!((before - 321..=after - 320).contains(&seen), "{seen} for {before}..{after}");
+    assert!(row["active_timestamp"].as_i64().unwrap() <= joined, "{row}");
+    assert_eq!(bobs_row(&app, &o, &bob).await, *row);
+    // Listed everywhere (not missing, not refused).
+    let (status, body) = json(send(&app, &o, Method::GET, "/users/bob@agora.test/presence", &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = json(send(&app, &o, Method::GET, "/realm/presence", &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body["presences"].get("bob@agora.test").is_some(), "{body}");
+    // Bob's own pings are not recorded meanwhile.
+    ping(&app, &bob, &[("status", "active")]).await;
+    assert_eq!(bobs_row(&app, &o, &bob).await["idle_timestamp"], json!(seen));
+
+    // Turned on again: active now, and everyone is told.
+    let before = now_secs();
     expect(
-        send(&app, &o, Method::GET, "/users/bob@agora.test/presence", &[]).await,
-        400,
-        error("No presence data for bob@agora.test"),
+        send(&app, &bob, Method::PATCH, "/settings", &[("presence_enabled", "true")]).await,
+        200,
+        json!({"result": "success", "msg": ""}),
     )
     .await;
+    let after = now_secs();
+    let events = next_events(&app, &mut watch).await;
+    let row = &events[0]["presences"][&bob_id];
+    assert!((before..=after).contains(&row["active_timestamp"].as_i64().unwrap()), "{events:?}");
+    assert_eq!(row["active_timestamp"], row["idle_timestamp"], "{events:?}");
+    let (status, body) = json(send(&app, &o, Method::GET, &format!("/users/{}/presence", bob.user_id), &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["presence"]["aggregated"]["status"], json!("active"), "{body}");
+    // Setting it to what it already is tells nobody anything.
+    send(&app, &bob, Method::PATCH, "/settings", &[("presence_enabled", "true")]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
     app.stop().await;
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
 #[actix_web::test]

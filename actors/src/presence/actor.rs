@@ -19,7 +19,8 @@ use super::audience::{self, UserSet};
 use super::blocks::ModernBlocks;
 use super::format;
 use super::reads::{self, Audience, Fields, PresenceQuery};
-use super::state::{PresenceState, Row, Status};
+use super::state::{Changed, PresenceState, Row, Status};
+use super::{MICROS, OFFLINE_THRESHOLD_SECS};
 use crate::config::PresenceConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Outgoing;
@@ -79,6 +80,24 @@ pub struct Rebind {
     pub realm_state: Arc<ArcSwap<RealmState>>,
     pub realm: Recipient<PresenceEvents>,
 }
+
+/// A user's `presence_enabled` setting changed (sent by the realm actor after the commit).
+/// As Zulip's `do_change_user_setting`: turned on, the user is active now; turned off, the
+/// user's presence is replaced by one last connected a little over the offline threshold
+/// ago, so everyone sees them offline for as long as it stays off. Everyone is told either
+/// way.
+#[derive(Message, Debug)]
+#[rtype(result = "()")]
+pub struct PresenceEnabledChanged {
+    pub user_id: UserId,
+    pub enabled: bool,
+    /// Microseconds since the epoch.
+    pub now: i64,
+}
+
+/// How far past the offline threshold a user who turned presence off was last seen (Zulip
+/// adds two minutes for clock skew).
+const DISABLED_EXTRA_SECS: i64 = 120;
 
 /// Writes every changed row now, after any write under way; replies with the rows written.
 /// With `stop`, the actor stops afterwards (at shutdown) and nothing is handled in between.
@@ -202,19 +221,25 @@ impl PresenceActor {
     fn ping(&mut self, realm: &RealmState, user: &User, status: Status, now: i64) {
         // Users who do not share their presence (and bots, deactivated users) are not
         // recorded, as in Zulip.
-        if !audience::is_reported(user) {
+        if !audience::is_reported(user) || !audience::presence_enabled(user) {
             return;
         }
         let before = self.state.row(user.id).map(|row| row.update_id);
         let Some(changed) = self.state.ping(user.id, status, now, user.date_joined) else { return };
+        self.changed(realm, user, before, changed, false, now);
+    }
+
+    /// Publishes a changed row (`before` is its previous update id) and tells the others
+    /// when it says so, or always when `force`d.
+    fn changed(&mut self, realm: &RealmState, user: &User, before: Option<i64>, changed: Changed, force: bool, now: i64) {
         if let Some(update_id) = before {
             self.blocks.changed(update_id);
         }
         self.blocks.changed(changed.row.update_id);
         self.dirty.insert(user.id);
         self.published.store(Arc::new(self.state.clone()));
-        if changed.notify {
-            let users = audience::event_recipients(&self.config, realm, user.id);
+        if changed.notify || force {
+            let users = audience::event_recipients(&self.config, realm, user.id, force);
             if let (false, Some(realm_actor)) = (users.is_empty(), &self.realm) {
                 let event = format::event(user, &changed.row, now);
                 realm_actor.do_send(PresenceEvents(vec![Outgoing::to(users, event)]));
@@ -327,6 +352,25 @@ impl Handler<UpdatePresence> for PresenceActor {
         let access = audience::viewer_access(&self.config, &realm, msg.user_id);
         let audience = Audience { realm: &realm, reported: &reported, access: access.as_ref() };
         Ok(reads::update_reply_from(&self.state, &audience, Some(&query), msg.now, Some(&mut self.blocks)))
+    }
+}
+
+impl Handler<PresenceEnabledChanged> for PresenceActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: PresenceEnabledChanged, _: &mut Self::Context) {
+        let realm = self.realm_state.load_full();
+        let Some(user) = realm.user(msg.user_id).filter(|u| audience::is_reported(u)) else { return };
+        let before = self.state.row(user.id).map(|row| row.update_id);
+        let changed = if msg.enabled {
+            self.state.ping(user.id, Status::Active, msg.now, user.date_joined)
+        } else {
+            let seen = msg.now - (OFFLINE_THRESHOLD_SECS + DISABLED_EXTRA_SECS) * MICROS;
+            Some(self.state.reset(user.id, seen, user.date_joined))
+        };
+        if let Some(changed) = changed {
+            self.changed(&realm, user, before, changed, true, msg.now);
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 //! Whose presence is reported, and to whom.
 //!
-//! Reported at all: active humans who share their presence (`presence_enabled`), in an
-//! organization that shows presence (`presence_disabled` off). Zulip's realm-wide query
-//! filters active humans; users who turned `presence_enabled` off are left out here too
-//! (their pings are not recorded either).
+//! Reported at all: active humans, in an organization that shows presence
+//! (`presence_disabled` off), as Zulip's realm-wide query filters them. Users who turned
+//! `presence_enabled` off keep the row made when they did, which shows them offline; their
+//! pings are not recorded.
 //!
 //! To whom: everyone, unless the server limits presence to accessible users (Zulip's
 //! `CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE`) and the viewer is outside the
@@ -73,9 +73,10 @@ pub fn presence_enabled(user: &User) -> bool {
     user.settings.get("presence_enabled").and_then(Value::as_bool).unwrap_or(true)
 }
 
-/// Whether a user's presence is recorded and reported at all.
+/// Whether a user's presence is reported at all. Users who turned `presence_enabled` off
+/// are reported too, with the row that shows them offline (their pings are not recorded).
 pub fn is_reported(user: &User) -> bool {
-    user.is_active && !user.is_bot && presence_enabled(user)
+    user.is_active && !user.is_bot
 }
 
 /// The users whose presence is reported (independent of the viewer; the presence actor
@@ -115,8 +116,9 @@ pub fn can_access(config: &PresenceConfig, realm: &RealmState, viewer: UserId, t
 
 /// Who hears at once that `user` came online: every active user (bots included, as in
 /// Zulip), or those who can access the user when the server limits presence; nobody past
-/// `event_user_limit` active users, or when the organization hides presence.
-pub fn event_recipients(config: &PresenceConfig, realm: &RealmState, user: UserId) -> Vec<UserId> {
+/// `event_user_limit` active users (unless `forced`, as for a change of the user's
+/// `presence_enabled`), or when the organization hides presence.
+pub fn event_recipients(config: &PresenceConfig, realm: &RealmState, user: UserId, forced: bool) -> Vec<UserId> {
     if realm.realm().presence_disabled() {
         return Vec::new();
     }
@@ -124,7 +126,7 @@ pub fn event_recipients(config: &PresenceConfig, realm: &RealmState, user: UserI
     if config.limit_to_accessible_users {
         recipients.retain(|viewer| can_access(config, realm, *viewer, user));
     }
-    if recipients.len() > config.event_user_limit {
+    if recipients.len() > config.event_user_limit && !forced {
         return Vec::new();
     }
     recipients

@@ -25,8 +25,8 @@ pub mod reads;
 pub mod state;
 
 pub use actor::{
-    FlushPresence, GetPresenceStats, GetRealmPresence, GetUserPresence, PresenceActor, PresenceEvents, PresenceStats,
-    Rebind, UpdatePresence,
+    FlushPresence, GetPresenceStats, GetRealmPresence, GetUserPresence, PresenceActor, PresenceEnabledChanged,
+    PresenceEvents, PresenceStats, Rebind, UpdatePresence,
 };
 pub use reads::{Fields, PresenceQuery};
 pub use state::{PresenceState, Row, Status};

@@ -199,7 +199,6 @@ pub fn user_reply(
     }
     let row = presence
         .row(user.id)
-        .filter(|_| audience::presence_enabled(user))
         .ok_or_else(|| ApiError::bad_request(format!("No presence data for {target}")))?;
     let data = if slim { format::modern_object(row) } else { format::single_legacy(row, seconds(now)) };
     Ok(crate::json_object(json!({ "presence": data })))

@@ -175,6 +175,15 @@ impl PresenceState {
     /// a timestamp only when it is more than `UPDATE_MIN_FREQ_SECS` old, so a user pinging
     /// every minute changes (and is written) at most once a minute. `None` if nothing
     /// changed.
+    /// Replaces a user's row by one never active and last connected at `connected` (Zulip's
+    /// row for a user who turned presence off).
+    pub fn reset(&mut self, user: UserId, connected: i64, date_joined: i64) -> Changed {
+        self.last_update_id += 1;
+        let row = Arc::new(Row::new(user, None, Some(connected), self.last_update_id, date_joined));
+        self.put(Arc::clone(&row));
+        Changed { row, notify: true }
+    }
+
     pub fn ping(&mut self, user: UserId, status: Status, now: i64, date_joined: i64) -> Option<Changed> {
         let active = status == Status::Active;
         let Some(old) = self.rows.get(&user).cloned() else {

@@ -15,11 +15,13 @@ use super::model::{Role, User};
 use super::state::RealmState;
 use super::{commit, Change};
 use crate::auth::AuthSnapshot;
+use crate::clock;
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Outgoing, PushEvent};
 use crate::ids::UserId;
-use crate::presence::PresenceState;
+use crate::presence::audience::presence_enabled;
+use crate::presence::{PresenceEnabledChanged, PresenceState};
 use crate::queue::actor::{CloseQueue, GoneReason, QueueGone};
 use crate::queue::spec::check_narrow_for_events;
 use crate::queue::{QueueActor, QueueEntry, QueueIndex, QueueSpec, SharedQueue};
@@ -77,6 +79,8 @@ pub struct RealmActor {
     readers: Readers,
     /// The presence actor's published rows, for `POST /register`.
     pub(super) presence: Arc<ArcSwap<PresenceState>>,
+    /// The presence actor, told when a user's `presence_enabled` changes.
+    presence_actor: Option<Recipient<PresenceEnabledChanged>>,
     /// Changes waiting for the group commit at the end of the current run of the mailbox
     /// (`group_commit.rs`), in arrival order.
     pub(super) pending: Vec<Box<dyn PendingChange + Send>>,
@@ -156,6 +160,7 @@ impl RealmActor {
         queues: Arc<QueueIndex>,
         readers: Readers,
         presence: Arc<ArcSwap<PresenceState>>,
+        presence_actor: Option<Recipient<PresenceEnabledChanged>>,
     ) -> Self {
         RealmActor {
             state,
@@ -169,6 +174,7 @@ impl RealmActor {
             queues,
             readers,
             presence,
+            presence_actor,
             scheduler: None,
             pending: Vec::new(),
             groups: GroupStats::default(),
@@ -186,6 +192,15 @@ impl RealmActor {
                 tracing::error!(error = %e, "history readers unavailable");
                 ApiError::internal()
             })?
+        }
+    }
+
+    /// After a commit that may have changed `user`'s `presence_enabled` (which was
+    /// `before`): tells the presence actor when it did.
+    pub(super) fn presence_setting_changed(&self, user: UserId, before: bool) {
+        let Some(after) = self.state.user(user).map(presence_enabled) else { return };
+        if let (true, Some(presence)) = (after != before, &self.presence_actor) {
+            presence.do_send(PresenceEnabledChanged { user_id: user, enabled: after, now: clock::now_micros() });
         }
     }
 

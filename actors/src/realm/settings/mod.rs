@@ -23,6 +23,7 @@ pub use values::{check_values, default_settings, own_settings, SettingValue};
 
 use super::actor::RealmActor;
 use crate::clock;
+use crate::presence::audience::presence_enabled;
 use crate::error::ApiResult;
 use crate::ids::UserId;
 
@@ -59,8 +60,11 @@ impl Handler<UpdateOwnSettings> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateOwnSettings, _: &mut Self::Context) -> Self::Result {
+        let presence_before = self.state.user(msg.user_id).is_some_and(presence_enabled);
         let change = personal::plan_own_settings(&self.state, &self.config, msg.user_id, msg.change)?;
-        self.commit(change)
+        self.commit(change)?;
+        self.presence_setting_changed(msg.user_id, presence_before);
+        Ok(())
     }
 }
 

@@ -15,6 +15,7 @@ pub use ops::{StatusRequest, MAX_STATUS_TEXT_LENGTH};
 
 use super::actor::RealmActor;
 use crate::clock;
+use crate::presence::audience::presence_enabled;
 use crate::error::ApiResult;
 use crate::ids::UserId;
 
@@ -40,8 +41,12 @@ impl Handler<UpdateOwnStatus> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateOwnStatus, _: &mut Self::Context) -> Self::Result {
+        let presence_before = self.state.user(msg.user_id).is_some_and(presence_enabled);
         let change = ops::plan_update_status(&self.state, msg.user_id, msg.request, clock::now())?;
-        self.commit(change)
+        self.commit(change)?;
+        // `away` is the inverse of `presence_enabled`.
+        self.presence_setting_changed(msg.user_id, presence_before);
+        Ok(())
     }
 }
 
