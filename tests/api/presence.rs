@@ -406,7 +406,8 @@ async fn users_who_hide_their_presence_show_offline_until_they_share_it_again() 
     let row = &events[0]["presences"][&bob_id];
     assert!((before..=after).contains(&row["active_timestamp"].as_i64().unwrap()), "{events:?}");
     assert_eq!(row["active_timestamp"], row["idle_timestamp"], "{events:?}");
-    let (status, body) = json(send(&app, &o, Method::GET, &format!("/users/{}/presence", bob.user_id), &[]).await).await;
+    let (status, body) =
+        json(send(&app, &o, Method::GET, &format!("/users/{}/presence", bob.user_id), &[]).await).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["presence"]["aggregated"]["status"], json!("active"), "{body}");
     // Setting it to what it already is tells nobody anything.

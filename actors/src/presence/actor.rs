@@ -231,7 +231,15 @@ impl PresenceActor {
 
     /// Publishes a changed row (`before` is its previous update id) and tells the others
     /// when it says so, or always when `force`d.
-    fn changed(&mut self, realm: &RealmState, user: &User, before: Option<i64>, changed: Changed, force: bool, now: i64) {
+    fn changed(
+        &mut self,
+        realm: &RealmState,
+        user: &User,
+        before: Option<i64>,
+        changed: Changed,
+        force: bool,
+        now: i64,
+    ) {
         if let Some(update_id) = before {
             self.blocks.changed(update_id);
         }

@@ -197,9 +197,7 @@ pub fn user_reply(
     if !audience::can_access(config, realm, viewer, user.id) {
         return Err(ApiError::bad_request("Insufficient permission"));
     }
-    let row = presence
-        .row(user.id)
-        .ok_or_else(|| ApiError::bad_request(format!("No presence data for {target}")))?;
+    let row = presence.row(user.id).ok_or_else(|| ApiError::bad_request(format!("No presence data for {target}")))?;
     let data = if slim { format::modern_object(row) } else { format::single_legacy(row, seconds(now)) };
     Ok(crate::json_object(json!({ "presence": data })))
 }

@@ -23,9 +23,9 @@ pub use values::{check_values, default_settings, own_settings, SettingValue};
 
 use super::actor::RealmActor;
 use crate::clock;
-use crate::presence::audience::presence_enabled;
 use crate::error::ApiResult;
 use crate::ids::UserId;
+use crate::presence::audience::presence_enabled;
 
 /// `PATCH /settings`: `user_id` changes their own account and preferences.
 #[derive(Message, Debug)]

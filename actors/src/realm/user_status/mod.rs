@@ -15,9 +15,9 @@ pub use ops::{StatusRequest, MAX_STATUS_TEXT_LENGTH};
 
 use super::actor::RealmActor;
 use crate::clock;
-use crate::presence::audience::presence_enabled;
 use crate::error::ApiResult;
 use crate::ids::UserId;
+use crate::presence::audience::presence_enabled;
 
 /// `POST /users/me/status`: `user_id` sets (parts of) their own status.
 #[derive(Message, Debug)]
