@@ -20,7 +20,6 @@ use super::blocks::ModernBlocks;
 use super::format;
 use super::reads::{self, Audience, Fields, PresenceQuery};
 use super::state::{Changed, PresenceState, Row, Status};
-use super::{MICROS, OFFLINE_THRESHOLD_SECS};
 use crate::config::PresenceConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Outgoing;
@@ -81,24 +80,6 @@ pub struct Rebind {
     pub realm: Recipient<PresenceEvents>,
 }
 
-/// A user's `presence_enabled` setting changed (sent by the realm actor after the commit).
-/// As Zulip's `do_change_user_setting`: turned on, the user is active now; turned off, the
-/// user's presence is replaced by one last connected a little over the offline threshold
-/// ago, so everyone sees them offline for as long as it stays off. Everyone is told either
-/// way.
-#[derive(Message, Debug)]
-#[rtype(result = "()")]
-pub struct PresenceEnabledChanged {
-    pub user_id: UserId,
-    pub enabled: bool,
-    /// Microseconds since the epoch.
-    pub now: i64,
-}
-
-/// How far past the offline threshold a user who turned presence off was last seen (Zulip
-/// adds two minutes for clock skew).
-const DISABLED_EXTRA_SECS: i64 = 120;
-
 /// Writes every changed row now, after any write under way; replies with the rows written.
 /// With `stop`, the actor stops afterwards (at shutdown) and nothing is handled in between.
 #[derive(Message, Debug)]
@@ -135,11 +116,11 @@ struct Batch {
 /// One organization's presence.
 pub struct PresenceActor {
     realm_id: RealmId,
-    state: PresenceState,
+    pub(super) state: PresenceState,
     /// The state after each change, for `POST /register` (read by the realm actor).
     published: Arc<ArcSwap<PresenceState>>,
     /// The realm actor's published state: who the users are.
-    realm_state: Arc<ArcSwap<RealmState>>,
+    pub(super) realm_state: Arc<ArcSwap<RealmState>>,
     /// Where events go.
     realm: Option<Recipient<PresenceEvents>>,
     store: Store,
@@ -231,7 +212,7 @@ impl PresenceActor {
 
     /// Publishes a changed row (`before` is its previous update id) and tells the others
     /// when it says so, or always when `force`d.
-    fn changed(
+    pub(super) fn changed(
         &mut self,
         realm: &RealmState,
         user: &User,
@@ -360,25 +341,6 @@ impl Handler<UpdatePresence> for PresenceActor {
         let access = audience::viewer_access(&self.config, &realm, msg.user_id);
         let audience = Audience { realm: &realm, reported: &reported, access: access.as_ref() };
         Ok(reads::update_reply_from(&self.state, &audience, Some(&query), msg.now, Some(&mut self.blocks)))
-    }
-}
-
-impl Handler<PresenceEnabledChanged> for PresenceActor {
-    type Result = ();
-
-    fn handle(&mut self, msg: PresenceEnabledChanged, _: &mut Self::Context) {
-        let realm = self.realm_state.load_full();
-        let Some(user) = realm.user(msg.user_id).filter(|u| audience::is_reported(u)) else { return };
-        let before = self.state.row(user.id).map(|row| row.update_id);
-        let changed = if msg.enabled {
-            self.state.ping(user.id, Status::Active, msg.now, user.date_joined)
-        } else {
-            let seen = msg.now - (OFFLINE_THRESHOLD_SECS + DISABLED_EXTRA_SECS) * MICROS;
-            Some(self.state.reset(user.id, seen, user.date_joined))
-        };
-        if let Some(changed) = changed {
-            self.changed(&realm, user, before, changed, true, msg.now);
-        }
     }
 }
 

@@ -16,18 +16,21 @@
 //! - [`blocks`]: the modern rows' JSON in blocks, reused by every incremental reply.
 //! - [`format`]: the wire shapes (modern, legacy, events).
 //! - [`actor`]: the actor, its messages and the batched writes.
+//! - [`enabled`]: a user turning `presence_enabled` off or on.
 
 pub mod actor;
 pub mod audience;
 pub mod blocks;
+pub mod enabled;
 pub mod format;
 pub mod reads;
 pub mod state;
 
 pub use actor::{
-    FlushPresence, GetPresenceStats, GetRealmPresence, GetUserPresence, PresenceActor, PresenceEnabledChanged,
-    PresenceEvents, PresenceStats, Rebind, UpdatePresence,
+    FlushPresence, GetPresenceStats, GetRealmPresence, GetUserPresence, PresenceActor, PresenceEvents, PresenceStats,
+    Rebind, UpdatePresence,
 };
+pub use enabled::PresenceEnabledChanged;
 pub use reads::{Fields, PresenceQuery};
 pub use state::{PresenceState, Row, Status};
 
