@@ -129,6 +129,23 @@ impl ApiError {
         Self::new(ErrorCode::BadRequest, 404, msg)
     }
 
+    /// Zulip's `ValidationFailureError` of a Django `full_clean`: `errors` as `(field, message)`
+    /// in Django's order (`__all__` for the model's own checks); the first message is the
+    /// error's, and every message is listed by field in `errors`. `None` when there is none.
+    pub fn validation_failure(errors: &[(&str, String)]) -> Option<Self> {
+        let (_, first) = errors.first()?;
+        let mut by_field: Map<String, Value> = Map::new();
+        for (field, message) in errors {
+            match by_field.get_mut(*field) {
+                Some(Value::Array(list)) => list.push(Value::from(message.as_str())),
+                _ => {
+                    by_field.insert((*field).to_owned(), Value::Array(vec![Value::from(message.as_str())]));
+                }
+            }
+        }
+        Some(Self::bad_request(first.clone()).with("errors", Value::Object(by_field)))
+    }
+
     /// A required parameter is absent.
     pub fn missing_argument(var_name: &str) -> Self {
         Self::new(ErrorCode::RequestVariableMissing, 400, format!("Missing '{var_name}' argument"))

@@ -6,7 +6,6 @@
 //! once and sends the `realm_linkifiers` event to every active user.
 
 use rusqlite::Transaction;
-use serde_json::{json, Map, Value};
 
 use super::format::linkifiers_event;
 use crate::error::{ApiError, ApiResult};
@@ -89,16 +88,10 @@ pub fn check(state: &RealmState, id: i64, pattern: &str, url_template: &str) -> 
     if !field_error && state.linkifiers().list().any(|l| l.id != id && l.pattern == pattern) {
         errors.push(("__all__", "Realm filter with this Realm and Pattern already exists.".into()));
     }
-    let Some((_, first)) = errors.first() else { return Ok(()) };
-    let mut by_field: Map<String, Value> = Map::new();
-    for (field, message) in &errors {
-        if let Some(Value::Array(list)) = by_field.get_mut(*field) {
-            list.push(json!(message));
-        } else {
-            by_field.insert((*field).to_owned(), json!([message]));
-        }
+    match ApiError::validation_failure(&errors) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Err(ApiError::bad_request(first.clone()).with("errors", Value::Object(by_field)))
 }
 
 /// Python's `repr` of a group name (letters, digits and `_`): in single quotes.
