@@ -15,7 +15,9 @@ use imbl::{HashMap, OrdMap, OrdSet};
 
 use super::bot_data::BotsData;
 use super::invite_data::Invites;
-use super::model::{Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic};
+use super::model::{
+    Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic,
+};
 use super::scheduled_data::ScheduledData;
 use super::uploads_data::UploadsData;
 use super::user_data::UserData;
@@ -26,9 +28,12 @@ use crate::markdown::linkifier::Linkifiers;
 
 mod active;
 mod channel_json;
+mod channels;
 mod load;
 mod parts;
 mod user_json;
+
+pub use channels::Channels;
 
 /// An organization: its row, users and user groups, with lookup indexes.
 #[derive(Debug, Clone)]
@@ -75,29 +80,6 @@ pub struct RealmState {
     linkifiers: Linkifiers,
     /// Bots' default channels, services and configuration.
     pub(super) bots: BotsData,
-}
-
-/// An organization's channels with their subscriptions, default channels, folders and
-/// per-user topic policies, with lookup indexes.
-#[derive(Debug, Clone, Default)]
-pub struct Channels {
-    by_id: OrdMap<ChannelId, Arc<Channel>>,
-    /// Lower-cased name -> channel.
-    by_name: HashMap<String, ChannelId>,
-    /// Every subscription row (active or not), by (user, channel).
-    subscriptions: HashMap<(UserId, ChannelId), Arc<Subscription>>,
-    /// Active subscribers of each channel.
-    subscribers: HashMap<ChannelId, OrdSet<UserId>>,
-    /// Channels each user is actively subscribed to.
-    subscribed: HashMap<UserId, OrdSet<ChannelId>>,
-    /// Channels each user has a subscription row for (active or not).
-    rows_of: HashMap<UserId, OrdSet<ChannelId>>,
-    defaults: OrdSet<ChannelId>,
-    folders: OrdMap<FolderId, Arc<ChannelFolder>>,
-    /// (user, channel, lower-cased topic) -> policy.
-    user_topics: OrdMap<(UserId, ChannelId, String), Arc<UserTopic>>,
-    /// The id of each channel's first message, for channels that have messages.
-    first_messages: HashMap<ChannelId, MessageId>,
 }
 
 impl RealmState {
