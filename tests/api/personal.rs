@@ -147,6 +147,78 @@ async fn a_status_reaches_everyone_and_shows_only_what_is_set() {
     app.stop().await;
 }
 
+#[actix_web::test]
+async fn administrators_set_other_users_statuses_as_zulip_lets_them() {
+    let app = spawn_app().await;
+    let iago = app.create_user("", "iago@agora.test", "Iago", 200).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
+    let robot = bot(&app, &hamlet).await;
+    let mut watch = Watch::new(&app, &othello, r#"["user_status", "user_settings"]"#).await;
+    let path = format!("/users/{}/status", hamlet.user_id);
+
+    // The parameters are checked first, then the user, then the values.
+    let too_long = "x".repeat(61);
+    type Refusal<'a> = (&'a Creds, String, Vec<(&'a str, &'a str)>, &'a str);
+    let refusals: &[Refusal] = &[
+        (
+            &hamlet,
+            path.clone(),
+            vec![("status_text", too_long.as_str())],
+            "status_text is too long (limit: 60 characters)",
+        ),
+        (&hamlet, format!("/users/{}/status", othello.user_id), vec![("status_text", "hi")], "Insufficient permission"),
+        // Not even one's own status (that is `/users/me/status`).
+        (&hamlet, path.clone(), vec![("status_text", "hi")], "Insufficient permission"),
+        (&iago, "/users/9999/status".into(), vec![("status_text", "hi")], "No such user"),
+        (&iago, format!("/users/{}/status", robot.user_id), vec![("status_text", "hi")], "No such user"),
+        // `away` is no parameter here: it counts for nothing.
+        (&iago, path.clone(), vec![("away", "true")], "Client did not pass any new values."),
+        (&iago, path.clone(), vec![("emoji_code", "1f419")], "Client did not pass any new values."),
+        (
+            &iago,
+            path.clone(),
+            vec![("status_text", "x"), ("emoji_code", "1f419")],
+            "Client must pass emoji_name if they pass either emoji_code or reaction_type.",
+        ),
+        (&iago, path.clone(), vec![("emoji_name", "invalid")], "Emoji 'invalid' does not exist"),
+    ];
+    for (who, path, form, msg) in refusals {
+        expect(post(&app, who, path, form).await, 400, error(msg)).await;
+    }
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+
+    let form = [("status_text", " In a meeting "), ("emoji_name", "octopus"), ("away", "true")];
+    let ignored = json!({"result": "success", "msg": "", "ignored_parameters_unsupported": ["away"]});
+    expect(post(&app, &iago, &path, &form).await, 200, ignored).await;
+    let event = json!({"type": "user_status", "user_id": hamlet.user_id, "status_text": "In a meeting",
+                       "emoji_name": "octopus", "emoji_code": "1f419", "reaction_type": "unicode_emoji"});
+    // No `presence_enabled` change: the user's availability is theirs.
+    assert_eq!(watch.events(&app).await, vec![event]);
+    let shown = json!({"status_text": "In a meeting", "emoji_name": "octopus", "emoji_code": "1f419",
+                       "reaction_type": "unicode_emoji"});
+    expect(get(&app, &othello, &path).await, 200, status_body(shown.clone())).await;
+
+    // Only what is given changes; an empty text clears the text.
+    expect(post(&app, &iago, &path, &[("status_text", "")]).await, 200, success()).await;
+    let event = json!({"type": "user_status", "user_id": hamlet.user_id, "status_text": ""});
+    assert_eq!(watch.events(&app).await, vec![event]);
+
+    // A deactivated user's status is not set.
+    expect(send(&app, &app.owner, Method::DELETE, &format!("/users/{}", othello.user_id), &[]).await, 200, success())
+        .await;
+    let othello_path = format!("/users/{}/status", othello.user_id);
+    expect(post(&app, &iago, &othello_path, &[("status_text", "hi")]).await, 400, error("User is deactivated")).await;
+
+    // Kept across a restart.
+    let data_dir = app.data_dir.clone();
+    let _tmp = app.stop().await;
+    let app = spawn_app_at(&data_dir).await;
+    let shown = json!({"emoji_name": "octopus", "emoji_code": "1f419", "reaction_type": "unicode_emoji"});
+    expect(get(&app, &iago, &path).await, 200, status_body(shown)).await;
+    app.stop().await;
+}
+
 async fn alert_words(app: &TestApp, who: &Creds, method: Method, words: &[&str]) -> Response {
     let words = json!(words).to_string();
     send(app, who, method, "/users/me/alert_words", &[("alert_words", words.as_str())]).await

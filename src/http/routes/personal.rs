@@ -1,4 +1,5 @@
-//! A user's personal data: their status (`/users/me/status`, `/users/{user_id}/status`),
+//! A user's personal data: their status (`/users/me/status`, `/users/{user_id}/status`, which
+//! administrators may also set),
 //! alert words (`/users/me/alert_words`) and muted users (`/users/me/muted_users/...`).
 
 use actix_web::http::Method;
@@ -7,7 +8,7 @@ use agora_actors::ids::UserId;
 use agora_actors::json_object;
 use agora_actors::realm::alert_words::{AddAlertWords, ListAlertWords, RemoveAlertWords};
 use agora_actors::realm::muted_users::{MuteUser, UnmuteUser};
-use agora_actors::realm::user_status::{GetUserStatus, StatusRequest, UpdateOwnStatus};
+use agora_actors::realm::user_status::{GetUserStatus, StatusRequest, UpdateOwnStatus, UpdateUserStatus};
 use agora_actors::ApiError;
 use serde_json::json;
 
@@ -21,7 +22,12 @@ use crate::http::response::{HttpError, Success};
 pub(super) fn routes(scope: Scope) -> Scope {
     scope
         .service(Endpoint::new("/users/me/status").route(Method::POST, update_own_status).build())
-        .service(Endpoint::new(r"/users/{user_id:\d+}/status").route(Method::GET, get_user_status).build())
+        .service(
+            Endpoint::new(r"/users/{user_id:\d+}/status")
+                .route(Method::GET, get_user_status)
+                .route(Method::POST, update_user_status)
+                .build(),
+        )
         .service(
             Endpoint::new("/users/me/alert_words")
                 .route(Method::GET, list_alert_words)
@@ -51,6 +57,21 @@ fn status_request(params: &Params) -> Result<StatusRequest, ApiError> {
 /// `POST /users/me/status`.
 async fn update_own_status(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let msg = UpdateOwnStatus { user_id: auth.user.user_id, request: status_request(&params) };
+    auth.realm.addr.send(msg).await??;
+    Ok(params.ok())
+}
+
+/// `POST /users/{user_id}/status`: an administrator sets another user's status; the same
+/// parameters but `away`.
+async fn update_user_status(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let request = StatusRequest {
+        away: None,
+        emoji_code: params.str("emoji_code"),
+        emoji_name: params.str("emoji_name"),
+        reaction_type: params.str("reaction_type"),
+        status_text: params.str("status_text"),
+    };
+    let msg = UpdateUserStatus { acting: auth.user.user_id, user_id: UserId(path_id(&path)), request };
     auth.realm.addr.send(msg).await??;
     Ok(params.ok())
 }

@@ -1,5 +1,5 @@
-//! User status (spec 2.15; Zulip's `POST /users/me/status`, `GET /users/{user_id}/status`,
-//! the `user_status` data set and event): a short text and an emoji a user shows next to
+//! User status (spec 2.15; Zulip's `POST /users/me/status`, `GET` and `POST
+//! /users/{user_id}/status`, the `user_status` data set and event): a short text and an emoji a user shows next to
 //! their name, and the deprecated `away` (the inverse of their `presence_enabled` setting).
 //!
 //! - [`ops`]: the change, planned from the state (`check_update_user_status`).
@@ -28,6 +28,16 @@ pub struct UpdateOwnStatus {
     pub request: ApiResult<StatusRequest>,
 }
 
+/// `POST /users/{user_id}/status`: `acting`, an administrator, sets (parts of) the status
+/// of `user_id` (`away` is no parameter of it).
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct UpdateUserStatus {
+    pub acting: UserId,
+    pub user_id: UserId,
+    pub request: StatusRequest,
+}
+
 /// `GET /users/{user_id}/status`: the status of `user_id` as `viewer` sees it (`{}` when
 /// none is set).
 #[derive(Message, Debug)]
@@ -47,6 +57,15 @@ impl Handler<UpdateOwnStatus> for RealmActor {
         // `away` is the inverse of `presence_enabled`.
         self.presence_setting_changed(msg.user_id, presence_before);
         Ok(())
+    }
+}
+
+impl Handler<UpdateUserStatus> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: UpdateUserStatus, _: &mut Self::Context) -> Self::Result {
+        let change = ops::plan_update_status_for(&self.state, msg.acting, msg.user_id, msg.request, clock::now())?;
+        self.commit(change)
     }
 }
 

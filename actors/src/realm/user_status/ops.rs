@@ -1,5 +1,6 @@
-//! `POST /users/me/status`, planned from the state (Zulip's `update_user_status_backend`
-//! and `check_update_user_status`), written, applied.
+//! `POST /users/me/status` and `POST /users/{user_id}/status`, planned from the state
+//! (Zulip's `update_user_status_backend`, `update_user_status_admin` and
+//! `check_update_user_status`), written, applied.
 //!
 //! Only what the request names changes. `away` sets `presence_enabled` to its inverse, as
 //! Zulip's `do_change_user_setting` would (with its `user_settings` event, sent even when
@@ -17,6 +18,7 @@ use crate::realm::permissions::require_human;
 use crate::realm::settings::format::setting_events;
 use crate::realm::state::RealmState;
 use crate::realm::user_data::{UserStatus, UNICODE_EMOJI};
+use crate::realm::users::ops::{access_user, Access, UserRef};
 use crate::realm::{catalog, Applied, Change};
 use crate::store;
 use crate::validate::python_strip;
@@ -58,16 +60,45 @@ pub fn plan_update_status(
 ) -> ApiResult<StatusChange> {
     let user = state.user_or_err(user_id)?;
     require_human(user.is_bot)?;
-    let request = request?;
+    let request = stripped(request?)?;
+    plan_for(state, user, request, now)
+}
+
+/// Plans `POST /users/{user_id}/status`: an administrator sets (parts of) another user's
+/// status (Zulip's `update_user_status_admin`). The parameters are checked first, then the
+/// target (Zulip's `access_user_by_id` for administration: no bots, no deactivated users,
+/// "Insufficient permission" unless `acting` administers them), then
+/// `check_update_user_status`. `away` is no parameter here: the route leaves it out.
+pub fn plan_update_status_for(
+    state: &RealmState,
+    acting: UserId,
+    target: UserId,
+    request: StatusRequest,
+    now: i64,
+) -> ApiResult<StatusChange> {
+    let acting = state.user_or_err(acting)?;
+    let request = stripped(StatusRequest { away: None, ..request })?;
+    let access = Access { allow_deactivated: false, allow_bots: false, for_admin: true };
+    let user = access_user(state, acting, &UserRef::Id(target), access)?;
+    plan_for(state, user, request, now)
+}
+
+/// `status_text` stripped, and at most 60 characters (Zulip's parameter check).
+fn stripped(request: StatusRequest) -> ApiResult<StatusRequest> {
     let status_text = request.status_text.as_deref().map(|t| python_strip(t).to_owned());
     if status_text.as_ref().is_some_and(|t| t.chars().count() > MAX_STATUS_TEXT_LENGTH) {
         return Err(ApiError::bad_request(format!(
             "status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)"
         )));
     }
-    let update =
-        check_update(state, request.away, status_text, request.emoji_name, request.emoji_code, request.reaction_type)?;
+    Ok(StatusRequest { status_text, ..request })
+}
 
+/// `user`'s status as `request` (checked) changes it.
+fn plan_for(state: &RealmState, user: &User, request: StatusRequest, now: i64) -> ApiResult<StatusChange> {
+    let StatusRequest { away, status_text, emoji_name, emoji_code, reaction_type } = request;
+    let update = check_update(state, away, status_text, emoji_name, emoji_code, reaction_type)?;
+    let user_id = user.id;
     let mut status = state.user_data().status(user_id).cloned().unwrap_or_else(|| UserStatus::empty(now));
     status.timestamp = now;
     if let Some(text) = &update.status_text {

@@ -186,3 +186,26 @@ fn the_data_set_holds_active_users_with_a_status_and_lookups_follow_zulips_acces
     assert_eq!(err(robot), "No such user");
     assert_eq!(err(gone), "User is deactivated");
 }
+
+#[test]
+fn administrators_set_others_statuses_after_the_parameters_are_checked() {
+    use super::ops::plan_update_status_for;
+    let mut state = realm();
+    let iago = user(&mut state, "iago", Role::Administrator);
+    let hamlet = user(&mut state, "hamlet", Role::Member);
+    let robot = bot(&mut state, "robot", hamlet);
+    let refusal = |state: &RealmState, acting: UserId, target: UserId, fields: Value| {
+        plan_update_status_for(state, acting, target, request(fields), T0).err().map(|e| e.msg).unwrap_or_default()
+    };
+    let too_long = json!({"status_text": "x".repeat(61)});
+    assert_eq!(refusal(&state, hamlet, UserId(999), too_long), "status_text is too long (limit: 60 characters)");
+    assert_eq!(refusal(&state, hamlet, hamlet, json!({"status_text": "hi"})), "Insufficient permission");
+    assert_eq!(refusal(&state, iago, robot, json!({"status_text": "hi"})), "No such user");
+    // `away` is no parameter of this endpoint.
+    assert_eq!(refusal(&state, iago, hamlet, json!({"away": true})), "Client did not pass any new values.");
+    let change = plan_update_status_for(&state, iago, hamlet, request(json!({"status_text": " busy "})), T0).unwrap();
+    let applied = change.apply(&mut state);
+    let bodies: Vec<Value> = applied.events.iter().map(|o| Value::Object(o.event.body().clone())).collect();
+    assert_eq!(bodies, vec![json!({"type": "user_status", "user_id": hamlet, "status_text": "busy"})]);
+    assert_eq!(shown(&state, iago, hamlet), json!({"status_text": "busy"}));
+}
