@@ -49,6 +49,9 @@ async fn an_administrator_exports_downloads_and_deletes_an_organization() {
     )
     .await;
     assert_eq!(sent.status(), 200);
+    let playground =
+        [("name", "Rust"), ("pygments_language", "Rust"), ("url_template", "https://play.example/?code={code}")];
+    assert_eq!(post(&app, &owner, "/realm/playgrounds", &playground).await.status(), 200);
     let open = post(&app, &owner, "/users/me/subscriptions", &[("subscriptions", r#"[{"name": "open"}]"#)]).await;
     assert_eq!(open.status(), 200);
     let sent = post(
@@ -130,6 +133,8 @@ async fn an_administrator_exports_downloads_and_deletes_an_organization() {
     let top = std::fs::read_dir(unpacked.path()).unwrap().next().unwrap().unwrap().path();
     let realm: Value = serde_json::from_slice(&std::fs::read(top.join("realm.json")).unwrap()).unwrap();
     assert_eq!(realm["zerver_realm"][0]["string_id"], "");
+    let playground = &realm["zerver_realmplayground"][0];
+    assert_eq!((playground["name"].as_str(), playground["pygments_language"].as_str()), (Some("Rust"), Some("Rust")));
     let messages = std::fs::read_to_string(top.join("messages-000001.json")).unwrap();
     assert!(messages.contains("open words"));
     assert!(

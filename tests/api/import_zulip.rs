@@ -158,7 +158,8 @@ pub fn write_export(dir: &Path) {
         ],
         "zerver_usertopic": [{"id": 1, "user_profile": hamlet, "stream": 10, "recipient": 110, "topic_name": "boring", "last_updated": 1_600_000_000.0, "visibility_policy": 1}],
         "zerver_client": [{"id": 1, "name": "ZulipMobile"}],
-        "zerver_realmdomain": [], "zerver_realmplayground": [], "zerver_realmauthenticationmethod": [],
+        "zerver_realmplayground": [{"id": 3, "realm": 2, "name": "Python playground", "pygments_language": "Python", "url_template": "https://python.example.com?code={code}"}],
+        "zerver_realmdomain": [], "zerver_realmauthenticationmethod": [],
         "zerver_userpresence": [], "zerver_useractivity": [], "zerver_useractivityinterval": [],
         "zerver_realmauditlog": [{"id": 1, "realm": 2, "event_type": 215, "event_time": 1_500_000_000.0, "extra_data": {}}]
     });
@@ -358,13 +359,13 @@ async fn a_zulip_export_becomes_an_organization_on_a_running_server() {
         .unwrap();
     assert_eq!(file.status(), 200, "{link}");
     assert_eq!(file.text().await.unwrap(), "the spec v1\n");
-    // Muted topic, linkifier, emoji, default channel, group with its subgroup.
+    // Muted topic, linkifier, playground, emoji, default channel, group with its subgroup.
     let topics = json(
         app.as_user(&hamlet, Method::POST, "/register")
             .form(&[
                 (
                     "fetch_event_types",
-                    r#"["user_topic","realm_linkifiers","realm_emoji","default_streams","realm_user_groups"]"#,
+                    r#"["user_topic","realm_linkifiers","realm_playgrounds","realm_emoji","default_streams","realm_user_groups"]"#,
                 ),
                 ("client_capabilities", r#"{"notification_settings_null": false, "linkifier_url_template": true}"#),
             ])
@@ -376,6 +377,11 @@ async fn a_zulip_export_becomes_an_organization_on_a_running_server() {
     .1;
     assert_eq!(topics["user_topics"][0]["topic_name"], "boring", "{}", topics["msg"]);
     assert_eq!(topics["realm_linkifiers"][0]["pattern"], "#(?P<id>[0-9]+)", "{topics}");
+    let playground = &topics["realm_playgrounds"][0];
+    assert_eq!(
+        (playground["name"].as_str(), playground["pygments_language"].as_str(), playground["url_template"].as_str()),
+        (Some("Python playground"), Some("Python"), Some("https://python.example.com?code={code}"))
+    );
     assert!(topics["realm_emoji"].as_object().unwrap().values().any(|e| e["name"] == "green_tick"));
     assert_eq!(topics["realm_default_streams"].as_array().unwrap().len(), 1);
     let support =

@@ -41,6 +41,7 @@ mod notices;
 mod outgoing_webhooks;
 mod params;
 mod personal;
+mod playgrounds;
 mod presence;
 mod previews;
 mod profile_fields;

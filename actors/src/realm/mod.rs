@@ -43,6 +43,7 @@ pub mod onboarding;
 pub mod organization;
 pub mod password_reset;
 pub mod permissions;
+pub mod playgrounds;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;

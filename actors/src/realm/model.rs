@@ -291,6 +291,16 @@ pub struct UserTopic {
     pub last_updated: i64,
 }
 
+/// A code playground (Zulip's `RealmPlayground`): an external site that code blocks of one
+/// language can be opened in, through a URL template whose one variable is `code`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Playground {
+    pub id: i64,
+    pub name: String,
+    pub pygments_language: String,
+    pub url_template: String,
+}
+
 /// Bot type of incoming-webhook bots, which may not use the general API.
 pub const INCOMING_WEBHOOK_BOT: i64 = 2;
 

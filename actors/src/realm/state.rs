@@ -16,7 +16,7 @@ use imbl::{HashMap, OrdMap, OrdSet};
 use super::bot_data::BotsData;
 use super::invite_data::Invites;
 use super::model::{
-    Channel, ChannelFolder, CustomProfileField, Realm, Subscription, User, UserGroup, UserTopic,
+    Channel, ChannelFolder, CustomProfileField, Playground, Realm, Subscription, User, UserGroup, UserTopic,
 };
 use super::scheduled_data::ScheduledData;
 use super::uploads_data::UploadsData;
@@ -78,6 +78,8 @@ pub struct RealmState {
     dm_groups: HashMap<String, i64>,
     /// Linkifiers in their order, compiled (once per change of the list).
     linkifiers: Linkifiers,
+    /// Code playgrounds, by id.
+    playgrounds: Arc<Vec<Playground>>,
     /// Bots' default channels, services and configuration.
     pub(super) bots: BotsData,
 }
@@ -106,6 +108,7 @@ impl RealmState {
             scheduled: ScheduledData::default(),
             dm_groups: HashMap::new(),
             linkifiers: Linkifiers::default(),
+            playgrounds: Arc::default(),
             bots: BotsData::default(),
         };
         for user in users {

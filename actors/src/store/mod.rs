@@ -19,6 +19,7 @@ pub mod messages;
 mod migrate;
 pub mod narrow;
 pub mod outbox;
+pub mod playgrounds;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;

@@ -35,6 +35,8 @@ pub struct Organization {
     pub emoji: Vec<Emoji>,
     /// `(pattern, url_template)`, in order.
     pub linkifiers: Vec<(String, String)>,
+    /// Code playgrounds (their ids are the new organization's own).
+    pub playgrounds: Vec<crate::realm::model::Playground>,
     pub attachments: Vec<Attachment>,
     /// The organization's icon: a file of the source.
     pub icon: Option<String>,

@@ -16,6 +16,7 @@ mod invites;
 mod linkifiers;
 mod messages;
 mod personal;
+mod playgrounds;
 mod presence;
 mod profile_fields;
 mod push;
@@ -77,6 +78,7 @@ fn api_scope(prefix: &str) -> actix_web::Scope {
     let scope = invites::routes(scope);
     let scope = uploads::routes(scope);
     let scope = linkifiers::routes(scope);
+    let scope = playgrounds::routes(scope);
     let scope = bots::routes(scope);
     let scope = exports::routes(scope);
     webhooks::routes(scope)

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use agora_actors::realm::catalog::{
     realm_setting, user_setting, CHANNEL_PERMISSION_SETTINGS, USER_GROUP_PERMISSION_SETTINGS,
 };
-use agora_actors::realm::model::Role;
+use agora_actors::realm::model::{Playground, Role};
 use agora_actors::transfer::model::{
     Attachment, Channel, Emoji, Folder, Group, Organization, Person, ProfileField, Reaction, Subscription, UserTopic,
 };
@@ -272,6 +272,16 @@ pub fn organization(
     let mut linkifiers: Vec<_> = realm.zerver_realmfilter.iter().collect();
     linkifiers.sort_by_key(|l| l.order);
     org.linkifiers = linkifiers.into_iter().map(|l| (l.pattern.clone(), l.url_template.clone())).collect();
+    org.playgrounds = realm
+        .zerver_realmplayground
+        .iter()
+        .map(|p| Playground {
+            id: 0,
+            name: p.name.clone(),
+            pygments_language: p.pygments_language.clone(),
+            url_template: p.url_template.clone(),
+        })
+        .collect();
     org.emoji = realm
         .zerver_realmemoji
         .iter()

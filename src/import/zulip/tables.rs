@@ -30,6 +30,7 @@ pub struct RealmJson {
     pub zerver_defaultstream: Vec<DefaultStream>,
     pub zerver_realmemoji: Vec<RealmEmoji>,
     pub zerver_realmfilter: Vec<Linkifier>,
+    pub zerver_realmplayground: Vec<Playground>,
     pub zerver_reaction: Vec<Reaction>,
     pub zerver_usertopic: Vec<UserTopic>,
     pub zerver_channelfolder: Vec<Folder>,
@@ -157,6 +158,13 @@ pub struct Linkifier {
     pub url_template: String,
     #[serde(default)]
     pub order: i64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Playground {
+    pub name: String,
+    pub pygments_language: String,
+    pub url_template: String,
 }
 
 #[derive(Debug, Deserialize)]

@@ -176,7 +176,6 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("realm_domains", vec![("realm_domains", json!([]))]),
         ("realm_embedded_bots", vec![("realm_embedded_bots", json!([]))]),
         ("realm_incoming_webhook_bots", vec![("realm_incoming_webhook_bots", json!([]))]),
-        ("realm_playgrounds", vec![("realm_playgrounds", json!([]))]),
         ("stop_words", vec![("stop_words", json!(STOP_WORDS))]),
         ("video_calls", vec![("has_zoom_token", json!(false))]),
     ]

@@ -75,6 +75,7 @@ const DATA_SETS: &[DataSet] = &[
     realm_user_settings_defaults,
     realm_emoji,
     realm_linkifiers,
+    realm_playgrounds,
     realm_user,
     realm_bots,
     subscription,
@@ -265,6 +266,12 @@ fn realm_emoji(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()>
 fn realm_linkifiers(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     let capable = ctx.spec.capabilities.linkifier_url_template;
     crate::realm::linkifiers::register_data(ctx.state.linkifiers(), capable, |name| ctx.want(name), out);
+    Ok(())
+}
+
+/// `realm_playgrounds`: the organization's code playgrounds.
+fn realm_playgrounds(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
+    crate::realm::playgrounds::register_data(ctx.state.playgrounds(), |name| ctx.want(name), out);
     Ok(())
 }
 

@@ -54,6 +54,7 @@ impl RealmState {
             state.put_dm_group(key, id);
         }
         state.linkifiers = Linkifiers::new(store::linkifiers::in_realm(conn, realm_id)?);
+        state.set_playgrounds(store::playgrounds::in_realm(conn, realm_id)?);
         state.bots = super::super::bot_data::BotsData::from_rows(store::bots::profiles_in_realm(conn, realm_id)?);
         Ok(Some(state))
     }

@@ -1,9 +1,10 @@
 //! The state's accessors for its smaller parts: users' statuses and mutes, uploads, scheduled
-//! items, linkifiers.
+//! items, linkifiers, code playgrounds.
 
 use super::RealmState;
 use crate::markdown::linkifier::Linkifiers;
 use crate::realm::bot_data::BotsData;
+use crate::realm::model::Playground;
 use crate::realm::scheduled_data::ScheduledData;
 use crate::realm::uploads_data::UploadsData;
 use crate::realm::user_data::UserData;
@@ -45,6 +46,16 @@ impl RealmState {
     /// Replaces the linkifiers (compiled by the caller, once per change).
     pub(crate) fn set_linkifiers(&mut self, linkifiers: Linkifiers) {
         self.linkifiers = linkifiers;
+    }
+
+    /// The code playgrounds, by id.
+    pub fn playgrounds(&self) -> &[Playground] {
+        &self.playgrounds
+    }
+
+    /// Replaces the code playgrounds (by id).
+    pub(crate) fn set_playgrounds(&mut self, playgrounds: Vec<Playground>) {
+        self.playgrounds = std::sync::Arc::new(playgrounds);
     }
 
     /// Bots' default channels, services and configuration.

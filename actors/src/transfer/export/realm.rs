@@ -144,6 +144,9 @@ impl Tables {
         for (i, l) in store::linkifiers::in_realm(&conn, realm.id)?.iter().enumerate() {
             t.push("zerver_realmfilter", json!({"id": l.id, "realm": realm.id.0, "pattern": l.pattern, "url_template": l.url_template, "order": i}));
         }
+        for p in state.playgrounds() {
+            t.push("zerver_realmplayground", json!({"id": p.id, "realm": realm.id.0, "name": p.name, "pygments_language": p.pygments_language, "url_template": p.url_template}));
+        }
         for e in store::attachments::emoji_in_realm(&conn, realm.id)? {
             t.push("zerver_realmemoji", json!({"id": e.id, "realm": realm.id.0, "author": e.author_id.map(|a| a.0), "name": e.name, "file_name": e.file_name, "is_animated": e.is_animated, "deactivated": e.deactivated}));
         }

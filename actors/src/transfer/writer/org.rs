@@ -328,6 +328,10 @@ impl Writer<'_> {
             store::linkifiers::add(tx, self.realm_id, pattern, template)
                 .map_err(|e| ImportError::at(format!("linkifier {pattern:?}"), e.to_string()))?;
         }
+        for playground in &org.playgrounds {
+            store::playgrounds::add(tx, self.realm_id, playground)
+                .map_err(|e| ImportError::at(format!("playground {:?}", playground.name), e.to_string()))?;
+        }
         for emoji in &org.emoji {
             let id = store::attachments::insert_emoji(
                 tx,
