@@ -13,6 +13,7 @@ mod cli;
 mod compression;
 mod docs;
 mod drafts;
+mod edit_typing;
 mod emoji;
 mod errors;
 mod events;

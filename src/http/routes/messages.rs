@@ -7,6 +7,7 @@ use agora_actors::realm::chat::changes::delete::DeleteMessage;
 use agora_actors::realm::chat::changes::history::GetMessageHistory;
 use agora_actors::realm::chat::changes::reactions::{AddReaction, RemoveReaction};
 use agora_actors::realm::chat::changes::typing::{SetTyping, TypingTo};
+use agora_actors::realm::chat::changes::typing_edit::SetEditTyping;
 use agora_actors::realm::chat::edit::{PropagateMode, UpdateMessage};
 use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesNarrow, Range, Rendering};
 use agora_actors::realm::chat::flags::narrow::UpdateFlagsForNarrow;
@@ -38,6 +39,7 @@ pub(super) fn routes(scope: Scope) -> Scope {
         )
         .service(Endpoint::new(r"/messages/{message_id:\d+}/history").route(Method::GET, message_history).build())
         .service(Endpoint::new("/typing").route(Method::POST, set_typing).build())
+        .service(Endpoint::new(r"/messages/{message_id:\d+}/typing").route(Method::POST, set_edit_typing).build())
         .service(Endpoint::new("/messages").route(Method::POST, send_message).route(Method::GET, get_messages).build())
         .service(Endpoint::new("/messages/matches_narrow").route(Method::GET, matches_narrow).build())
         .service(
@@ -182,6 +184,14 @@ async fn set_typing(auth: Authed, params: Params) -> Result<Success, HttpError> 
         _ => TypingTo::Direct(user_ids),
     };
     auth.realm.addr.send(SetTyping { user_id: auth.user.user_id, op, to }).await??;
+    Ok(params.ok())
+}
+
+/// `POST /messages/{message_id}/typing`: `op` while editing the message.
+async fn set_edit_typing(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let op = choice(&params, "op", &["start", "stop"])?.ok_or_else(|| ApiError::missing_argument("op"))?;
+    let msg = SetEditTyping { user_id: auth.user.user_id, message_id: message_id(&path), op };
+    auth.realm.addr.send(msg).await??;
     Ok(params.ok())
 }
 

@@ -1,12 +1,14 @@
 //! Changing messages after they are sent: reactions (`reactions`), typing notifications
-//! (`typing`), deletion (`delete`) and the edit history (`history`), on top of one access
-//! check shared by every message endpoint ([`access_message`]).
+//! (`typing`, and while editing, `typing_edit`), deletion (`delete`) and the edit history
+//! (`history`), on top of one access check shared by every message endpoint
+//! ([`access_message`]).
 
 pub mod delete;
 pub mod emoji;
 pub mod history;
 pub mod reactions;
 pub mod typing;
+pub mod typing_edit;
 
 #[cfg(test)]
 mod tests;

@@ -41,7 +41,7 @@ pub struct SetTyping {
 pub const MAX_CHANNEL_SIZE_FOR_TYPING: usize = 100;
 
 /// A boolean personal setting of `user`.
-fn user_flag(user: &User, name: &str) -> bool {
+pub(super) fn user_flag(user: &User, name: &str) -> bool {
     catalog::user_setting(name).is_some_and(|s| catalog::user_value(user, s).as_bool().unwrap_or(false))
 }
 
@@ -50,9 +50,11 @@ fn person(user: &User) -> Value {
     json!({"user_id": user.id, "email": user.email})
 }
 
-/// A typing notification, checked: its `typing` event's body and recipients.
+/// A typing notification, checked: its event's type (`typing`, or `typing_edit_message`),
+/// body and recipients.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypingNotice {
+    pub kind: &'static str,
     pub body: Value,
     pub recipients: Vec<UserId>,
 }
@@ -65,7 +67,7 @@ impl Change for TypingNotice {
     }
 
     fn apply(self, _: &mut RealmState) -> Applied<()> {
-        Applied::events(vec![Outgoing::to(self.recipients, Event::new("typing", self.body))])
+        Applied::events(vec![Outgoing::to(self.recipients, Event::new(self.kind, self.body))])
     }
 
     fn writes(&self) -> bool {
@@ -89,7 +91,7 @@ pub fn plan_typing(state: &RealmState, msg: SetTyping) -> ApiResult<TypingNotice
     if let (Value::Object(body), Value::Object(rest)) = (&mut body, fields.1) {
         body.extend(rest);
     }
-    Ok(TypingNotice { body, recipients })
+    Ok(TypingNotice { kind: "typing", body, recipients })
 }
 
 type Typing = ((&'static str, Value), Vec<UserId>);

@@ -67,8 +67,21 @@ pub fn is_resolve_only(old: &str, new: &str) -> bool {
 }
 
 /// Content edits (Zulip's `validate_user_can_edit_message` for content): the organization
-/// allows editing, the user sent the message, within `message_content_edit_limit_seconds`.
+/// allows editing, the user sent the message, within `message_content_edit_limit_seconds`
+/// (and Zulip's grace period).
 pub fn check_content_edit(state: &RealmState, user: &User, message: &MessageRow, now: i64) -> ApiResult<()> {
+    check_content_edit_within(state, user, message, now, EDIT_LIMIT_BUFFER)
+}
+
+/// [`check_content_edit`] with `buffer` seconds of grace (none for the typing notifications
+/// of an edit, as in Zulip).
+pub fn check_content_edit_within(
+    state: &RealmState,
+    user: &User,
+    message: &MessageRow,
+    now: i64,
+    buffer: i64,
+) -> ApiResult<()> {
     let allowed = catalog::realm_setting("allow_message_editing")
         .map(|s| s.value(&state.realm().settings, Some(state)))
         .is_none_or(|v| v.as_bool() != Some(false));
@@ -78,7 +91,8 @@ pub fn check_content_edit(state: &RealmState, user: &User, message: &MessageRow,
     if message.sender_id != user.id {
         return Err(no_permission());
     }
-    if past_limit(state, "message_content_edit_limit_seconds", message.date_sent, now) {
+    let limit = realm_int(state, "message_content_edit_limit_seconds");
+    if limit.is_some_and(|limit| now - message.date_sent > limit + buffer) {
         return Err(ApiError::bad_request("The time limit for editing this message has passed"));
     }
     Ok(())
