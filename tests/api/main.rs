@@ -59,6 +59,7 @@ mod scheduled;
 mod server_settings;
 mod settings;
 mod signup;
+mod topic_deletion;
 mod topics;
 mod uploads;
 mod users;

@@ -209,6 +209,25 @@ pub fn topic_message_ids(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The ids of a channel topic's newest `limit` messages (the topic compared
+/// case-insensitively), newest first; with `received_by`, only those that user has a row
+/// for (a channel with protected history).
+pub fn newest_in_topic(
+    conn: &Connection,
+    channel: ChannelId,
+    topic: &str,
+    received_by: Option<UserId>,
+    limit: usize,
+) -> StoreResult<Vec<MessageId>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.id FROM messages m WHERE m.channel_id = ?1 AND m.topic = ?2 COLLATE NOCASE
+           AND (?3 IS NULL OR EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?3))
+         ORDER BY m.id DESC LIMIT ?4",
+    )?;
+    let rows = stmt.query_map(params![channel, topic, received_by, limit as i64], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// A stored message's new state after an edit or a move.
 #[derive(Debug, Clone)]
 pub struct EditedMessage<'a> {

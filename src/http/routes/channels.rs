@@ -1,4 +1,5 @@
-//! Channels and subscriptions (`/users/me/subscriptions`, `/channels/create`, `/streams...`, `/get_stream_id`, `/default_streams`).
+//! Channels and subscriptions (`/users/me/subscriptions`, `/channels/create`, `/streams...`, `/get_stream_id`,
+//! `/default_streams`), a channel's email address and the deletion of a topic.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use agora_actors::realm::channels::{
     ArchiveChannel, ChannelOptions, ChannelQuery, ChannelUpdate, CreateChannel, Principals, QueryChannels,
     SetDefaultChannel, StreamFilter, Subscribe, SubscribeRequest, Unsubscribe, UpdateChannel,
 };
+use agora_actors::realm::chat::changes::delete_topic::{DeleteTopic, TIME_LIMIT};
 use agora_actors::ApiError;
 use serde_json::{json, Map, Value};
 
@@ -17,6 +19,7 @@ use super::events::include_subscribers;
 use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
 use crate::http::decode;
+use crate::http::guard::{Admins, Guarded};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use agora_actors::json_object;
@@ -42,6 +45,8 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .build(),
         )
         .service(Endpoint::new(r"/streams/{stream_id:\d+}/members").route(Method::GET, get_members).build())
+        .service(Endpoint::new(r"/streams/{stream_id:\d+}/email_address").route(Method::GET, get_email_address).build())
+        .service(Endpoint::new(r"/streams/{stream_id:\d+}/delete_topic").route(Method::POST, delete_topic).build())
         .service(Endpoint::new("/get_stream_id").route(Method::GET, get_stream_id).build())
         .service(
             Endpoint::new(r"/users/{user_id:\d+}/subscriptions/{stream_id:\d+}")
@@ -55,6 +60,30 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .route(Method::DELETE, remove_default_stream)
                 .build(),
         )
+}
+
+/// `GET /streams/{stream_id}/email_address`: `sender_id` is a JSON integer. Zulip's
+/// `NonNegativeInt` has no message for a negative one: its server fails with a 500, and so
+/// does this one.
+async fn get_email_address(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let sender_id = params.int("sender_id")?;
+    if sender_id.is_some_and(|id| id < 0) {
+        tracing::warn!(sender_id, "negative sender_id: Zulip's server answers this with a 500");
+        return Err(ApiError::internal().into());
+    }
+    let query = ChannelQuery::EmailAddress(ChannelId(path_id(&path)), sender_id);
+    let data = auth.realm.addr.send(QueryChannels { viewer: auth.user.user_id, query }).await??;
+    Ok(params.success(data))
+}
+
+/// `POST /streams/{stream_id}/delete_topic` (administrators, checked before `topic_name`):
+/// `{"complete": bool}`; `false` asks the client to call again for the rest.
+async fn delete_topic(req: Guarded<Admins>, path: web::Path<String>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
+    let topic_name = params.required_str("topic_name")?;
+    let msg = DeleteTopic { acting: auth.user.user_id, stream_id: path_id(&path), topic_name, time_limit: TIME_LIMIT };
+    let complete = auth.realm.addr.send(msg).await??;
+    Ok(params.success(json_object(json!({ "complete": complete }))))
 }
 
 /// `principals`: a JSON list of user ids or of emails.

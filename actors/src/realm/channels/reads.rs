@@ -8,7 +8,8 @@ use super::access::visible_channel;
 use super::format;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};
-use crate::realm::model::{Channel, Role, User};
+use crate::realm::bots::ops::access_bot;
+use crate::realm::model::{Channel, Role, SystemBot, User};
 use crate::realm::state::RealmState;
 
 /// `include_subscribers` of `POST /register` and `GET /users/me/subscriptions`.
@@ -37,6 +38,8 @@ pub enum ChannelQuery {
     IsSubscribed(UserId, ChannelId),
     /// `GET /default_streams`: `{"default_streams": [...]}`.
     DefaultStreams,
+    /// `GET /streams/{id}/email_address` with its `sender_id`: `{"email": ""}`.
+    EmailAddress(ChannelId, Option<i64>),
 }
 
 /// Answers a channel read for `viewer`: the response fields.
@@ -51,10 +54,32 @@ pub fn answer(state: &RealmState, viewer: &User, query: ChannelQuery) -> ApiResu
         }
         ChannelQuery::IsSubscribed(user, id) => ("is_subscribed", Value::from(is_subscribed(state, viewer, user, id)?)),
         ChannelQuery::DefaultStreams => ("default_streams", Value::from(default_streams(state, viewer))),
+        ChannelQuery::EmailAddress(id, sender) => ("email", Value::from(email_address(state, viewer, id, sender)?)),
     };
     let mut out = Map::new();
     out.insert(key.to_owned(), value);
     Ok(out)
+}
+
+/// `GET /streams/{id}/email_address` (Zulip's `get_stream_email_address`) on a server
+/// without an email gateway: the channel is checked (content access, not archived), then
+/// the sender (Email Gateway, the default; the user; or a bot they administer), and the
+/// address is empty, as Zulip's `encode_email_address` answers when `EMAIL_GATEWAY_PATTERN`
+/// is empty.
+fn email_address(state: &RealmState, viewer: &User, id: ChannelId, sender: Option<i64>) -> ApiResult<String> {
+    state
+        .channel(id)
+        .filter(|c| !c.is_archived && state.has_content_access(viewer, c))
+        .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    let gateway = state.system_bot(SystemBot::EMAIL_GATEWAY).map(|bot| bot.id);
+    match sender.map(UserId) {
+        None => {}
+        Some(id) if Some(id) == gateway || id == viewer.id => {}
+        Some(id) => {
+            access_bot(state, viewer, id)?;
+        }
+    }
+    Ok(String::new())
 }
 
 /// The filters of `GET /streams`.
