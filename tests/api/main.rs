@@ -47,6 +47,7 @@ mod presence;
 mod previews;
 mod profile_fields;
 mod push;
+mod push_test_notifications;
 mod queue_saves;
 mod rate_limits;
 mod realm_emoji;

@@ -21,7 +21,7 @@ use crate::helpers::{error, expect, json, post, register, send, spawn_app, spawn
 
 /// One request the bouncer got.
 #[derive(Debug, Clone)]
-struct Got {
+pub(crate) struct Got {
     path: String,
     auth: Option<String>,
     user_agent: String,
@@ -29,17 +29,17 @@ struct Got {
 }
 
 impl Got {
-    fn form(&self) -> HashMap<String, String> {
+    pub(crate) fn form(&self) -> HashMap<String, String> {
         form_urlencoded::parse(self.body.as_bytes()).into_owned().collect()
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap()
     }
 }
 
 #[derive(Default)]
-struct Stand {
+pub(crate) struct Stand {
     got: Mutex<Vec<Got>>,
     /// Answer 503 to everything.
     down: AtomicBool,
@@ -48,20 +48,20 @@ struct Stand {
     next_device: AtomicI64,
 }
 
-struct StandIn {
+pub(crate) struct StandIn {
     url: String,
     stand: Arc<Stand>,
 }
 
 impl StandIn {
     /// What it got at `/api/v1/remotes/<endpoint>`.
-    fn at(&self, endpoint: &str) -> Vec<Got> {
+    pub(crate) fn at(&self, endpoint: &str) -> Vec<Got> {
         let path = format!("/api/v1/remotes/{endpoint}");
         self.stand.got.lock().unwrap().iter().filter(|g| g.path == path).cloned().collect()
     }
 
     /// Waits (a few seconds at most) until it got `n` requests at `endpoint`.
-    async fn wait_for(&self, endpoint: &str, n: usize) -> Vec<Got> {
+    pub(crate) async fn wait_for(&self, endpoint: &str, n: usize) -> Vec<Got> {
         let start = Instant::now();
         loop {
             let got = self.at(endpoint);
@@ -101,7 +101,7 @@ async fn answer(req: HttpRequest, body: web::Bytes, stand: web::Data<Stand>) -> 
     HttpResponse::Ok().json(body)
 }
 
-async fn stand_in() -> StandIn {
+pub(crate) async fn stand_in() -> StandIn {
     let stand = Arc::new(Stand::default());
     let data = web::Data::from(Arc::clone(&stand));
     let server = HttpServer::new(move || App::new().app_data(data.clone()).default_service(web::to(answer)))
@@ -117,7 +117,7 @@ const ORG_ID: &str = "0e8ea2d2-4f2a-4d0e-9a53-6c3c6b1d2f10";
 const ORG_KEY: &str = "k3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3yk3y";
 
 /// A server using the stand-in bouncer, retrying fast.
-async fn app_with_bouncer(bouncer: &StandIn) -> TestApp {
+pub(crate) async fn app_with_bouncer(bouncer: &StandIn) -> TestApp {
     let url = bouncer.url.clone();
     spawn_app_with(move |s| {
         s.push.bouncer_url = Some(url);
@@ -197,7 +197,7 @@ async fn registration_parameters_are_checked() {
 }
 
 /// Registers an end-to-end encrypted FCM device for `who`; its secret key.
-async fn e2ee_device(app: &TestApp, who: &Creds, account: &str) -> SecretKey {
+pub(crate) async fn e2ee_device(app: &TestApp, who: &Creds, account: &str) -> SecretKey {
     let secret = SecretKey::generate(&mut OsRng);
     let public = STANDARD.encode(secret.public_key().as_bytes());
     expect(post(app, who, "/mobile_push/register", &e2ee_form(&public, account)).await, 200, success()).await;

@@ -1,7 +1,8 @@
 //! One job of the outbox, sent to the bouncer: device registrations (`push/register`,
 //! `push/unregister`, `push/unregister/all`, `push/e2ee/register`), notifications and
 //! their removals (`push/notify` for legacy devices, `push/e2ee/notify` for end-to-end
-//! encrypted ones), and the organizations' data the bouncer needs (`server/analytics`).
+//! encrypted ones), test notifications (`super::test_jobs`), and the organizations' data
+//! the bouncer needs (`server/analytics`).
 
 use reqwest::Method;
 use serde_json::{json, Map, Value};
@@ -38,11 +39,11 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn realm_uuid(&self, realm: RealmId) -> String {
+    pub(super) fn realm_uuid(&self, realm: RealmId) -> String {
         identity::realm_uuid(self.org_id, realm)
     }
 
-    fn user_uuid(&self, user: UserId) -> String {
+    pub(super) fn user_uuid(&self, user: UserId) -> String {
         identity::user_uuid(self.org_id, user)
     }
 
@@ -55,7 +56,7 @@ impl Ctx<'_> {
     }
 
     /// Fields every payload has (Zulip's `get_base_payload`).
-    fn base_payload(&self, job: &Job) -> Result<Map<String, Value>, BouncerError> {
+    pub(super) fn base_payload(&self, job: &Job) -> Result<Map<String, Value>, BouncerError> {
         let realm = self.realm(job.realm_id)?;
         Ok(crate::json_object(json!({
             "server": self.config.external_host,
@@ -67,7 +68,7 @@ impl Ctx<'_> {
         })))
     }
 
-    fn realm(&self, id: RealmId) -> Result<crate::realm::model::Realm, BouncerError> {
+    pub(super) fn realm(&self, id: RealmId) -> Result<crate::realm::model::Realm, BouncerError> {
         let conn = self.store.conn().map_err(local)?;
         store::realms::by_id(&conn, id).map_err(local)?.ok_or_else(|| refused(format!("no realm {id}")))
     }
@@ -108,7 +109,7 @@ impl Ctx<'_> {
     }
 }
 
-fn local(e: impl std::fmt::Display) -> BouncerError {
+pub(super) fn local(e: impl std::fmt::Display) -> BouncerError {
     BouncerError::RetryLater(format!("local storage: {e}"))
 }
 
@@ -148,6 +149,8 @@ pub async fn run(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
         }
         "e2ee_register" => e2ee_register(ctx, job).await,
         "message" | "remove" => notify(ctx, job).await,
+        "test" => super::test_jobs::legacy(ctx, job).await,
+        "e2ee_test" => super::test_jobs::encrypted(ctx, job).await,
         other => Err(refused(format!("unknown push job {other:?}"))),
     }
 }
@@ -287,45 +290,10 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
                 "user_id": job.user_id,
             })
         };
-        let plaintext = data.to_string();
-        let mut requests = Vec::with_capacity(e2ee.len());
-        for device in e2ee {
-            let key = device.push_public_key.as_deref().unwrap_or_default();
-            let encrypted = crypto::seal(key, plaintext.as_bytes()).map_err(refused)?;
-            let account = device.push_account_id.unwrap_or_default();
-            let device_id = device.bouncer_device_id.unwrap_or_default();
-            requests.push(if device.token_kind == "apns" {
-                let aps = if is_message {
-                    json!({"mutable-content": 1, "alert": {"title": "New notification"}})
-                } else {
-                    json!({"content-available": 1})
-                };
-                json!({
-                    "device_id": device_id,
-                    "http_headers": {
-                        "apns_priority": if is_message { 10 } else { 5 },
-                        "apns_push_type": if is_message { "alert" } else { "background" },
-                    },
-                    "payload": {"push_account_id": account, "encrypted_data": encrypted, "aps": aps},
-                })
-            } else {
-                json!({
-                    "device_id": device_id,
-                    "fcm_priority": if is_message { "high" } else { "normal" },
-                    "payload": {"push_account_id": account, "encrypted_data": encrypted},
-                })
-            });
-        }
-        let body = json!({"realm_uuid": ctx.realm_uuid(job.realm_id), "push_requests": requests});
-        let mut answer = ctx.bouncer.call(Method::POST, "push/e2ee/notify", Body::Json(&body)).await;
-        if matches!(&answer, Err(BouncerError::Refused { code: Some(c), .. }) if c == "MISSING_REMOTE_REALM") {
-            ctx.upload_server_data().await?;
-            answer = ctx.bouncer.call(Method::POST, "push/e2ee/notify", Body::Json(&body)).await;
-        }
-        let answer = answer?;
+        let requests = e2ee_requests(&e2ee, &data, is_message)?;
+        let gone = send_e2ee(ctx, job, requests).await?;
         if let PushDeviceOutcome::Removed { bouncer_device_ids, .. } = &mut removed {
-            let gone = answer.get("delete_device_ids").and_then(Value::as_array);
-            bouncer_device_ids.extend(gone.into_iter().flatten().filter_map(Value::as_i64));
+            bouncer_device_ids.extend(gone);
         }
     }
     match &removed {
@@ -336,6 +304,54 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
         }
         _ => Ok(Outcome::Report(removed)),
     }
+}
+
+/// The `push/e2ee/notify` requests of `data` sealed for each device: an alert (a message,
+/// a test) or a silent background one (a removal).
+pub(super) fn e2ee_requests(devices: &[&Device], data: &Value, alert: bool) -> Result<Vec<Value>, BouncerError> {
+    let plaintext = data.to_string();
+    let mut requests = Vec::with_capacity(devices.len());
+    for device in devices {
+        let key = device.push_public_key.as_deref().unwrap_or_default();
+        let encrypted = crypto::seal(key, plaintext.as_bytes()).map_err(refused)?;
+        let account = device.push_account_id.unwrap_or_default();
+        let device_id = device.bouncer_device_id.unwrap_or_default();
+        requests.push(if device.token_kind == "apns" {
+            let aps = if alert {
+                json!({"mutable-content": 1, "alert": {"title": "New notification"}})
+            } else {
+                json!({"content-available": 1})
+            };
+            json!({
+                "device_id": device_id,
+                "http_headers": {
+                    "apns_priority": if alert { 10 } else { 5 },
+                    "apns_push_type": if alert { "alert" } else { "background" },
+                },
+                "payload": {"push_account_id": account, "encrypted_data": encrypted, "aps": aps},
+            })
+        } else {
+            json!({
+                "device_id": device_id,
+                "fcm_priority": if alert { "high" } else { "normal" },
+                "payload": {"push_account_id": account, "encrypted_data": encrypted},
+            })
+        });
+    }
+    Ok(requests)
+}
+
+/// Sends `requests` to `push/e2ee/notify` (telling the bouncer about the organizations
+/// first if it does not know this one); the bouncer device ids it no longer knows.
+pub(super) async fn send_e2ee(ctx: &Ctx<'_>, job: &Job, requests: Vec<Value>) -> Result<Vec<i64>, BouncerError> {
+    let body = json!({"realm_uuid": ctx.realm_uuid(job.realm_id), "push_requests": requests});
+    let mut answer = ctx.bouncer.call(Method::POST, "push/e2ee/notify", Body::Json(&body)).await;
+    if matches!(&answer, Err(BouncerError::Refused { code: Some(c), .. }) if c == "MISSING_REMOTE_REALM") {
+        ctx.upload_server_data().await?;
+        answer = ctx.bouncer.call(Method::POST, "push/e2ee/notify", Body::Json(&body)).await;
+    }
+    let gone = answer?.get("delete_device_ids").and_then(Value::as_array).cloned().unwrap_or_default();
+    Ok(gone.iter().filter_map(Value::as_i64).collect())
 }
 
 /// Zulip's `get_remove_payload_gcm` and `get_remove_payload_apns`.

@@ -14,6 +14,7 @@ pub mod bouncer;
 pub mod crypto;
 pub mod identity;
 mod jobs;
+mod test_jobs;
 pub mod worker;
 
 pub use worker::PushWorker;

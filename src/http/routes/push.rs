@@ -1,13 +1,17 @@
-//! Mobile push devices: `POST /mobile_push/register` (end-to-end encrypted devices) and the
+//! Mobile push devices: `POST /mobile_push/register` (end-to-end encrypted devices), the
 //! legacy token endpoints `POST`/`DELETE /users/me/apns_device_token` and
-//! `/users/me/android_gcm_reg_id`.
+//! `/users/me/android_gcm_reg_id`, and test notifications (`POST
+//! /mobile_push/test_notification`, `POST /mobile_push/e2ee/test_notification`).
 
 use actix_web::http::Method;
 use actix_web::Scope;
-use agora_actors::realm::push::{AddPushToken, RegisterPushDevice, RemovePushToken, TokenKind};
+use agora_actors::realm::push::{
+    AddPushToken, RegisterPushDevice, RemovePushToken, TestDevices, TestNotification, TokenKind,
+};
 
 use super::Endpoint;
 use crate::http::auth::Authed;
+use crate::http::guard::{Guarded, Humans};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 
@@ -15,6 +19,10 @@ use crate::http::response::{HttpError, Success};
 pub(super) fn routes(scope: Scope) -> Scope {
     scope
         .service(Endpoint::new("/mobile_push/register").route(Method::POST, register_push_device).build())
+        .service(Endpoint::new("/mobile_push/test_notification").route(Method::POST, test_notification).build())
+        .service(
+            Endpoint::new("/mobile_push/e2ee/test_notification").route(Method::POST, e2ee_test_notification).build(),
+        )
         .service(
             Endpoint::new("/users/me/apns_device_token")
                 .route(Method::POST, add_apns_token)
@@ -43,6 +51,24 @@ async fn register_push_device(auth: Authed, params: Params) -> Result<Success, H
         encrypted_push_registration: params.required_str("encrypted_push_registration")?,
     };
     auth.realm.addr.send(msg).await??;
+    Ok(params.ok())
+}
+
+/// `POST /mobile_push/test_notification` (humans, before `token` is read): to the legacy
+/// device with `token`, or to all of them.
+async fn test_notification(req: Guarded<Humans>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
+    let devices = TestDevices::Legacy(params.str("token"));
+    auth.realm.addr.send(TestNotification { user_id: auth.user.user_id, devices }).await??;
+    Ok(params.ok())
+}
+
+/// `POST /mobile_push/e2ee/test_notification` (humans, before `push_account_id` is read):
+/// to the encrypted device with `push_account_id`, or to all of them.
+async fn e2ee_test_notification(req: Guarded<Humans>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
+    let devices = TestDevices::Encrypted(params.int("push_account_id")?);
+    auth.realm.addr.send(TestNotification { user_id: auth.user.user_id, devices }).await??;
     Ok(params.ok())
 }
 

@@ -1,6 +1,7 @@
 //! Mobile push devices (Zulip's `POST /mobile_push/register`, `POST`/`DELETE
 //! /users/me/apns_device_token` and `/users/me/android_gcm_reg_id`, the `push_devices`
-//! data set and the `push_device` event).
+//! data set and the `push_device` event) and test notifications (`POST
+//! /mobile_push/test_notification`, `POST /mobile_push/e2ee/test_notification`).
 //!
 //! Devices live in SQLite only; each change writes the device and, when the server uses a
 //! push notification service, the job that forwards it to the bouncer, in one transaction
@@ -9,12 +10,15 @@
 //! user's clients.
 //!
 //! - [`ops`]: the checks and changes.
+//! - [`test`]: test notifications.
 
 pub mod ops;
+pub mod test;
 
 use actix::prelude::*;
 
 pub use ops::{TokenKind, MAX_TOKEN_LENGTH};
+pub use test::TestDevices;
 
 use super::actor::RealmActor;
 use crate::error::ApiResult;
@@ -52,6 +56,16 @@ pub struct RegisterPushDevice {
     pub encrypted_push_registration: String,
 }
 
+/// `POST /mobile_push/test_notification` (`token`) and `POST
+/// /mobile_push/e2ee/test_notification` (`push_account_id`): a test notification to the
+/// user's device, or to all of them.
+#[derive(Message, Debug, Clone)]
+#[rtype(result = "ApiResult<()>")]
+pub struct TestNotification {
+    pub user_id: UserId,
+    pub devices: TestDevices,
+}
+
 /// From the push worker: how the bouncer answered an end-to-end encrypted registration
 /// (`active` with its device id, or `failed` with Zulip's error code), or that it dropped
 /// devices (`removed`: legacy tokens and bouncer device ids).
@@ -86,6 +100,15 @@ impl Handler<RegisterPushDevice> for RealmActor {
 
     fn handle(&mut self, msg: RegisterPushDevice, _: &mut Self::Context) -> Self::Result {
         let change = ops::plan_register_device(&self.state, &self.config.push, msg, crate::clock::now())?;
+        self.commit(change)
+    }
+}
+
+impl Handler<TestNotification> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: TestNotification, _: &mut Self::Context) -> Self::Result {
+        let change = test::plan_test(&self.state, &self.config.push, msg, crate::clock::now())?;
         self.commit(change)
     }
 }

@@ -72,7 +72,8 @@ fn validate_app_id(app_id: &str) -> ApiResult<()> {
     Ok(())
 }
 
-fn humans_only(state: &RealmState, user: UserId) -> ApiResult<RealmId> {
+/// The realm of `user`, a human (Zulip's `human_users_only`).
+pub(super) fn humans_only(state: &RealmState, user: UserId) -> ApiResult<RealmId> {
     let user = state.user_or_err(user)?;
     if user.is_bot {
         return Err(ApiError::humans_only());
