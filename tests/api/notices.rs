@@ -326,3 +326,39 @@ async fn a_bots_owner_hears_of_its_messages_to_missing_or_empty_channels() {
         ]
     );
 }
+
+#[actix_web::test]
+async fn administrators_test_welcome_bots_custom_message_on_themselves() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let path = "/realm/test_welcome_bot_custom_message";
+    let admin_only =
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
+    // The role first, then the parameter.
+    expect(post(&app, &hamlet, path, &[]).await, 400, admin_only).await;
+    expect(post(&app, &owner, path, &[]).await, 400, missing("welcome_message_custom_text")).await;
+    let too_long = "x".repeat(8001);
+    let refused = error("welcome_message_custom_text is too long (limit: 8000 characters)");
+    expect(post(&app, &owner, path, &[("welcome_message_custom_text", &too_long)]).await, 400, refused).await;
+    let empty = error("Message must not be empty");
+    expect(post(&app, &owner, path, &[("welcome_message_custom_text", "")]).await, 400, empty).await;
+
+    let mut watch = Watch::new(&app, &owner, r#"["message"]"#).await;
+    let text = "Welcome Bot custom message for testing";
+    let (status, body) = json(post(&app, &owner, path, &[("welcome_message_custom_text", text)]).await).await;
+    assert_eq!(status, 200, "{body}");
+    let id = body["message_id"].as_i64().unwrap();
+    assert_eq!(body, json!({"result": "success", "msg": "", "message_id": id}));
+    // Only the custom part, quoted under the administrators' mention, unread and unstarred.
+    let content = format!("A note from @_*role:administrators*:\n```quote\n{text}\n```");
+    let events = watch.events(&app).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!((events[0]["message"]["id"].as_i64(), events[0]["flags"].clone()), (Some(id), json!([])));
+    let newest = inbox(&app, &owner).await.pop().unwrap();
+    assert_eq!(newest, (s("welcome-bot@zulip.com"), s(""), s(""), content, vec![]));
+    // The organization's own setting is left as it was.
+    let state = register(&app, &owner, &[("fetch_event_types", r#"["realm"]"#)]).await;
+    assert_eq!(state["realm_welcome_message_custom_text"], json!(""));
+    app.stop().await;
+}

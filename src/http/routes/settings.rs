@@ -1,10 +1,12 @@
-//! Personal settings (`/settings`) and the organization's defaults for them (`/realm/user_settings_defaults`).
+//! Personal settings (`/settings`) and the organization's defaults for them (`/realm/user_settings_defaults`);
+//! the organization's settings (`/realm`) and a test of Welcome Bot's custom message.
 
 use std::time::Instant;
 
 use actix_web::http::Method;
 use actix_web::{web, Scope};
 use agora_actors::realm::catalog::{Kind, Setting};
+use agora_actors::realm::notices::welcome_test::TestWelcomeBotCustomMessage;
 use agora_actors::realm::settings::organization::{realm_group_settings, realm_settings, wire, Wire};
 use agora_actors::realm::settings::{
     default_settings, own_settings, OwnSettingsChange, PasswordChange, SettingValue, UpdateOwnSettings,
@@ -30,6 +32,21 @@ pub(super) fn routes(scope: Scope) -> Scope {
         .service(Endpoint::new("/settings/notifications").route(Method::PATCH, update_settings).build())
         .service(Endpoint::new("/realm/user_settings_defaults").route(Method::PATCH, update_user_defaults).build())
         .service(Endpoint::new("/realm").route(Method::PATCH, update_realm).build())
+        .service(
+            Endpoint::new("/realm/test_welcome_bot_custom_message")
+                .route(Method::POST, test_welcome_bot_custom_message)
+                .build(),
+        )
+}
+
+/// `POST /realm/test_welcome_bot_custom_message` (administrators, before the parameter):
+/// Welcome Bot sends the caller `welcome_message_custom_text` as a new member would get it;
+/// replies with the message's id.
+async fn test_welcome_bot_custom_message(req: Guarded<Admins>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
+    let text = params.required_str("welcome_message_custom_text")?;
+    let id = auth.realm.addr.send(TestWelcomeBotCustomMessage { acting: auth.user.user_id, text }).await??;
+    Ok(params.success(agora_actors::json_object(serde_json::json!({ "message_id": id }))))
 }
 
 /// The given settings among `settings`, each decoded by its wire type (booleans and

@@ -1,6 +1,7 @@
 //! What the system bots say (Zulip's Notification Bot and Welcome Bot messages): the
 //! new-channel announcement, "subscribed you" direct messages, topic and channel move
-//! notices, the welcome messages, the inviter's notice and the signup announcement.
+//! notices, the welcome messages (and an administrator's test of the custom one), the
+//! inviter's notice and the signup announcement.
 //!
 //! Each situation gives [`Notice`]s planned from the state; the realm actor posts them after
 //! the change they report is committed ([`RealmActor::post_notices`]), each as a real
@@ -11,6 +12,7 @@ pub mod bot_alerts;
 pub mod moves;
 pub mod reports;
 pub mod texts;
+pub mod welcome_test;
 
 use std::collections::{BTreeMap, BTreeSet};
 
