@@ -8,6 +8,7 @@ mod backup;
 mod bodies;
 mod bots;
 mod browser;
+mod calls;
 mod channels;
 mod cli;
 mod compression;

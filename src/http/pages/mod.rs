@@ -1,11 +1,13 @@
 //! The HTML pages Agora serves itself, outside the API: the web client's page (`/`), signing
-//! in and out, password resets, and the sign-up pages of invitation links. Rendered by
+//! in and out, password resets, the sign-up pages of invitation links, and where video call
+//! links lead. Rendered by
 //! templates (`templates/`, HTML escaped by default), accessible (labels, error summaries
 //! announced to screen readers), without any script but the web client's own module, and
 //! protected against cross-site requests by a double-submit token (a `SameSite=Strict`
 //! cookie and the same value in the form) and a check of `Origin`.
 
 pub mod app;
+pub mod calls;
 pub mod login;
 pub mod reset;
 pub mod signup;
@@ -62,6 +64,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             listed(&["GET", "POST"], "/join/{key}/")
                 .route(web::get().to(signup::show))
                 .route(web::post().to(signup::submit)),
+        )
+        .service(
+            listed(&["GET"], "/calls/bigbluebutton/join")
+                .route(web::get().to(calls::join_bigbluebutton))
+                .route(web::head().to(calls::join_bigbluebutton)),
         );
 }
 

@@ -5,6 +5,7 @@
 
 mod auth;
 mod bots;
+mod calls;
 mod channels;
 mod drafts;
 mod emoji;
@@ -81,6 +82,7 @@ fn api_scope(prefix: &str) -> actix_web::Scope {
     let scope = playgrounds::routes(scope);
     let scope = bots::routes(scope);
     let scope = exports::routes(scope);
+    let scope = calls::routes(scope);
     webhooks::routes(scope)
 }
 
