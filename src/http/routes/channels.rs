@@ -63,13 +63,12 @@ pub(super) fn routes(scope: Scope) -> Scope {
 }
 
 /// `GET /streams/{stream_id}/email_address`: `sender_id` is a JSON integer. Zulip's
-/// `NonNegativeInt` has no message for a negative one: its server fails with a 500, and so
-/// does this one.
+/// `NonNegativeInt` has no message for a negative one (its server fails with a 500); Agora
+/// refuses it as an invalid parameter instead, since bad input never gets a 500.
 async fn get_email_address(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let sender_id = params.int("sender_id")?;
     if sender_id.is_some_and(|id| id < 0) {
-        tracing::warn!(sender_id, "negative sender_id: Zulip's server answers this with a 500");
-        return Err(ApiError::internal().into());
+        return Err(ApiError::bad_request("Invalid sender_id").into());
     }
     let query = ChannelQuery::EmailAddress(ChannelId(path_id(&path)), sender_id);
     let data = auth.realm.addr.send(QueryChannels { viewer: auth.user.user_id, query }).await??;
