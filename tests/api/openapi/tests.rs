@@ -4,8 +4,9 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use super::allowlist::{glob, ALLOWLIST};
 use super::schema::{Kind, Mismatch, Validator, KEYWORDS};
-use super::{api_path, SPEC};
+use super::{api_path, event_of, general_path, SPEC};
 
 /// A document whose `#/components/schemas` are `schemas`.
 fn doc(schemas: Value) -> Value {
@@ -121,6 +122,7 @@ fn maps_check_their_values_and_name_their_keys_in_brackets() {
     assert_eq!(mismatches(&doc, json!({"12": ["a"]})), vec![]);
     assert_eq!(mismatches(&doc, json!({"12": [3]})), vec![(Kind::Type, "$[\"12\"][0]".into(), "Root".into())]);
     assert_eq!(mismatches(&doc, json!({"12": []})), vec![(Kind::Bound, "$[\"12\"]".into(), "Root".into())]);
+    assert_eq!(general_path("$[\"12\"][0].a[\"x]\\\"y\"]"), "$[][].a[]");
 }
 
 #[test]
@@ -196,6 +198,7 @@ fn events_are_checked_through_the_one_of_of_event_types() {
         found.iter().map(|m| (m.kind, m.path.as_str())).collect::<Vec<_>>(),
         [(Kind::Unknown, "$.events[0].sender.agora")]
     );
+    assert_eq!(event_of(&body(wrong), &found[0].path).as_deref(), Some("typing/start"));
 }
 
 #[test]
@@ -205,4 +208,14 @@ fn simple_successes_allow_nothing_more() {
     assert_eq!(validator.validate(&schema, &json!({"result": "success", "msg": ""})), vec![]);
     let found = validator.validate(&schema, &json!({"result": "success", "msg": "", "id": 3}));
     assert_eq!(found.iter().map(|m| (m.kind, m.path.as_str())).collect::<Vec<_>>(), [(Kind::Unknown, "$.id")]);
+}
+
+#[test]
+fn allowlist_patterns() {
+    assert!(glob("$.a", "$.a"));
+    assert!(!glob("$.a", "$.ab"));
+    assert!(glob("$.*.b", "$.x[].b"));
+    assert!(glob("*", "$.anything"));
+    assert!(!glob("$.*.b", "$.x.c"));
+    assert!(ALLOWLIST.differences().iter().count() < 200, "the allowlist loads");
 }
