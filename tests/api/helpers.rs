@@ -9,8 +9,10 @@ use agora::startup::{Application, ShutdownHandle};
 use agora_actors::ratelimit::Rule;
 use agora_actors::registry::{RealmHandle, Realms};
 use agora_actors::secrets::{hash_password, HashCost};
-use reqwest::{Method, RequestBuilder, Response};
+use reqwest::{Method, Response};
 use serde_json::{json, Value};
+
+pub use crate::openapi::ApiRequest;
 
 /// The external host test servers use; organizations are `<sub>.agora.test`.
 pub const HOST: &str = "agora.test";
@@ -130,17 +132,19 @@ fn read_owner(dir: &Path) -> Creds {
 
 impl TestApp {
     /// A request to `path` under `/api/v1`, addressed to the root organization.
-    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+    pub fn request(&self, method: Method, path: &str) -> ApiRequest {
         self.request_to(HOST, method, path)
     }
 
     /// A request to `path` under `/api/v1`, with the given Host header.
-    pub fn request_to(&self, host: &str, method: Method, path: &str) -> RequestBuilder {
-        self.client.request(method, format!("{}/api/v1{path}", self.address)).header("Host", host)
+    pub fn request_to(&self, host: &str, method: Method, path: &str) -> ApiRequest {
+        let path = format!("/api/v1{path}");
+        let builder = self.client.request(method.clone(), format!("{}{path}", self.address)).header("Host", host);
+        ApiRequest::new(builder, method, path)
     }
 
     /// An authenticated request as `who`, to `who`'s organization.
-    pub fn as_user(&self, who: &Creds, method: Method, path: &str) -> RequestBuilder {
+    pub fn as_user(&self, who: &Creds, method: Method, path: &str) -> ApiRequest {
         self.request_to(&who.host, method, path).basic_auth(&who.email, Some(&who.api_key))
     }
 
@@ -226,12 +230,12 @@ pub async fn register(app: &TestApp, who: &Creds, form: &[(&str, &str)]) -> Valu
 }
 
 /// A long poll of `queue_id` after `last_event_id`.
-pub fn poll(app: &TestApp, who: &Creds, queue_id: &str, last_event_id: i64) -> RequestBuilder {
+pub fn poll(app: &TestApp, who: &Creds, queue_id: &str, last_event_id: i64) -> ApiRequest {
     app.as_user(who, Method::GET, &format!("/events?queue_id={queue_id}&last_event_id={last_event_id}"))
 }
 
 /// A poll of `queue_id` that does not wait.
-pub fn poll_now(app: &TestApp, who: &Creds, queue_id: &str, last_event_id: i64) -> RequestBuilder {
+pub fn poll_now(app: &TestApp, who: &Creds, queue_id: &str, last_event_id: i64) -> ApiRequest {
     app.as_user(who, Method::GET, &format!("/events?queue_id={queue_id}&last_event_id={last_event_id}&dont_block=true"))
 }
 

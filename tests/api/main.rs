@@ -40,6 +40,7 @@ mod messages;
 mod metrics;
 mod navigation_views;
 mod notices;
+mod openapi;
 mod outgoing_webhooks;
 mod params;
 mod personal;

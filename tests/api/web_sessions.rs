@@ -88,16 +88,20 @@ impl Browser {
         self.send(request).await
     }
 
-    /// A call of the browser's API, with the CSRF header as the web client sends it.
+    /// A call of the browser's API, with the CSRF header as the web client sends it; a
+    /// success is checked against Zulip's description.
     pub async fn call(&mut self, method: Method, path: &str, form: &[(&str, &str)]) -> Got {
-        let mut request = self.client.request(method, format!("{}/json{path}", self.address));
+        let path = format!("/json{path}");
+        let mut request = self.client.request(method.clone(), format!("{}{path}", self.address));
         if let Some(token) = self.cookies.get("csrftoken") {
             request = request.header("X-CSRFToken", token);
         }
         if !form.is_empty() {
             request = request.form(form);
         }
-        self.send(request).await
+        let got = self.send(request).await;
+        crate::openapi::check(&method, &path, got.status, got.body.as_bytes());
+        got
     }
 
     /// Signs in through the sign-in page.
