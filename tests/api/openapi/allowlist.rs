@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use reqwest::Method;
 use serde::Deserialize;
 
-use super::schema::Mismatch;
+use super::mismatch::Mismatch;
 use super::{general_path, template_matches};
 
 pub static ALLOWLIST: LazyLock<Allowlist> = LazyLock::new(|| {

@@ -16,7 +16,7 @@ use std::sync::{LazyLock, Mutex};
 use serde_json::{json, Value};
 
 use super::allowlist::ALLOWLIST;
-use super::schema::{Kind, Mismatch};
+use super::mismatch::{Kind, Mismatch};
 use super::{describe, general_path, InEvent, SPEC};
 
 fn report_path() -> String {

@@ -8,10 +8,18 @@
 //!   JSON Schema reading would refuse `result` and `msg` in every response.
 //! - `integer` is a number written without a fraction or exponent (`1.0` is not one): the
 //!   clients decode into typed fields, where `1.0` fails as an integer.
+//!
+//! It is quick where the description is wide: the branches of a `oneOf` (86 kinds of event)
+//! are first narrowed by the `enum`s of their properties (an event's `type` and `op`), then
+//! tried stopping at the first mismatch and writing none; only a value no branch fits is
+//! checked in full, to report the nearest branch's mismatches.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
+
+use super::mismatch::{distance, list, shown, Kind, Mismatch, Step};
 
 /// What a schema says, and what is only commentary for a reader.
 pub const KEYWORDS: &[&str] = &[
@@ -42,96 +50,92 @@ pub const KEYWORDS: &[&str] = &[
     "title",
 ];
 
-/// What kind of rule a value broke.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// A key `additionalProperties: false` does not allow.
-    Unknown,
-    /// A required key is absent.
-    Missing,
-    /// The wrong JSON type (`null` where the schema is not nullable included).
-    Type,
-    /// A value outside the schema's `enum`.
-    Enum,
-    /// A length, count or bound.
-    Bound,
-    /// No branch of a `oneOf`/`anyOf` came near, or several `oneOf` branches matched.
-    Branches,
-}
-
-impl Kind {
-    /// The name allowlist entries use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Unknown => "unknown property",
-            Kind::Missing => "missing property",
-            Kind::Type => "type",
-            Kind::Enum => "enum",
-            Kind::Bound => "bound",
-            Kind::Branches => "branches",
-        }
-    }
-}
-
-/// One way a value differs from its schema.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Mismatch {
-    pub kind: Kind,
-    /// The JSON path of the offending value: `$.events[3].user_id`; keys of a map (ids,
-    /// names) are written `["..."]`.
-    pub path: String,
-    /// The nearest named schema (`User` for `#/components/schemas/User`), "" if none.
-    pub schema: String,
-    /// What the schema expected.
-    pub expected: String,
-    /// The value found, compact JSON cut at `FOUND_CHARS` characters ("(absent)" if missing).
-    pub found: String,
-}
-
-/// How much of an offending value a message shows.
-const FOUND_CHARS: usize = 160;
-
-/// A value as a message shows it.
-pub fn shown(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(FOUND_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
-}
-
 /// Validates values against schemas of one document (where `$ref`s point).
 pub struct Validator<'a> {
     root: &'a Value,
+    /// What each `allOf` declares, by the address of its parts (stable while `root` is
+    /// borrowed).
+    declared: Cache<HashSet<&'a str>>,
+    /// What each `oneOf`/`anyOf` branch limits properties to, by the address of its branches.
+    discriminators: Cache<Vec<Discriminators<'a>>>,
 }
 
-/// Where a check stands: the value's path and the nearest named schema.
+/// What the validator works out once per schema node.
+type Cache<T> = Mutex<HashMap<usize, Arc<T>>>;
+
+/// The properties a branch limits to an `enum` (an event's `type` and `op`), with it: a value
+/// whose property is none of them cannot be that branch, which is then not tried.
+type Discriminators<'a> = Vec<(&'a str, &'a [Value])>;
+
+/// The cached `T` of the node at `key`, made by `make` the first time.
+fn cached<T>(cache: &Cache<T>, key: usize, make: impl FnOnce() -> T) -> Arc<T> {
+    if let Some(found) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Arc::clone(found);
+    }
+    let made = Arc::new(make());
+    Arc::clone(cache.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(made))
+}
+
+/// Where a check stands: the value's place and the nearest named schema.
 #[derive(Clone, Copy)]
 struct At<'p> {
-    path: &'p str,
+    step: &'p Step<'p>,
     schema: &'p str,
+}
+
+/// Where mismatches go: all of them, written out; or, when trying the branches of a
+/// `oneOf`, only whether there is one (the check stops at the first, and writes nothing).
+struct Sink {
+    found: Vec<Mismatch>,
+    quick: bool,
+    refused: bool,
+}
+
+impl Sink {
+    fn full() -> Sink {
+        Sink { found: Vec::new(), quick: false, refused: false }
+    }
+
+    fn quick() -> Sink {
+        Sink { found: Vec::new(), quick: true, refused: false }
+    }
+
+    fn push(&mut self, mismatch: impl FnOnce() -> Mismatch) {
+        self.refused = true;
+        if !self.quick {
+            self.found.push(mismatch());
+        }
+    }
+
+    /// Whether checking further is pointless (a quick check has its answer).
+    fn done(&self) -> bool {
+        self.quick && self.refused
+    }
 }
 
 impl<'a> Validator<'a> {
     pub fn new(root: &'a Value) -> Validator<'a> {
-        Validator { root }
+        Validator { root, declared: Mutex::default(), discriminators: Mutex::default() }
     }
 
     /// Every way `value` differs from `schema` (empty if it conforms), once per kind and
     /// path (the parts of an `allOf` may each refuse the same key).
     pub fn validate(&self, schema: &'a Value, value: &Value) -> Vec<Mismatch> {
-        let mut out = Vec::new();
-        self.check(schema, value, At { path: "$", schema: "" }, &HashSet::new(), &mut out);
+        let mut sink = Sink::full();
+        self.check(schema, value, At { step: &Step::Root, schema: "" }, &HashSet::new(), &mut sink);
         let mut seen = HashSet::new();
-        out.retain(|m| seen.insert((m.kind, m.path.clone())));
-        out
+        sink.found.retain(|m| seen.insert((m.kind, m.path.clone())));
+        sink.found
     }
 
     /// The schema a `$ref` names (`#/components/schemas/User`), and its last name.
     fn follow(&self, reference: &'a str) -> (&'a Value, &'a str) {
-        let pointer = reference.strip_prefix('#').unwrap_or_else(|| panic!("not a local $ref: {reference}"));
-        let target = self.root.pointer(pointer).unwrap_or_else(|| panic!("$ref to nothing: {reference}"));
-        (target, reference.rsplit('/').next().unwrap_or(reference))
+        let name = reference.rsplit('/').next().unwrap_or(reference);
+        let target = match reference.strip_prefix("#/components/schemas/") {
+            Some(name) => self.root["components"]["schemas"].get(name),
+            None => reference.strip_prefix('#').and_then(|pointer| self.root.pointer(pointer)),
+        };
+        (target.unwrap_or_else(|| panic!("$ref to nothing: {reference}")), name)
     }
 
     /// `schema` with its `$ref`s followed, and the last name met (or `name`).
@@ -153,13 +157,59 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn check(&self, schema: &'a Value, value: &Value, at: At, allowed: &HashSet<&'a str>, out: &mut Vec<Mismatch>) {
+    /// The property names the parts of an `allOf` declare together.
+    fn declared_by(&self, parts: &'a [Value]) -> Arc<HashSet<&'a str>> {
+        cached(&self.declared, parts.as_ptr() as usize, || {
+            let mut names = HashSet::new();
+            for part in parts {
+                self.declared(part, &mut names);
+            }
+            names
+        })
+    }
+
+    /// The `enum` a schema (or a part of its `allOf`) limits values to.
+    fn enum_of(&self, schema: &'a Value) -> Option<&'a [Value]> {
+        let (schema, _) = self.resolve(schema, "");
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            return Some(values);
+        }
+        schema.get("allOf")?.as_array()?.iter().find_map(|part| self.enum_of(part))
+    }
+
+    /// The properties `schema` limits to an `enum`, through `$ref`s and `allOf`s.
+    fn discriminators(&self, schema: &'a Value) -> Discriminators<'a> {
+        let (schema, _) = self.resolve(schema, "");
+        let mut out = Vec::new();
+        for (key, property) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            if let Some(values) = self.enum_of(property) {
+                out.push((key.as_str(), values));
+            }
+        }
+        for part in schema.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+            out.extend(self.discriminators(part));
+        }
+        out
+    }
+
+    /// The branches `value` may be: all but those whose `enum`s its properties are outside.
+    fn candidates(&self, branches: &'a [Value], value: &Value) -> Vec<usize> {
+        let Some(object) = value.as_object() else { return (0..branches.len()).collect() };
+        let limits = cached(&self.discriminators, branches.as_ptr() as usize, || {
+            branches.iter().map(|branch| self.discriminators(branch)).collect()
+        });
+        let outside =
+            |(key, values): &(&str, &[Value])| object.get(*key).is_some_and(|v| !v.is_null() && !values.contains(v));
+        (0..branches.len()).filter(|&i| !limits[i].iter().any(outside)).collect()
+    }
+
+    fn check(&self, schema: &'a Value, value: &Value, at: At, allowed: &HashSet<&'a str>, out: &mut Sink) {
         let (schema, name) = self.resolve(schema, "");
-        let at = At { path: at.path, schema: if name.is_empty() { at.schema } else { name } };
-        let Some(rules) = schema.as_object() else { panic!("a schema that is not an object at {}", at.path) };
+        let at = At { step: at.step, schema: if name.is_empty() { at.schema } else { name } };
+        let Some(rules) = schema.as_object() else { panic!("a schema that is not an object: {schema}") };
         let mismatch = |kind, expected: String, found: String| Mismatch {
             kind,
-            path: at.path.to_owned(),
+            path: at.step.render(),
             schema: at.schema.to_owned(),
             expected,
             found,
@@ -170,17 +220,14 @@ impl<'a> Validator<'a> {
         if let Some(wanted) = rules.get("type").and_then(Value::as_str) {
             if !has_type(value, wanted) {
                 let nullable = if value.is_null() { " (not nullable)" } else { "" };
-                out.push(mismatch(Kind::Type, format!("{wanted}{nullable}"), shown(value)));
+                out.push(|| mismatch(Kind::Type, format!("{wanted}{nullable}"), shown(value)));
                 return;
             }
         }
         if let Some(allowed_values) = rules.get("enum").and_then(Value::as_array) {
             if !allowed_values.contains(value) {
-                out.push(mismatch(
-                    Kind::Enum,
-                    format!("one of {}", shown(&Value::from(allowed_values.clone()))),
-                    shown(value),
-                ));
+                let expected = || format!("one of {}", shown(&Value::from(allowed_values.clone())));
+                out.push(|| mismatch(Kind::Enum, expected(), shown(value)));
                 return;
             }
         }
@@ -189,8 +236,11 @@ impl<'a> Validator<'a> {
             Value::Array(items) => {
                 if let Some(item_schema) = rules.get("items") {
                     for (i, item) in items.iter().enumerate() {
-                        let path = format!("{}[{i}]", at.path);
-                        self.check(item_schema, item, At { path: &path, ..at }, &HashSet::new(), out);
+                        if out.done() {
+                            return;
+                        }
+                        let step = Step::Index(at.step, i);
+                        self.check(item_schema, item, At { step: &step, ..at }, &HashSet::new(), out);
                     }
                 }
             }
@@ -198,12 +248,19 @@ impl<'a> Validator<'a> {
             _ => {}
         }
         if let Some(parts) = rules.get("allOf").and_then(Value::as_array) {
-            let mut names = allowed.clone();
+            let declared = self.declared_by(parts);
+            let union: HashSet<&'a str>;
+            let names = if allowed.is_empty() {
+                &*declared
+            } else {
+                union = declared.union(allowed).copied().collect();
+                &union
+            };
             for part in parts {
-                self.declared(part, &mut names);
-            }
-            for part in parts {
-                self.check(part, value, at, &names, out);
+                if out.done() {
+                    return;
+                }
+                self.check(part, value, at, names, out);
             }
         }
         if let Some(branches) = rules.get("oneOf").and_then(Value::as_array) {
@@ -219,7 +276,7 @@ impl<'a> Validator<'a> {
         rules: &Map<String, Value>,
         value: &Value,
         mismatch: &dyn Fn(Kind, String, String) -> Mismatch,
-        out: &mut Vec<Mismatch>,
+        out: &mut Sink,
     ) {
         let bound = |key: &str| rules.get(key).and_then(Value::as_f64);
         let size = match value {
@@ -230,28 +287,28 @@ impl<'a> Validator<'a> {
         };
         let Some((size, low, high)) = size else { return };
         if let Some(min) = bound(low).filter(|min| size < *min) {
-            out.push(mismatch(Kind::Bound, format!("{low} {min}"), shown(value)));
+            out.push(|| mismatch(Kind::Bound, format!("{low} {min}"), shown(value)));
         }
         if let Some(max) = bound(high).filter(|max| size > *max) {
-            out.push(mismatch(Kind::Bound, format!("{high} {max}"), shown(value)));
+            out.push(|| mismatch(Kind::Bound, format!("{high} {max}"), shown(value)));
         }
     }
 
     fn check_object(
         &self,
-        rules: &Map<String, Value>,
+        rules: &'a Map<String, Value>,
         object: &Map<String, Value>,
         at: At,
         allowed: &HashSet<&'a str>,
-        out: &mut Vec<Mismatch>,
+        out: &mut Sink,
     ) {
         let properties = rules.get("properties").and_then(Value::as_object);
         for key in rules.get("required").and_then(Value::as_array).into_iter().flatten() {
             let key = key.as_str().unwrap_or_default();
             if !object.contains_key(key) {
-                out.push(Mismatch {
+                out.push(|| Mismatch {
                     kind: Kind::Missing,
-                    path: format!("{}{}", at.path, property_segment(key)),
+                    path: Step::Key(at.step, key).render(),
                     schema: at.schema.to_owned(),
                     expected: "a required property".into(),
                     found: "(absent)".into(),
@@ -259,40 +316,44 @@ impl<'a> Validator<'a> {
             }
         }
         for (key, item) in object {
+            if out.done() {
+                return;
+            }
             let declared = properties.and_then(|p| p.get(key));
             if let Some(property_schema) = declared {
-                let path = format!("{}{}", at.path, property_segment(key));
-                self.check(property_schema, item, At { path: &path, ..at }, &HashSet::new(), out);
+                let step = Step::Key(at.step, key);
+                self.check(property_schema, item, At { step: &step, ..at }, &HashSet::new(), out);
                 continue;
             }
             if allowed.contains(key.as_str()) {
                 continue;
             }
             match rules.get("additionalProperties") {
-                Some(Value::Bool(false)) => {
+                Some(Value::Bool(false)) => out.push(|| {
                     let mut known: Vec<&str> = properties.into_iter().flatten().map(|(k, _)| k.as_str()).collect();
                     known.extend(allowed.iter().copied());
                     known.sort_unstable();
                     known.dedup();
-                    out.push(Mismatch {
+                    Mismatch {
                         kind: Kind::Unknown,
-                        path: format!("{}{}", at.path, property_segment(key)),
+                        path: Step::Key(at.step, key).render(),
                         schema: at.schema.to_owned(),
                         expected: format!("no such property (additionalProperties: false; known: {})", list(&known)),
                         found: shown(item),
-                    });
-                }
+                    }
+                }),
                 Some(extra @ Value::Object(_)) => {
-                    let path = format!("{}{}", at.path, map_key_segment(key));
-                    self.check(extra, item, At { path: &path, ..at }, &HashSet::new(), out);
+                    let step = Step::Entry(at.step, key);
+                    self.check(extra, item, At { step: &step, ..at }, &HashSet::new(), out);
                 }
                 _ => {}
             }
         }
     }
 
-    /// `oneOf` (exactly one branch conforms) or `anyOf` (at least one). When none does,
-    /// the mismatches of the nearest branch are reported.
+    /// `oneOf` (exactly one branch conforms) or `anyOf` (at least one). The branches the
+    /// value may be are tried quickly; only when none conforms are they checked in full (all
+    /// of them if the value may be none), and the mismatches of the nearest reported.
     fn check_branches(
         &self,
         branches: &'a [Value],
@@ -300,30 +361,44 @@ impl<'a> Validator<'a> {
         value: &Value,
         at: At,
         allowed: &HashSet<&'a str>,
-        out: &mut Vec<Mismatch>,
+        out: &mut Sink,
     ) {
-        let mut results = Vec::with_capacity(branches.len());
-        for branch in branches {
-            let mut found = Vec::new();
-            self.check(branch, value, at, allowed, &mut found);
-            results.push(found);
-        }
-        let passing: Vec<usize> = (0..branches.len()).filter(|&i| results[i].is_empty()).collect();
-        let keyword = if exactly_one { "oneOf" } else { "anyOf" };
+        let candidates = self.candidates(branches, value);
+        let passing: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let mut sink = Sink::quick();
+                self.check(&branches[i], value, at, allowed, &mut sink);
+                !sink.refused
+            })
+            .collect();
         match passing.len() {
-            0 => {
-                let nearest = results.into_iter().min_by_key(|found| distance(found, at.path)).unwrap_or_default();
-                out.extend(nearest);
-            }
             1 => {}
-            _ if !exactly_one => {}
+            _ if !exactly_one && !passing.is_empty() => {}
+            0 if out.quick => out.push(|| unreachable!("a quick check writes nothing")),
+            0 => {
+                let base = at.step.render();
+                let tried = if candidates.is_empty() { (0..branches.len()).collect() } else { candidates };
+                let nearest = tried
+                    .into_iter()
+                    .map(|i| {
+                        let mut sink = Sink::full();
+                        self.check(&branches[i], value, at, allowed, &mut sink);
+                        sink.found
+                    })
+                    .min_by_key(|found| distance(found, &base))
+                    .unwrap_or_default();
+                out.found.extend(nearest);
+                out.refused = true;
+            }
             _ => {
                 let names: Vec<String> = passing.iter().map(|&i| self.branch_name(&branches[i], i)).collect();
-                out.push(Mismatch {
+                out.push(|| Mismatch {
                     kind: Kind::Branches,
-                    path: at.path.to_owned(),
+                    path: at.step.render(),
                     schema: at.schema.to_owned(),
-                    expected: format!("exactly one branch of {keyword} to match, but {} did", names.join(", ")),
+                    expected: format!("exactly one branch of oneOf to match, but {} did", names.join(", ")),
                     found: shown(value),
                 });
             }
@@ -338,19 +413,6 @@ impl<'a> Validator<'a> {
     }
 }
 
-/// How far a branch's mismatches are from fitting: a branch refused at its own level by
-/// type or enum (a different `type`/`op` of event, an object where a number is) is far;
-/// otherwise the fewer mismatches the nearer, and the deeper the first one the nearer.
-fn distance(found: &[Mismatch], path: &str) -> (usize, usize, std::cmp::Reverse<usize>) {
-    let depth = |p: &str| p.len().saturating_sub(path.len());
-    let discriminating = found
-        .iter()
-        .filter(|m| matches!(m.kind, Kind::Type | Kind::Enum) && !m.path[path.len()..].contains(['.', '[']))
-        .count()
-        + found.iter().filter(|m| m.kind == Kind::Enum && matches!(&m.path[path.len()..], ".type" | ".op")).count();
-    (discriminating, found.len(), std::cmp::Reverse(found.first().map_or(0, |m| depth(&m.path))))
-}
-
 fn has_type(value: &Value, wanted: &str) -> bool {
     match wanted {
         "object" => value.is_object(),
@@ -360,32 +422,5 @@ fn has_type(value: &Value, wanted: &str) -> bool {
         "number" => value.is_number(),
         "integer" => value.is_i64() || value.is_u64(),
         other => panic!("unknown type {other:?} in the description"),
-    }
-}
-
-/// `.key` for a plain key, `["key"]` otherwise.
-fn property_segment(key: &str) -> String {
-    let plain = !key.is_empty()
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !key.starts_with(|c: char| c.is_ascii_digit());
-    if plain {
-        format!(".{key}")
-    } else {
-        map_key_segment(key)
-    }
-}
-
-/// `["key"]`: a key of a map (an id, a name), which allowlist paths write `[]`.
-fn map_key_segment(key: &str) -> String {
-    format!("[{}]", Value::from(key))
-}
-
-/// Names, cut after a dozen.
-fn list(names: &[&str]) -> String {
-    const SHOWN: usize = 12;
-    if names.len() <= SHOWN {
-        names.join(", ")
-    } else {
-        format!("{}, … ({} in all)", names[..SHOWN].join(", "), names.len())
     }
 }

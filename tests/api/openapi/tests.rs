@@ -5,7 +5,8 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::allowlist::{glob, ALLOWLIST};
-use super::schema::{Kind, Mismatch, Validator, KEYWORDS};
+use super::mismatch::{Kind, Mismatch};
+use super::schema::{Validator, KEYWORDS};
 use super::{api_path, event_of, general_path, SPEC};
 
 /// A document whose `#/components/schemas` are `schemas`.
@@ -87,6 +88,8 @@ fn one_of_takes_exactly_one_branch_and_reports_the_nearest() {
     assert_eq!(mismatches(&doc, json!([{"type": "a", "x": 1}, {"type": "b", "y": "z"}])), vec![]);
     // Neither fits; B is the one meant (its type is right), so its mismatch is reported.
     assert_eq!(mismatches(&doc, json!([{"type": "b", "y": 5}])), vec![(Kind::Type, "$[0].y".into(), "B".into())]);
+    // A type no branch has: each is tried, and the first of the nearest reported.
+    assert_eq!(mismatches(&doc, json!([{"type": "c"}])), vec![(Kind::Enum, "$[0].type".into(), "A".into())]);
     let either = self::doc(json!({"Root": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}));
     assert_eq!(mismatches(&either, json!(1.5)), vec![]);
     assert_eq!(mismatches(&either, json!(1)), vec![(Kind::Branches, "$".into(), "Root".into())]);
