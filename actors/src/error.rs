@@ -183,6 +183,15 @@ impl ApiError {
         Self::bad_request(format!("Invalid {name}: Value error, Not in the list of possible values"))
     }
 
+    /// Zulip's parameter length check (`StringConstraints(max_length=...)`): `value` of
+    /// parameter `name` is at most `max` characters.
+    pub fn check_length(name: &str, value: &str, max: usize) -> Result<(), Self> {
+        if value.chars().count() > max {
+            return Err(Self::bad_request(format!("{name} is too long (limit: {max} characters)")));
+        }
+        Ok(())
+    }
+
     /// The caller lacks the organization administrator role.
     pub fn must_be_admin() -> Self {
         Self::new(ErrorCode::UnauthorizedPrincipal, 400, "Must be an organization administrator")

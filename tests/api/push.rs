@@ -262,6 +262,17 @@ async fn registrations_are_forwarded_and_devices_listed() {
     assert_eq!(bouncer.at("push/e2ee/register").len(), 1);
 }
 
+/// Waits until `who`'s encrypted device `account` is registered at the bouncer.
+pub(crate) async fn wait_active(app: &TestApp, who: &Creds, account: &str) {
+    let start = Instant::now();
+    while register(app, who, &[("fetch_event_types", r#"["push_device"]"#)]).await["push_devices"][account]["status"]
+        != "active"
+    {
+        assert!(start.elapsed() < Duration::from_secs(10), "device {account} was not registered");
+        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// The owner sends `hamlet` a direct message; its id.
 async fn dm(app: &TestApp, from: &Creds, to: &Creds, content: &str) -> i64 {
     let to = format!("[{}]", to.user_id);
@@ -280,13 +291,7 @@ async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
     let secret = e2ee_device(&app, &hamlet, "77").await;
     bouncer.wait_for("push/e2ee/register", 1).await;
     // The device is active once the realm actor wrote the bouncer's answer.
-    let start = Instant::now();
-    while register(&app, &hamlet, &[("fetch_event_types", r#"["push_device"]"#)]).await["push_devices"]["77"]["status"]
-        != "active"
-    {
-        assert!(start.elapsed() < Duration::from_secs(10));
-        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
-    }
+    wait_active(&app, &hamlet, "77").await;
 
     let id = dm(&app, &app.owner, &hamlet, "Hello **Hamlet** &").await;
     let notified = bouncer.wait_for("push/notify", 1).await;

@@ -3,15 +3,13 @@
 //! stand-in bouncer (the legacy devices' `push/test_notification`, the encrypted devices'
 //! sealed `test` payload).
 
-use std::time::{Duration, Instant};
-
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::bots::create_bot;
-use crate::helpers::{error, expect, post, register, spawn_app, success, Creds, TestApp};
-use crate::push::{app_with_bouncer, e2ee_device, stand_in};
+use crate::helpers::{error, expect, post, spawn_app, success};
+use crate::push::{app_with_bouncer, e2ee_device, stand_in, wait_active};
 
 fn not_recognized() -> Value {
     json!({"result": "error", "msg": "Device not recognized", "code": "INVALID_PUSH_DEVICE_TOKEN"})
@@ -23,17 +21,6 @@ fn no_active_device() -> Value {
 
 const LEGACY: &str = "/mobile_push/test_notification";
 const E2EE: &str = "/mobile_push/e2ee/test_notification";
-
-/// Waits until `who`'s encrypted device `account` is registered at the bouncer.
-async fn wait_active(app: &TestApp, who: &Creds, account: &str) {
-    let start = Instant::now();
-    while register(app, who, &[("fetch_event_types", r#"["push_device"]"#)]).await["push_devices"][account]["status"]
-        != "active"
-    {
-        assert!(start.elapsed() < Duration::from_secs(10), "device {account} was not registered");
-        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
-    }
-}
 
 #[actix_web::test]
 async fn test_notifications_are_checked_as_zulip_checks_them() {

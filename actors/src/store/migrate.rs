@@ -92,6 +92,7 @@ mod tests {
         ("0018_event_queue_events.sql", "172acb3e9fc633fa6ec1ee60214b68f07585d5b824d61d932f4b874afbb2197c"),
         ("0019_web_sessions.sql", "da36e01911b1cdfe711d28c5cb9ac29298313a3144275224ecd31ced9f1ea52b"),
         ("0020_realm_exports.sql", "b415bc8100aca577a0f0eb102d55a25395d159bb2be8a579faca88ecc4624fa2"),
+        ("0021_realm_playgrounds.sql", "888b108c4e13200c0691c0ec45d1bef6f0e0655796bd75d49e8a4be29cce96fc"),
     ];
 
     fn hex(bytes: &[u8]) -> String {

@@ -37,10 +37,8 @@ pub struct AlertWordsChange {
 /// is kept, at the place of the first.
 pub fn plan_add_alert_words(state: &RealmState, user_id: UserId, words: Vec<String>) -> ApiResult<AlertWordsChange> {
     let user = state.user_or_err(user_id)?;
-    if let Some(i) = words.iter().position(|w| w.chars().count() > MAX_ALERT_WORD_LENGTH) {
-        return Err(ApiError::bad_request(format!(
-            "alert_words[{i}] is too long (limit: {MAX_ALERT_WORD_LENGTH} characters)"
-        )));
+    for (i, word) in words.iter().enumerate() {
+        ApiError::check_length(&format!("alert_words[{i}]"), word, MAX_ALERT_WORD_LENGTH)?;
     }
     let current = state.user_data().alert_words(user.id);
     let existing: Vec<String> = current.iter().map(|w| w.to_lowercase()).collect();

@@ -43,10 +43,7 @@ pub fn check_folder_for_channel(state: &RealmState, folder_id: i64) -> ApiResult
 
 /// Zulip's parameter length check (`StringConstraints(max_length=..)`).
 fn check_length(var_name: &str, value: &str, max: usize) -> ApiResult<()> {
-    if value.chars().count() > max {
-        return Err(ApiError::bad_request(format!("{var_name} is too long (limit: {max} characters)")));
-    }
-    Ok(())
+    ApiError::check_length(var_name, value, max)
 }
 
 /// Zulip's `check_channel_folder_name`: not blank, printable, and no other folder of the

@@ -67,11 +67,7 @@ fn check_report(state: &RealmState, msg: &ReportMessage) -> ApiResult<ChannelId>
     if !REPORT_REASONS.iter().any(|(kind, _)| *kind == msg.report_type) {
         return Err(ApiError::bad_request("Invalid report_type"));
     }
-    if msg.description.chars().count() > MAX_DESCRIPTION_LENGTH {
-        return Err(ApiError::bad_request(format!(
-            "description is too long (limit: {MAX_DESCRIPTION_LENGTH} characters)"
-        )));
-    }
+    ApiError::check_length("description", &msg.description, MAX_DESCRIPTION_LENGTH)?;
     if msg.report_type == "other" && msg.description.is_empty() {
         return Err(ApiError::bad_request("An explanation is required."));
     }

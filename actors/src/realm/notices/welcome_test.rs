@@ -35,11 +35,7 @@ pub fn plan_test_message(
     now: i64,
 ) -> ApiResult<PlannedMessage> {
     require_admin(state.user_or_err(msg.acting)?.role)?;
-    if msg.text.chars().count() > MAX_WELCOME_TEXT_LENGTH {
-        return Err(ApiError::bad_request(format!(
-            "welcome_message_custom_text is too long (limit: {MAX_WELCOME_TEXT_LENGTH} characters)"
-        )));
-    }
+    ApiError::check_length("welcome_message_custom_text", &msg.text, MAX_WELCOME_TEXT_LENGTH)?;
     if msg.text.is_empty() {
         return Err(ApiError::bad_request("Message must not be empty"));
     }

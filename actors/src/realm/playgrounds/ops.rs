@@ -45,11 +45,7 @@ fn admin(state: &RealmState, acting: UserId) -> ApiResult<()> {
 /// Zulip's `check_pygments_language`: at most 40 characters, of `^[ a-zA-Z0-9_+-./#]*$`
 /// (the class's `+-.` is the range `+,-.`; Python's `$` also matches before a final newline).
 fn check_pygments_language(raw: &str) -> ApiResult<()> {
-    if raw.chars().count() > MAX_PYGMENTS_LANGUAGE_LENGTH {
-        return Err(ApiError::bad_request(format!(
-            "pygments_language is too long (limit: {MAX_PYGMENTS_LANGUAGE_LENGTH} characters)"
-        )));
-    }
+    ApiError::check_length("pygments_language", raw, MAX_PYGMENTS_LANGUAGE_LENGTH)?;
     let body = raw.strip_suffix('\n').unwrap_or(raw);
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '+' | ',' | '-' | '.' | '/' | '#');
     if !body.chars().all(allowed) {

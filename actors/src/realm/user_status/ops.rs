@@ -86,10 +86,8 @@ pub fn plan_update_status_for(
 /// `status_text` stripped, and at most 60 characters (Zulip's parameter check).
 fn stripped(request: StatusRequest) -> ApiResult<StatusRequest> {
     let status_text = request.status_text.as_deref().map(|t| python_strip(t).to_owned());
-    if status_text.as_ref().is_some_and(|t| t.chars().count() > MAX_STATUS_TEXT_LENGTH) {
-        return Err(ApiError::bad_request(format!(
-            "status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)"
-        )));
+    if let Some(text) = &status_text {
+        ApiError::check_length("status_text", text, MAX_STATUS_TEXT_LENGTH)?;
     }
     Ok(StatusRequest { status_text, ..request })
 }

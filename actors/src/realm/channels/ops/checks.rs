@@ -42,12 +42,7 @@ pub fn check_channel_name(name: &str) -> ApiResult<()> {
 /// A description as stored: newlines become spaces; refused when too long.
 pub fn clean_description(description: &str) -> ApiResult<String> {
     let cleaned = description.replace("\r\n", " ").replace(['\n', '\r'], " ");
-    if cleaned.chars().count() > catalog::MAX_STREAM_DESCRIPTION_LENGTH {
-        return Err(ApiError::bad_request(format!(
-            "description is too long (limit: {} characters)",
-            catalog::MAX_STREAM_DESCRIPTION_LENGTH
-        )));
-    }
+    ApiError::check_length("description", &cleaned, catalog::MAX_STREAM_DESCRIPTION_LENGTH)?;
     Ok(cleaned)
 }
 

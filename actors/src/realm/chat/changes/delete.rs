@@ -5,7 +5,7 @@ use actix::prelude::*;
 use rusqlite::Transaction;
 use serde_json::{json, Value};
 
-use super::{access_message_to_change, event_recipients};
+use super::{access_message_to_change, event_recipients, new_first_message};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, MessageId, UserId};
@@ -107,10 +107,10 @@ impl Change for MessageDeletion {
         store::delete_message(tx, &message)?;
         // The channel's first message may have been the one deleted.
         let first = match message.channel_id {
-            Some(channel) if state.first_message_id(channel) == Some(message.id) => {
-                Some((channel, crate::store::channels::first_message_id(tx, channel)?.map(MessageId)))
+            Some(channel) => {
+                new_first_message(state, tx, channel, |id| id == message.id)?.map(|first| (channel, first))
             }
-            _ => None,
+            None => None,
         };
         self.done = Some(Deleted { message, recipients, first });
         Ok(())

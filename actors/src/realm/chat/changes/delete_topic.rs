@@ -12,7 +12,7 @@ use actix::prelude::*;
 use rusqlite::Transaction;
 use serde_json::json;
 
-use super::event_recipients;
+use super::{event_recipients, new_first_message};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, MessageId, UserId};
@@ -101,12 +101,7 @@ impl Change for Batch {
             reactions::delete_message(tx, &message)?;
             spelled = message.topic;
         }
-        let first = match self.state.first_message_id(*channel) {
-            Some(first) if ids.contains(&first) => {
-                Some(store::channels::first_message_id(tx, *channel)?.map(MessageId))
-            }
-            _ => None,
-        };
+        let first = new_first_message(&self.state, tx, *channel, |id| ids.contains(&id))?;
         let mut ids = ids;
         ids.sort();
         self.done = Some(Deleted { ids, told, spelled, first });

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use rusqlite::Connection;
 
 use crate::error::{ApiError, ApiResult};
-use crate::ids::{MessageId, UserId};
+use crate::ids::{ChannelId, MessageId, UserId};
 use crate::realm::model::{Role, User};
 use crate::realm::state::RealmState;
 use crate::store::reactions::{self as store, MessageRow};
@@ -81,6 +81,22 @@ fn access(
         Ok(MessageAccess { message, has_user_message })
     } else {
         Err(invalid_message())
+    }
+}
+
+/// After deleting messages of `channel` (those `deleted` answers true for): its new first
+/// message when its first was among them (`Some(None)` if none is left), else `None`.
+pub fn new_first_message(
+    state: &RealmState,
+    conn: &Connection,
+    channel: ChannelId,
+    deleted: impl Fn(MessageId) -> bool,
+) -> ApiResult<Option<Option<MessageId>>> {
+    match state.first_message_id(channel) {
+        Some(first) if deleted(first) => {
+            Ok(Some(crate::store::channels::first_message_id(conn, channel)?.map(MessageId)))
+        }
+        _ => Ok(None),
     }
 }
 

@@ -118,11 +118,17 @@ fn channel_typing(
     // type in "general chat", which is the empty topic.
     let topic = if topic == EMPTY_TOPIC_DISPLAY_NAME { String::new() } else { topic };
     let fields = json!({"stream_id": channel.id, "topic": topic});
-    let subscribers: Vec<UserId> = state.active_subscribers(channel.id).into_iter().collect();
+    Ok((("stream", fields), channel_audience(state, channel.id)))
+}
+
+/// Who hears of typing in a channel: its active subscribers, nobody past
+/// [`MAX_CHANNEL_SIZE_FOR_TYPING`].
+pub(super) fn channel_audience(state: &RealmState, channel: ChannelId) -> Vec<UserId> {
+    let subscribers = state.active_subscriber_ids(channel);
     if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING {
-        return Ok((("stream", fields), Vec::new()));
+        return Vec::new();
     }
-    Ok((("stream", fields), subscribers))
+    subscribers.to_vec()
 }
 
 fn direct_typing(state: &RealmState, sender: &User, user_ids: Option<Vec<i64>>) -> ApiResult<Typing> {

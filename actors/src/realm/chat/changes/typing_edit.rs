@@ -9,12 +9,13 @@ use rusqlite::Connection;
 use serde_json::json;
 
 use super::access_message_to_change;
-use super::typing::{user_flag, TypingNotice, MAX_CHANNEL_SIZE_FOR_TYPING};
+use super::typing::{channel_audience, user_flag, TypingNotice};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{MessageId, UserId};
 use crate::reader::HistoryRead;
 use crate::realm::actor::RealmActor;
 use crate::realm::chat::edit::checks::check_content_edit_within;
+use crate::realm::chat::format::dm_participants;
 use crate::realm::chat::viewer;
 use crate::realm::state::RealmState;
 
@@ -63,25 +64,14 @@ pub fn plan_edit_typing(
             if !user_flag(user, "send_stream_typing_notifications") {
                 return Err(ApiError::bad_request("User has disabled typing notifications for channel messages"));
             }
-            let subscribers = state.active_subscribers(channel);
-            let notified: Vec<UserId> = if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING {
-                Vec::new()
-            } else {
-                subscribers.into_iter().filter(receives).collect()
-            };
+            let notified: Vec<UserId> = channel_audience(state, channel).into_iter().filter(receives).collect();
             (json!({"type": "channel", "channel_id": channel, "topic": message.topic}), notified)
         }
         None => {
             if !user_flag(user, "send_private_typing_notifications") {
                 return Err(ApiError::bad_request("User has disabled typing notifications for direct messages"));
             }
-            let participants: Vec<UserId> = message
-                .dm_key
-                .as_deref()
-                .unwrap_or_default()
-                .split(',')
-                .filter_map(|id| id.parse().ok().map(UserId))
-                .collect();
+            let participants = dm_participants(message.dm_key.as_deref().unwrap_or_default());
             // Zulip's one-to-one conversations list the sender, then the other person (the
             // sender again when writing to oneself); groups list everyone by id.
             let listed = if participants.len() <= 2 {

@@ -100,10 +100,8 @@ pub fn plan_deactivate(
 
 /// The `deactivation_notification_comment` of `DELETE /users/{user_id}`.
 fn check_deactivation_comment(comment: Option<&str>) -> ApiResult<()> {
-    if comment.is_some_and(|c| c.chars().count() > MAX_DEACTIVATION_COMMENT) {
-        return Err(ApiError::bad_request(format!(
-            "deactivation_notification_comment is too long (limit: {MAX_DEACTIVATION_COMMENT} characters)"
-        )));
+    if let Some(comment) = comment {
+        ApiError::check_length("deactivation_notification_comment", comment, MAX_DEACTIVATION_COMMENT)?;
     }
     Ok(())
 }
