@@ -2,7 +2,9 @@
 //! the success schema (`responses."200"`) of its operation in Zulip's OpenAPI description,
 //! `tests/data/zulip-openapi-fl420.yaml`: Zulip's clients decode strictly, and the description
 //! refuses unknown keys almost everywhere. The events of `GET /events` are checked with it,
-//! through the `oneOf` of event types in that operation's schema.
+//! through the `oneOf` of event types in that operation's schema. Zulip's changes since level
+//! 420, up to the level Agora reports, are applied to it first, from
+//! `tests/data/zulip-openapi-changes.yaml` (see `changes.rs`).
 //!
 //! The requests of `helpers.rs` (`app.request`, `app.as_user`, `send`, `post`, `poll`...)
 //! are [`ApiRequest`]s, which know the method and path they were sent with; the `/json`
@@ -14,6 +16,7 @@
 //! `AGORA_OPENAPI=report` logs instead of failing (see `report.rs`).
 
 mod allowlist;
+mod changes;
 mod mismatch;
 mod report;
 mod request;
@@ -35,7 +38,12 @@ use schema::Validator;
 static SPEC: LazyLock<Spec> = LazyLock::new(|| {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/zulip-openapi-fl420.yaml");
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Spec::new(serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
+    let mut doc: Value = serde_norway::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let changes = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/zulip-openapi-changes.yaml");
+    let text = std::fs::read_to_string(changes).unwrap_or_else(|e| panic!("{changes}: {e}"));
+    changes::apply(&mut doc, &text, agora_actors::server_info::FEATURE_LEVEL)
+        .unwrap_or_else(|e| panic!("{changes}: {e}"));
+    Spec::new(doc)
 });
 
 /// The validator of the description's schemas (with what it works out once per schema).
