@@ -219,3 +219,11 @@ pub fn fill_notification_defaults(sub: &mut Value, user_settings: &Map<String, V
         }
     }
 }
+
+/// The body of a `stream` `delete` event for `ids`: since feature level 343 Zulip's `streams`
+/// carry only each channel's id (`send_stream_deletion_event`), beside `stream_ids`.
+pub fn stream_delete_body(ids: &[crate::ids::ChannelId]) -> Value {
+    let streams: Vec<Value> = ids.iter().map(|id| serde_json::json!({"stream_id": id.0})).collect();
+    let stream_ids: Vec<i64> = ids.iter().map(|id| id.0).collect();
+    serde_json::json!({"op": "delete", "streams": streams, "stream_ids": stream_ids})
+}

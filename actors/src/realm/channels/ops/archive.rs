@@ -2,7 +2,7 @@
 //! (`POST`/`DELETE /default_streams`).
 
 use rusqlite::Transaction;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::events::default_streams_event;
 use crate::error::{ApiError, ApiResult};
@@ -50,10 +50,10 @@ impl Change for Archiving {
         let was_default = state.default_channels().contains(&id);
         state.put_channel(self.channel);
         state.set_default_channel(id, false);
-        let dict = state.channel(id).map(|c| Value::Object(format::stream_dict(state, c))).unwrap_or(Value::Null);
         let name = state.channel(id).map(|c| c.name.clone()).unwrap_or_default();
         let update = json!({"op": "update", "property": "is_archived", "value": true, "stream_id": id, "name": name});
-        let delete = json!({"op": "delete", "streams": [dict], "stream_ids": [id], "for_archive": true});
+        let mut delete = format::stream_delete_body(&[id]);
+        delete["for_archive"] = json!(true);
         let mut events = vec![
             Outgoing::to(audience.clone(), Event::new("stream", update)),
             Outgoing::to(audience, Event::new("stream", delete)),

@@ -124,7 +124,6 @@ fn lost_access_event(state: &RealmState, user: UserId, channels: &[ChannelId]) -
     if lost.is_empty() {
         return None;
     }
-    let dicts: Vec<Value> = lost.iter().map(|c| Value::Object(format::stream_dict(state, c))).collect();
-    let ids: Vec<i64> = lost.iter().map(|c| c.id.0).collect();
-    Some(Outgoing::to(vec![user], Event::new("stream", json!({"op": "delete", "streams": dicts, "stream_ids": ids}))))
+    let ids: Vec<ChannelId> = lost.iter().map(|c| c.id).collect();
+    Some(Outgoing::to(vec![user], Event::new("stream", format::stream_delete_body(&ids))))
 }

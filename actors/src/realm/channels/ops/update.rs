@@ -281,11 +281,7 @@ fn update_events(
     let lost: Vec<UserId> = before.iter().copied().filter(|u| !after.contains(u)).collect();
     let mut events = Vec::new();
     if !lost.is_empty() {
-        let dict = Value::Object(format::stream_dict(state, channel));
-        events.push(Outgoing::to(
-            lost,
-            Event::new("stream", json!({"op": "delete", "streams": [dict], "stream_ids": [id]})),
-        ));
+        events.push(Outgoing::to(lost, Event::new("stream", format::stream_delete_body(&[id]))));
     }
     if !gained.is_empty() {
         let dict = Value::Object(format::stream_dict(state, channel));
