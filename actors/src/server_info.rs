@@ -8,7 +8,7 @@ use crate::realm::RealmState;
 use crate::{json_object, markdown};
 
 /// The Zulip API feature level Agora follows.
-pub const FEATURE_LEVEL: i64 = 479;
+pub const FEATURE_LEVEL: i64 = 498;
 /// The Zulip release whose API Agora speaks (feature level 419 is in the 11.0 series), as
 /// Zulip's `ZULIP_VERSION`: a plain release number that tools parse (`MAJOR.MINOR`).
 pub const ZULIP_VERSION: &str = "11.0";

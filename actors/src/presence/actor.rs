@@ -61,8 +61,6 @@ pub struct GetUserPresence {
     pub viewer: UserId,
     /// The path segment as given (an id or an API email).
     pub target: String,
-    /// `slim_presence`: the modern format.
-    pub slim: bool,
     pub now: i64,
 }
 
@@ -363,7 +361,7 @@ impl Handler<GetUserPresence> for PresenceActor {
     fn handle(&mut self, msg: GetUserPresence, _: &mut Self::Context) -> Self::Result {
         let realm = self.realm_state.load_full();
         viewer(&realm, msg.viewer)?;
-        reads::user_reply(&self.state, &realm, &self.config, msg.viewer, &msg.target, msg.slim, msg.now)
+        reads::user_reply(&self.state, &realm, &self.config, msg.viewer, &msg.target, msg.now)
     }
 }
 

@@ -59,14 +59,18 @@ pub fn legacy_object(row: &Row) -> Value {
     })
 }
 
-/// `GET /users/{user}/presence` in the legacy format: the same without `client` and
-/// `pushable`, and `aggregated` marked `offline` when older than `OFFLINE_THRESHOLD_SECS`.
-pub fn single_legacy(row: &Row, now_secs: i64) -> Value {
+/// `GET /users/{user}/presence`'s `presence` (Zulip 12, feature level 497): the modern fields,
+/// then the legacy ones kept for older integrations: `website` and `aggregated` without
+/// `client` and `pushable`, `aggregated` marked `offline` when older than
+/// `OFFLINE_THRESHOLD_SECS`.
+pub fn single(row: &Row, now_secs: i64) -> Value {
     let (status, timestamp) = legacy_status(row);
     let aggregated = if now_secs - timestamp > OFFLINE_THRESHOLD_SECS { "offline" } else { status };
     json!({
-        "aggregated": {"status": aggregated, "timestamp": timestamp},
+        "active_timestamp": row.active_timestamp(),
+        "idle_timestamp": row.idle_timestamp(),
         CLIENT: {"status": status, "timestamp": timestamp},
+        "aggregated": {"status": aggregated, "timestamp": timestamp},
     })
 }
 

@@ -182,7 +182,6 @@ pub fn user_reply(
     config: &PresenceConfig,
     viewer: UserId,
     target: &str,
-    slim: bool,
     now: i64,
 ) -> ApiResult<Map<String, Value>> {
     let user = if !target.is_empty() && target.bytes().all(|b| b.is_ascii_digit()) {
@@ -198,8 +197,8 @@ pub fn user_reply(
         return Err(ApiError::bad_request("Insufficient permission"));
     }
     let row = presence.row(user.id).ok_or_else(|| ApiError::bad_request(format!("No presence data for {target}")))?;
-    let data = if slim { format::modern_object(row) } else { format::single_legacy(row, seconds(now)) };
-    Ok(crate::json_object(json!({ "presence": data })))
+    let presence = format::single(row, seconds(now));
+    Ok(crate::json_object(json!({ "server_timestamp": format::server_timestamp(now), "presence": presence })))
 }
 
 /// The register data set `presence`: `presences` (in the modern format for `slim_presence`

@@ -235,11 +235,15 @@ fn with_the_server_limit_a_guest_sees_only_the_users_it_shares_a_channel_with() 
     assert_eq!(ids(HAMLET, &limited), [HAMLET, OTHELLO, GUEST], "members may access everyone");
     assert_eq!(ids(GUEST, &PresenceConfig::default()), [HAMLET, OTHELLO, GUEST], "no limit by default");
 
-    let single = |target: &str| user_reply(&presence, &realm, &limited, GUEST, target, true, at(1));
+    let single = |target: &str| user_reply(&presence, &realm, &limited, GUEST, target, at(1));
     assert_eq!(single("10").unwrap_err().msg, "Insufficient permission");
     assert_eq!(
         Value::Object(single("othello@acme.test").unwrap()),
-        json!({"presence": {"active_timestamp": T0, "idle_timestamp": T0}})
+        json!({"server_timestamp": ((T0 + 1) as f64), "presence": {
+            "active_timestamp": T0, "idle_timestamp": T0,
+            "website": {"status": "active", "timestamp": T0},
+            "aggregated": {"status": "active", "timestamp": T0},
+        }})
     );
 }
 
@@ -250,15 +254,17 @@ fn one_users_presence_with_zulips_errors_and_the_offline_rule() {
     let mut presence = PresenceState::default();
     presence.ping(OTHELLO, Status::Active, at(0), T0);
     presence.ping(OTHELLO, Status::Idle, at(60), T0);
-    let get = |target: &str, now: i64| user_reply(&presence, &realm, &config, HAMLET, target, false, now);
-    let legacy = |aggregated: &str| {
-        json!({"presence": {
-            "aggregated": {"status": aggregated, "timestamp": T0},
+    let get = |target: &str, now: i64| user_reply(&presence, &realm, &config, HAMLET, target, now);
+    // Both formats since feature level 497: the modern fields, then the legacy ones.
+    let both = |now: i64, aggregated: &str| {
+        json!({"server_timestamp": ((T0 + now) as f64), "presence": {
+            "active_timestamp": T0, "idle_timestamp": T0 + 60,
             "website": {"status": "active", "timestamp": T0},
+            "aggregated": {"status": aggregated, "timestamp": T0},
         }})
     };
-    assert_eq!(Value::Object(get("othello@acme.test", at(200)).unwrap()).to_string(), legacy("active").to_string());
-    assert_eq!(Value::Object(get("11", at(201)).unwrap()).to_string(), legacy("offline").to_string());
+    assert_eq!(Value::Object(get("othello@acme.test", at(200)).unwrap()).to_string(), both(200, "active").to_string());
+    assert_eq!(Value::Object(get("11", at(201)).unwrap()).to_string(), both(201, "offline").to_string());
     let err = |target: &str| get(target, at(1)).unwrap_err().msg;
     assert_eq!(err("nobody@acme.test"), "No such user");
     assert_eq!(err("99"), "No such user");

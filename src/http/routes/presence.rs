@@ -52,8 +52,9 @@ pub async fn realm_presence(auth: Authed, params: Params) -> Result<Success, Htt
 
 /// `GET /users/{user_id_or_email}/presence`.
 pub async fn user_presence(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
-    let slim = params.bool_or("slim_presence", false)?;
-    let query = GetUserPresence { viewer: auth.user.user_id, target: path.into_inner(), slim, now: now_micros() };
+    // Accepted as before; since feature level 497 the reply has both formats whatever it says.
+    params.bool_or("slim_presence", false)?;
+    let query = GetUserPresence { viewer: auth.user.user_id, target: path.into_inner(), now: now_micros() };
     let data = auth.realm.presence.send(query).await??;
     Ok(params.success(data))
 }
