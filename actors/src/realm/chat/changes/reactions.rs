@@ -162,7 +162,7 @@ impl Change for ReactionChange {
     }
 }
 
-/// The `reaction` event.
+/// The `reaction` event (without the `user` object since feature level 484).
 fn reaction_event(user: &User, message: MessageId, reaction: &Reaction, op: ReactionOp, to: Vec<UserId>) -> Outgoing {
     let op = match op {
         ReactionOp::Add => "add",
@@ -173,7 +173,6 @@ fn reaction_event(user: &User, message: MessageId, reaction: &Reaction, op: Reac
         json!({
             "op": op,
             "user_id": user.id,
-            "user": {"user_id": user.id, "email": user.email, "full_name": user.full_name},
             "message_id": message,
             "emoji_name": reaction.emoji_name,
             "emoji_code": reaction.emoji_code,
