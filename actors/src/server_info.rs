@@ -50,8 +50,8 @@ pub fn server_settings(is_incompatible: bool, push_enabled: bool) -> Map<String,
     json_object(json!({
         "authentication_methods": {
             "password": true, "dev": false, "email": true, "ldap": false, "remoteuser": false,
-            "github": false, "azuread": false, "gitlab": false, "google": false, "apple": false,
-            "saml": false, "openid connect": false,
+            "github": false, "discord": false, "azuread": false, "gitlab": false, "google": false,
+            "apple": false, "saml": false, "openid connect": false,
         },
         "zulip_version": zulip_version(),
         "zulip_merge_base": ZULIP_MERGE_BASE,
@@ -61,10 +61,22 @@ pub fn server_settings(is_incompatible: bool, push_enabled: bool) -> Map<String,
     }))
 }
 
-/// Zulip's authentication backends, by the names and in the order Zulip's
-/// `AUTH_BACKEND_NAME_MAP` gives them.
-const AUTH_BACKENDS: [&str; 11] =
-    ["Dev", "Email", "LDAP", "RemoteUser", "GitHub", "AzureAD", "GitLab", "Google", "Apple", "SAML", "OpenID Connect"];
+/// Zulip's authentication backends, by the names Zulip's `AUTH_BACKEND_NAME_MAP` gives them
+/// (Discord since Zulip 12, feature level 488).
+const AUTH_BACKENDS: [&str; 12] = [
+    "Dev",
+    "Email",
+    "LDAP",
+    "RemoteUser",
+    "GitHub",
+    "Discord",
+    "AzureAD",
+    "GitLab",
+    "Google",
+    "Apple",
+    "SAML",
+    "OpenID Connect",
+];
 
 /// `realm_authentication_methods`: every backend Zulip has, as a Zulip organization's
 /// settings list them. Email and password is the one Agora has; the others are listed as

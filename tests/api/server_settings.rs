@@ -11,12 +11,12 @@ fn base() -> serde_json::Value {
         "msg": "",
         "authentication_methods": {
             "password": true, "dev": false, "email": true, "ldap": false, "remoteuser": false,
-            "github": false, "azuread": false, "gitlab": false, "google": false, "apple": false,
-            "saml": false, "openid connect": false
+            "github": false, "discord": false, "azuread": false, "gitlab": false, "google": false,
+            "apple": false, "saml": false, "openid connect": false
         },
         "zulip_version": "11.0",
         "zulip_merge_base": "11.0",
-        "zulip_feature_level": 419,
+        "zulip_feature_level": 498,
         "push_notifications_enabled": false,
         "is_incompatible": false,
     })

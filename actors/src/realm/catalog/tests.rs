@@ -382,6 +382,7 @@ fn realm_data_values_for_a_new_organization() {
             "LDAP",
             "RemoteUser",
             "GitHub",
+            "Discord",
             "AzureAD",
             "GitLab",
             "Google",
