@@ -27,6 +27,10 @@ async fn a_custom_emoji_is_added_rendered_reacted_with_and_deactivated() {
     let owner = app.owner.clone();
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     let mut watch = Watch::new(&app, &hamlet, r#"["realm_emoji"]"#).await;
+    // A client with `individual_emoji_changes` (feature level 491) hears of the one emoji.
+    let caps = r#"{"notification_settings_null": true, "individual_emoji_changes": true}"#;
+    let mut granular =
+        Watch::with_form(&app, &owner, &[("event_types", r#"["realm_emoji"]"#), ("client_capabilities", caps)]).await;
     let response = app
         .as_user(&hamlet, Method::POST, "/realm/emoji/party parrot")
         .multipart(image_form(png(300, 100)))
@@ -47,6 +51,7 @@ async fn a_custom_emoji_is_added_rendered_reacted_with_and_deactivated() {
         watch.events(&app).await,
         vec![json!({"type": "realm_emoji", "op": "update", "realm_emoji": {id.clone(): expected}})]
     );
+    assert_eq!(granular.events(&app).await, vec![json!({"type": "realm_emoji", "op": "add", "emoji": expected})]);
     let data = register(&app, &owner, &[("fetch_event_types", r#"["realm_emoji"]"#)]).await;
     assert_eq!(data["realm_emoji"], json!({id.clone(): expected}));
 
@@ -96,7 +101,12 @@ async fn a_custom_emoji_is_added_rendered_reacted_with_and_deactivated() {
     expect(send(&app, &hamlet, Method::DELETE, path, &[]).await, 400, error("Emoji 'party_parrot' does not exist"))
         .await;
     let events = watch.events(&app).await;
+    assert_eq!(events.len(), 1);
     assert_eq!(events[0]["realm_emoji"][&id]["deactivated"], json!(true));
+    assert_eq!(
+        granular.events(&app).await,
+        vec![json!({"type": "realm_emoji", "op": "update_one", "emoji_id": id, "data": {"deactivated": true}})]
+    );
     let second = sent(&app, &hamlet, &[("type", "direct"), ("to", &to), ("content", ":party_parrot:")]).await;
     let (_, fetched) =
         json(app.as_user(&owner, Method::GET, &format!("/messages/{second}")).send().await.unwrap()).await;

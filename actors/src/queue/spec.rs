@@ -33,6 +33,9 @@ pub struct ClientCapabilities {
     pub simplified_presence_events: bool,
     /// The client knows the pronouns field type (8); Zulip assumes so unless told otherwise.
     pub pronouns_field_type_supported: bool,
+    /// `realm_emoji` `add` and `update_one` events instead of `update` with every emoji
+    /// (feature level 491).
+    pub individual_emoji_changes: bool,
 }
 
 impl Default for ClientCapabilities {
@@ -51,6 +54,7 @@ impl Default for ClientCapabilities {
             empty_topic_name: false,
             simplified_presence_events: false,
             pronouns_field_type_supported: true,
+            individual_emoji_changes: false,
         }
     }
 }
@@ -89,6 +93,7 @@ impl ClientCapabilities {
             "empty_topic_name" => &mut self.empty_topic_name,
             "simplified_presence_events" => &mut self.simplified_presence_events,
             "pronouns_field_type_supported" => &mut self.pronouns_field_type_supported,
+            "individual_emoji_changes" => &mut self.individual_emoji_changes,
             _ => return None,
         })
     }
@@ -213,6 +218,8 @@ impl QueueSpec {
             // URL templates would be misread by clients that expect format strings.
             "realm_linkifiers" => caps.linkifier_url_template,
             "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
+            // Every emoji for older clients, the one that changed for those that ask so.
+            "realm_emoji" => (event.op() == Some("update")) != caps.individual_emoji_changes,
             // An archived channel is `update is_archived` for clients that know archived
             // channels, and `delete` (marked `for_archive`) for the others.
             "stream" => match event.op() {

@@ -2,14 +2,14 @@
 //! `delete_emoji`, `check_valid_emoji_name`, `check_remove_custom_emoji`).
 
 use rusqlite::Transaction;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::events::Event;
+use crate::events::{Event, Outgoing};
 use crate::ids::{RealmId, UserId};
 use crate::realm::permissions::{has_realm_permission, require_member};
 use crate::realm::state::RealmState;
-use crate::realm::uploads_data::RealmEmoji;
+use crate::realm::uploads_data::{emoji_dict, RealmEmoji};
 use crate::realm::{Applied, Change};
 use crate::store;
 
@@ -93,15 +93,22 @@ impl Change for AddEmojiChange {
     }
 
     fn apply(self, state: &mut RealmState) -> Applied<()> {
+        let added = json!({"op": "add", "emoji": emoji_dict(&self.emoji, state.realm().id)});
         state.uploads_mut().put_emoji(self.emoji);
-        Applied::events(vec![emoji_event(state)])
+        Applied::events(emoji_events(state, added))
     }
 }
 
-/// `realm_emoji` `update` with every custom emoji, to everyone.
-fn emoji_event(state: &RealmState) -> crate::events::Outgoing {
+/// The events of a change to the custom emoji, to everyone: `realm_emoji` `update` with
+/// every custom emoji for clients without the `individual_emoji_changes` capability, and
+/// `granular` (`add` or `update_one`, feature level 491) for those with it (`queue::spec`
+/// keeps one of the two per queue).
+fn emoji_events(state: &RealmState, granular: Value) -> Vec<Outgoing> {
     let emoji = state.uploads().emoji_dicts(state.realm().id);
-    state.to_everyone(Event::new("realm_emoji", json!({"op": "update", "realm_emoji": emoji})))
+    vec![
+        state.to_everyone(Event::new("realm_emoji", json!({"op": "update", "realm_emoji": emoji}))),
+        state.to_everyone(Event::new("realm_emoji", granular)),
+    ]
 }
 
 /// A planned deactivation.
@@ -132,7 +139,8 @@ impl Change for RemoveEmojiChange {
     }
 
     fn apply(self, state: &mut RealmState) -> Applied<()> {
+        let changed = json!({"op": "update_one", "emoji_id": self.emoji.id.to_string(), "data": {"deactivated": true}});
         state.uploads_mut().put_emoji(self.emoji);
-        Applied::events(vec![emoji_event(state)])
+        Applied::events(emoji_events(state, changed))
     }
 }

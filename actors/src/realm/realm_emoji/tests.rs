@@ -67,6 +67,11 @@ fn adding_is_checked_in_zulips_order_and_announced() {
         json!({"type": "realm_emoji", "op": "update", "realm_emoji": expected})
     );
     assert_eq!(applied.events[0].users, vec![UserId(10), UserId(11), UserId(12), UserId(13)]);
+    assert_eq!(
+        Value::Object(applied.events[1].event.body().clone()),
+        json!({"type": "realm_emoji", "op": "add", "emoji": expected["0"]})
+    );
+    assert_eq!(applied.events[1].users, applied.events[0].users);
     assert_eq!(refusal(&state, 10, upload("my_parrot")), "A custom emoji with this name already exists.");
     assert!(plan_add(&state, UserId(10), upload("smile")).is_ok());
 }

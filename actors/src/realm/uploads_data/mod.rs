@@ -150,20 +150,20 @@ impl UploadsData {
     /// Every custom emoji as Zulip lists them (`GET /realm/emoji`, the `realm_emoji` data
     /// set and event): by id (as a string), deactivated ones included.
     pub fn emoji_dicts(&self, realm: RealmId) -> serde_json::Map<String, serde_json::Value> {
-        self.emoji()
-            .map(|e| {
-                let dict = serde_json::json!({
-                    "id": e.id.to_string(),
-                    "name": e.name,
-                    "source_url": e.source_url(realm),
-                    "deactivated": e.deactivated,
-                    "author_id": e.author_id,
-                    "still_url": serde_json::Value::Null,
-                });
-                (e.id.to_string(), dict)
-            })
-            .collect()
+        self.emoji().map(|e| (e.id.to_string(), emoji_dict(e, realm))).collect()
     }
+}
+
+/// A custom emoji as clients see it (`realm_emoji` in register and events).
+pub fn emoji_dict(e: &RealmEmoji, realm: RealmId) -> serde_json::Value {
+    serde_json::json!({
+        "id": e.id.to_string(),
+        "name": e.name,
+        "source_url": e.source_url(realm),
+        "deactivated": e.deactivated,
+        "author_id": e.author_id,
+        "still_url": serde_json::Value::Null,
+    })
 }
 
 /// The path ids of uploads a message's content links (Zulip's
