@@ -207,6 +207,11 @@ impl ApiError {
         Self::bad_request("This endpoint does not accept bot requests.")
     }
 
+    /// A user who is no bot on a bots-only endpoint (`/bot_storage` since feature level 494).
+    pub fn bots_only() -> Self {
+        Self::bad_request("Must be a bot user")
+    }
+
     /// An unknown path under the API root.
     pub fn not_found() -> Self {
         Self::new(ErrorCode::NotFound, 404, "Not Found")

@@ -408,6 +408,11 @@ async fn bot_storage_keeps_strings_as_zulip_does() {
     let bot = create_bot(&app, &app.owner, "keeper", &[]).await;
     let storage = |body: Value| json!({"result": "success", "msg": "", "storage": body});
     expect(get(&app, &bot, "/bot_storage").await, 200, storage(json!({}))).await;
+    // Bots only, since feature level 494.
+    let human = error("Must be a bot user");
+    expect(get(&app, &app.owner, "/bot_storage").await, 400, human.clone()).await;
+    expect(send(&app, &app.owner, Method::PUT, "/bot_storage", &[("storage", "{}")]).await, 400, human.clone()).await;
+    expect(send(&app, &app.owner, Method::DELETE, "/bot_storage", &[]).await, 400, human).await;
     let put = |form: &'static str| {
         let (app, bot) = (&app, &bot);
         async move { send(app, bot, Method::PUT, "/bot_storage", &[("storage", form)]).await }

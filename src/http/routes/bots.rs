@@ -123,9 +123,20 @@ pub async fn regenerate_key(auth: Authed, path: web::Path<String>, params: Param
     Ok(params.success(json_object(json!({ "api_key": api_key }))))
 }
 
+/// Bot storage is for bots only (Zulip 12, feature level 494): checked after the parameters,
+/// as Zulip's views check it.
+fn bots_only(auth: &Authed) -> Result<(), ApiError> {
+    if auth.user.is_bot {
+        Ok(())
+    } else {
+        Err(ApiError::bots_only())
+    }
+}
+
 /// `GET /bot_storage`.
 pub async fn get_storage(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let keys = params.decode("keys", decode::string_list)?;
+    bots_only(&auth)?;
     let storage = auth.realm.read(StorageGet { user: auth.user.user_id, keys }).await??;
     Ok(params.success(json_object(json!({ "storage": storage }))))
 }
@@ -134,6 +145,7 @@ pub async fn get_storage(auth: Authed, params: Params) -> Result<Success, HttpEr
 pub async fn put_storage(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let storage = params.decode("storage", string_dict)?.ok_or_else(|| ApiError::missing_argument("storage"))?;
     let entries = storage.into_iter().map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned())).collect::<Vec<_>>();
+    bots_only(&auth)?;
     auth.realm.addr.send(PutBotStorage(StoragePut { user: auth.user.user_id, entries })).await??;
     Ok(params.ok())
 }
@@ -141,6 +153,7 @@ pub async fn put_storage(auth: Authed, params: Params) -> Result<Success, HttpEr
 /// `DELETE /bot_storage`.
 pub async fn remove_storage(auth: Authed, params: Params) -> Result<Success, HttpError> {
     let keys = params.decode("keys", decode::string_list)?;
+    bots_only(&auth)?;
     auth.realm.addr.send(RemoveBotStorage(StorageRemove { user: auth.user.user_id, keys })).await??;
     Ok(params.ok())
 }
