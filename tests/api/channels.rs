@@ -767,6 +767,8 @@ async fn archiving_a_channel() {
     let app = spawn_app().await;
     let (alice, bob, _) = users(&app).await;
     subscribe(&app, &app.owner, "general", &[("is_default_stream", "true")]).await;
+    let form = [("type", "stream"), ("to", "general"), ("topic", "plans"), ("content", "Before the archive.")];
+    let (_, sent) = json(post(&app, &app.owner, "/messages", &form).await).await;
     let mut w_bob = Watch::new(&app, &bob, r#"["stream", "default_streams"]"#).await;
     // A client without the `archived_channels` capability.
     let legacy = r#"{"notification_settings_null":true}"#;
@@ -805,6 +807,20 @@ async fn archiving_a_channel() {
     assert_eq!(body["streams"][0]["is_archived"], true);
     let (status, body) = subscribe(&app, &bob, "general", &[]).await;
     assert_eq!((status, body), (400, error("Channel 'general' is archived.")));
+
+    // Since feature level 480 an archived channel, its subscribers and its topics are readable.
+    let (status, body) = get(&app, &bob, "/streams/1").await;
+    assert_eq!(
+        (status, &body["stream"]["name"], &body["stream"]["is_archived"]),
+        (200, &json!("general"), &json!(true))
+    );
+    let (status, body) = get(&app, &bob, "/streams/1/members").await;
+    assert_eq!((status, body), (200, json!({"result": "success", "msg": "", "subscribers": [app.owner.user_id]})));
+    let (status, body) = get(&app, &bob, "/users/me/1/topics").await;
+    assert_eq!(status, 200);
+    let notice = body["topics"][1]["max_id"].clone();
+    let topics = json!([{"name": "plans", "max_id": sent["id"]}, {"name": "channel events", "max_id": notice}]);
+    assert_eq!(body, json!({"result": "success", "msg": "", "topics": topics}));
 }
 
 #[actix_web::test]

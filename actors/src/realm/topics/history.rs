@@ -10,7 +10,7 @@
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
-use super::accessible_channel;
+use super::readable_channel;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};
 use crate::reader::HistoryRead;
@@ -36,7 +36,7 @@ pub fn channel_topics(
     allow_empty_topic_name: bool,
 ) -> ApiResult<Vec<Value>> {
     let user = state.user_or_err(viewer)?;
-    let channel = accessible_channel(state, user, ChannelId(channel))?;
+    let channel = readable_channel(state, user, ChannelId(channel))?;
     let received_by = (!channel.history_public_to_subscribers).then_some(viewer);
     let topics = store::channels::channel_topics(conn, channel.id, received_by)?;
     Ok(topics

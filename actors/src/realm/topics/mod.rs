@@ -36,6 +36,12 @@ pub(crate) fn accessible_channel<'a>(state: &'a RealmState, user: &User, id: Cha
     state.channel(id).filter(|c| !c.is_archived && state.has_content_access(user, c)).ok_or_else(invalid_channel_id)
 }
 
+/// The same for reading: archived channels too (`allow_archived`; their topics are readable
+/// since feature level 480).
+pub(crate) fn readable_channel<'a>(state: &'a RealmState, user: &User, id: ChannelId) -> ApiResult<&'a Channel> {
+    state.channel(id).filter(|c| state.has_content_access(user, c)).ok_or_else(invalid_channel_id)
+}
+
 /// `POST /user_topics`.
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<()>")]
