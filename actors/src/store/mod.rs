@@ -23,6 +23,7 @@ pub mod playgrounds;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
+pub mod client_devices;
 pub mod queues;
 pub mod reactions;
 pub mod realms;
