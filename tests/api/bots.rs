@@ -482,3 +482,20 @@ async fn a_bots_role_is_changed_as_a_users_is() {
         vec![json!({"type": "realm_user", "op": "update", "person": {"user_id": bot.user_id, "role": 200}})]
     );
 }
+
+/// Zulip 12 (feature level 473): a bot with administrator permissions may set another user's
+/// status, as an administrator may; a bot without them may not.
+#[actix_web::test]
+async fn administrator_bots_set_a_users_status() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let bot = create_bot(&app, &app.owner, "statuses", &[]).await;
+    let path = format!("/users/{}/status", hamlet.user_id);
+    let form = [("status_text", "on vacation")];
+    expect(post(&app, &bot, &path, &form).await, 400, error("Insufficient permission")).await;
+    let role = send(&app, &app.owner, Method::PATCH, &format!("/bots/{}", bot.user_id), &[("role", "200")]).await;
+    assert_eq!(role.status(), 200);
+    expect(post(&app, &bot, &path, &form).await, 200, success()).await;
+    let (_, body) = json(get(&app, &hamlet, &path).await).await;
+    assert_eq!(body["status"]["status_text"], "on vacation");
+}
