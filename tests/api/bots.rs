@@ -499,3 +499,29 @@ async fn administrator_bots_set_a_users_status() {
     let (_, body) = json(get(&app, &hamlet, &path).await).await;
     assert_eq!(body["status"]["status_text"], "on vacation");
 }
+
+/// Zulip 12 (feature level 458): a bot's subscriptions and group memberships are queried as
+/// a human's are.
+#[actix_web::test]
+async fn a_bots_subscription_and_membership_are_queried_as_a_users() {
+    let app = spawn_app().await;
+    let bot = create_bot(&app, &app.owner, "member", &[]).await;
+    let principals = format!("[{}]", bot.user_id);
+    let form = [("subscriptions", r#"[{"name": "Denmark"}]"#), ("principals", principals.as_str())];
+    assert_eq!(post(&app, &app.owner, "/users/me/subscriptions", &form).await.status(), 200);
+    let (_, body) = json(get(&app, &app.owner, "/get_stream_id?stream=Denmark").await).await;
+    let channel = body["stream_id"].as_i64().unwrap();
+    let subscribed = get(&app, &app.owner, &format!("/users/{}/subscriptions/{channel}", bot.user_id)).await;
+    expect(subscribed, 200, json!({"result": "success", "msg": "", "is_subscribed": true})).await;
+    let (_, groups) = json(get(&app, &app.owner, "/user_groups").await).await;
+    let everyone = groups["user_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "role:everyone")
+        .map(|g| g["id"].as_i64().unwrap())
+        .unwrap();
+    let member = get(&app, &app.owner, &format!("/user_groups/{everyone}/members/{}", bot.user_id)).await;
+    let (status, body) = json(member).await;
+    assert_eq!((status, body["result"].as_str()), (200, Some("success")), "{body}");
+}
