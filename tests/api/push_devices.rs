@@ -112,10 +112,7 @@ async fn a_device_registers_its_key_and_token_and_is_told_each_step() {
     // Logging out removes the record.
     let id = device.to_string();
     expect(post(&app, &hamlet, "/remove_client_device", &[("device_id", &id)]).await, 200, success()).await;
-    assert_eq!(
-        events(&app, &mut watch, 1).await,
-        vec![json!({"type": "device", "op": "remove", "device_id": device})]
-    );
+    assert_eq!(events(&app, &mut watch, 1).await, vec![json!({"type": "device", "op": "remove", "device_id": device})]);
     assert_eq!(devices(&app, &hamlet).await, json!({}));
     let again = post(&app, &hamlet, "/remove_client_device", &[("device_id", &id)]).await;
     expect(again, 400, error("Invalid `device_id`")).await;
@@ -145,7 +142,10 @@ async fn registrations_are_checked_in_zulips_order() {
     let theirs = theirs.to_string();
     let uint32 = "Invalid push_key_id: Value error, Not a valid unsigned 32-bit integer";
     let cases: Vec<(Vec<(String, String)>, Value)> = vec![
-        (with(&[("token_kind", "gcm")], &[]), error("Invalid token_kind: Value error, Not in the list of possible values")),
+        (
+            with(&[("token_kind", "gcm")], &[]),
+            error("Invalid token_kind: Value error, Not in the list of possible values"),
+        ),
         (with(&[("push_key_id", "-1")], &[]), error(uint32)),
         (with(&[("push_key_id", "4294967296")], &[]), error(uint32)),
         (with(&[("device_id", &theirs)], &[]), error("Invalid `device_id`")),
@@ -169,10 +169,7 @@ async fn registrations_are_checked_in_zulips_order() {
     expect(post(&app, &hamlet, REGISTER, &borrowed(&full)).await, 200, success()).await;
     let second = post(&app, &hamlet, REGISTER, &borrowed(&with(&[("token_id", &token_id("other"))], &[]))).await;
     let (status, body) = crate::helpers::json(second).await;
-    assert!(
-        status == 200 || body == error("A registration for the device already in progress."),
-        "{status} {body}"
-    );
+    assert!(status == 200 || body == error("A registration for the device already in progress."), "{status} {body}");
 }
 
 #[actix_web::test]
@@ -222,7 +219,8 @@ async fn a_token_the_bouncer_forgot_is_cleared() {
     );
     // Not active any more.
     let again = post(&app, &hamlet, "/mobile_push/e2ee/test_notification", &[("device_id", &id)]).await;
-    let no_device = json!({"result": "error", "msg": "No active registered push device", "code": "NO_ACTIVE_PUSH_DEVICE"});
+    let no_device =
+        json!({"result": "error", "msg": "No active registered push device", "code": "NO_ACTIVE_PUSH_DEVICE"});
     expect(again, 400, no_device).await;
 }
 

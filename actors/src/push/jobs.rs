@@ -180,9 +180,9 @@ async fn e2ee_register(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError
         Ok(_) => Ok(Outcome::Report(PushDeviceOutcome::Registered { user_id, device_id, token_id })),
         Err(BouncerError::Refused { code, .. }) => {
             let error_code = match code.as_deref() {
-                Some(c @ ("INVALID_BOUNCER_PUBLIC_KEY" | "REQUEST_EXPIRED" | "INVALID_ENCRYPTED_PUSH_REGISTRATION")) => {
-                    c.to_owned()
-                }
+                Some(
+                    c @ ("INVALID_BOUNCER_PUBLIC_KEY" | "REQUEST_EXPIRED" | "INVALID_ENCRYPTED_PUSH_REGISTRATION"),
+                ) => c.to_owned(),
                 _ => "BAD_REQUEST".to_owned(),
             };
             Ok(Outcome::Report(PushDeviceOutcome::Failed { user_id, device_id, token_id, error_code }))
@@ -217,7 +217,10 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
     }
     let (devices, encrypted): (Vec<Device>, Vec<ClientDevice>) = {
         let conn = ctx.store.conn().map_err(local)?;
-        (db::devices_of(&conn, job.user_id).map_err(local)?, client_devices::of_user(&conn, job.user_id).map_err(local)?)
+        (
+            db::devices_of(&conn, job.user_id).map_err(local)?,
+            client_devices::of_user(&conn, job.user_id).map_err(local)?,
+        )
     };
     let mut removed = PushDeviceOutcome::Removed { user_id: job.user_id, tokens: Vec::new(), token_ids: Vec::new() };
     if p.get("legacy_done").is_none() {
@@ -290,8 +293,7 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
         }
     }
     match &removed {
-        PushDeviceOutcome::Removed { tokens, token_ids, .. } if tokens.is_empty() && token_ids.is_empty() =>
-        {
+        PushDeviceOutcome::Removed { tokens, token_ids, .. } if tokens.is_empty() && token_ids.is_empty() => {
             Ok(Outcome::Done)
         }
         _ => Ok(Outcome::Report(removed)),

@@ -53,9 +53,5 @@ pub(super) async fn encrypted(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, Bounc
     if gone.is_empty() {
         return Ok(Outcome::Done);
     }
-    Ok(Outcome::Report(PushDeviceOutcome::Removed {
-        user_id: job.user_id,
-        tokens: Vec::new(),
-        token_ids: gone,
-    }))
+    Ok(Outcome::Report(PushDeviceOutcome::Removed { user_id: job.user_id, tokens: Vec::new(), token_ids: gone }))
 }

@@ -63,7 +63,8 @@ pub fn of_user(conn: &Connection, user: UserId) -> StoreResult<Vec<ClientDevice>
 
 /// Removes the device `id` of `user`; false if there was none.
 pub fn delete(conn: &Connection, user: UserId, id: i64) -> StoreResult<bool> {
-    Ok(conn.prepare_cached("DELETE FROM client_devices WHERE id = ?1 AND user_id = ?2")?.execute(params![id, user])? > 0)
+    Ok(conn.prepare_cached("DELETE FROM client_devices WHERE id = ?1 AND user_id = ?2")?.execute(params![id, user])?
+        > 0)
 }
 
 /// Removes every device of `user`; how many there were.

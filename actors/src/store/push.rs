@@ -28,13 +28,7 @@ pub struct Device {
 const DEVICE_COLUMNS: &str = "id, user_id, token_kind, token, ios_app_id";
 
 fn device(r: &rusqlite::Row<'_>) -> rusqlite::Result<Device> {
-    Ok(Device {
-        id: r.get(0)?,
-        user_id: r.get(1)?,
-        token_kind: r.get(2)?,
-        token: r.get(3)?,
-        ios_app_id: r.get(4)?,
-    })
+    Ok(Device { id: r.get(0)?, user_id: r.get(1)?, token_kind: r.get(2)?, token: r.get(3)?, ios_app_id: r.get(4)? })
 }
 
 /// Every legacy device of `user`, oldest first.

@@ -6,8 +6,8 @@ use actix_web::{web, Scope};
 use agora_actors::ids::UserId;
 use agora_actors::json_object;
 use agora_actors::realm::bots::{
-    BotRequest, BotUpdate, CreateBot, DeactivateBot, GetBotKey, ListBots, PutBotStorage, RegenerateBotKey, RemoveBotStorage,
-    StorageGet, StoragePut, StorageRemove, UpdateBot,
+    BotRequest, BotUpdate, CreateBot, DeactivateBot, GetBotKey, ListBots, PutBotStorage, RegenerateBotKey,
+    RemoveBotStorage, StorageGet, StoragePut, StorageRemove, UpdateBot,
 };
 use agora_actors::ApiError;
 use serde_json::{json, Map, Value};

@@ -156,7 +156,9 @@ impl DeviceChange {
         let mut device = db::get(tx, self.user_id, msg.device_id)?.ok_or_else(invalid_device)?;
         let key = msg.push_key.as_ref().zip(msg.push_key_id);
         let token = match (&msg.token_kind, &msg.token_id, &msg.bouncer_public_key, &msg.encrypted_push_registration) {
-            (Some(kind), Some(id), Some(bouncer_key), Some(registration)) => Some((*kind, id, bouncer_key, registration)),
+            (Some(kind), Some(id), Some(bouncer_key), Some(registration)) => {
+                Some((*kind, id, bouncer_key, registration))
+            }
             _ => None,
         };
         let Some(token) = token else {

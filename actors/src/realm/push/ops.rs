@@ -92,15 +92,8 @@ pub struct DeviceChange {
 
 #[derive(Debug, Clone)]
 enum Op {
-    AddToken {
-        kind: TokenKind,
-        token: String,
-        ios_app_id: Option<String>,
-    },
-    RemoveToken {
-        kind: TokenKind,
-        token: String,
-    },
+    AddToken { kind: TokenKind, token: String, ios_app_id: Option<String> },
+    RemoveToken { kind: TokenKind, token: String },
 }
 
 /// Plans `POST /users/me/apns_device_token` or `/users/me/android_gcm_reg_id`.
