@@ -65,10 +65,10 @@ async fn a_member_creates_a_bot_and_its_owner_and_the_administrators_hear_of_it(
                "default_all_public_streams": true})
     );
     let email = format!("helper-bot@{HOST}");
+    // Zulip 12 (feature level 474): what the user object has is not repeated.
     let bot_dict = json!({
-        "email": email, "user_id": bot_id, "full_name": "Hamlet's helper", "bot_type": 1, "is_active": true,
-        "api_key": api_key, "default_sending_stream": "Denmark", "default_events_register_stream": null,
-        "default_all_public_streams": true, "owner_id": hamlet.user_id, "avatar_url": avatar, "services": []
+        "user_id": bot_id, "default_sending_stream": "Denmark", "default_events_register_stream": null,
+        "default_all_public_streams": true, "services": []
     });
     for watch in [&mut owner_watch, &mut hamlet_watch] {
         let events = watch.events(&app).await;
@@ -99,6 +99,14 @@ async fn a_member_creates_a_bot_and_its_owner_and_the_administrators_hear_of_it(
     )
     .await;
     expect(get(&app, &othello, "/bots").await, 200, json!({"result": "success", "msg": "", "bots": []})).await;
+    // Its key, for its owner and the administrators (Zulip 12, feature level 463).
+    let key_path = format!("/bots/{bot_id}/api_key");
+    let key = json!({"result": "success", "msg": "", "api_key": bot.api_key});
+    expect(get(&app, &hamlet, &key_path).await, 200, key.clone()).await;
+    expect(get(&app, &app.owner, &key_path).await, 200, key).await;
+    expect(get(&app, &othello, &key_path).await, 400, error("Insufficient permission")).await;
+    let human = format!("/bots/{}/api_key", othello.user_id);
+    expect(get(&app, &hamlet, &human).await, 400, error("No such bot")).await;
 
     // realm_bots: administrators see every bot, others their own.
     let data = |who: Creds| {
@@ -230,7 +238,6 @@ async fn bots_are_updated_by_their_owner_and_administrators() {
         hamlet_watch.events(&app).await,
         vec![
             json!({"type": "realm_user", "op": "update", "person": {"user_id": bot.user_id, "full_name": "New Helper"}}),
-            update(json!({"full_name": "New Helper"})),
             update(json!({"default_events_register_stream": "Denmark"})),
             update(json!({"default_all_public_streams": true})),
         ]
@@ -280,7 +287,7 @@ async fn bots_are_updated_by_their_owner_and_administrators() {
     }
 
     // A new owner: the previous one gets `delete`, the new one (no administrator) `add`,
-    // administrators `update`, everyone the `realm_user` update.
+    // everyone the `realm_user` update (no `realm_bot` `update` since feature level 474).
     let mut othello_watch = Watch::new(&app, &othello, r#"["realm_bot", "realm_user"]"#).await;
     let mut owner_watch = Watch::new(&app, &app.owner, r#"["realm_bot", "realm_user"]"#).await;
     let othello_id = othello.user_id.to_string();
@@ -293,10 +300,10 @@ async fn bots_are_updated_by_their_owner_and_administrators() {
     );
     let events = othello_watch.events(&app).await;
     assert_eq!(
-        (&events[0]["op"], &events[0]["bot"]["owner_id"], &events[1]),
-        (&json!("add"), &json!(othello.user_id), &owner_update)
+        (&events[0]["op"], &events[0]["bot"]["user_id"], &events[1]),
+        (&json!("add"), &json!(bot.user_id), &owner_update)
     );
-    assert_eq!(owner_watch.events(&app).await, vec![update(json!({"owner_id": othello.user_id})), owner_update]);
+    assert_eq!(owner_watch.events(&app).await, vec![owner_update]);
     // Hamlet no longer administers it.
     expect(
         send(&app, &hamlet, Method::PATCH, &path, &[("full_name", "X")]).await,
@@ -357,10 +364,8 @@ async fn keys_are_regenerated_and_bots_deactivated_by_their_owner() {
     let new_key = body["api_key"].as_str().unwrap().to_owned();
     assert_eq!((status, new_key.len()), (200, 32));
     assert_eq!(body, json!({"result": "success", "msg": "", "api_key": new_key}));
-    assert_eq!(
-        watch.events(&app).await,
-        vec![json!({"type": "realm_bot", "op": "update", "bot": {"user_id": bot.user_id, "api_key": new_key}})]
-    );
+    // No event: bot objects have no key since feature level 474.
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
     let (status, _) = json(get(&app, &bot, "/users/me").await).await;
     assert_eq!(status, 401);
     let renewed = Creds { api_key: new_key, ..bot.clone() };
@@ -372,34 +377,31 @@ async fn keys_are_regenerated_and_bots_deactivated_by_their_owner() {
     expect(send(&app, &hamlet, Method::DELETE, &path, &[]).await, 200, success()).await;
     assert_eq!(
         watch.events(&app).await,
-        vec![
-            json!({"type": "realm_user", "op": "update", "person": {"user_id": bot.user_id, "is_active": false}}),
-            json!({"type": "realm_bot", "op": "update", "bot": {"user_id": bot.user_id, "is_active": false}}),
-        ]
+        vec![json!({"type": "realm_user", "op": "update", "person": {"user_id": bot.user_id, "is_active": false}})]
     );
     let response = get(&app, &renewed, "/users/me").await;
     expect(response, 401, json!({"result": "error", "msg": "Account is deactivated", "code": "UNAUTHORIZED"})).await;
     // Again: nothing to do.
     expect(send(&app, &hamlet, Method::DELETE, &path, &[]).await, 200, success()).await;
     expect(get(&app, &hamlet, "/bots").await, 200, json!({"result": "success", "msg": "", "bots": []})).await;
-    // Reactivation brings `add` back.
+    // Reactivation: the `realm_user` update only (the bot stayed in `realm_bots`).
     expect(post(&app, &app.owner, &format!("/users/{}/reactivate", bot.user_id), &[]).await, 200, success()).await;
     let events = watch.events(&app).await;
-    assert_eq!((&events[1]["op"], &events[1]["bot"]["is_active"]), (&json!("add"), &json!(true)));
+    assert_eq!(events.iter().map(|e| e["type"].clone()).collect::<Vec<_>>(), vec![json!("realm_user")]);
 }
 
 #[actix_web::test]
-async fn deactivating_a_user_takes_their_bots_along_with_realm_bot_events() {
+async fn deactivating_a_user_takes_their_bots_along_without_realm_bot_events() {
     let app = spawn_app().await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     let bot = create_bot(&app, &hamlet, "helper", &[]).await;
     let mut watch = Watch::new(&app, &app.owner, r#"["realm_bot"]"#).await;
     expect(send(&app, &app.owner, Method::DELETE, &format!("/users/{}", hamlet.user_id), &[]).await, 200, success())
         .await;
-    assert_eq!(
-        watch.events(&app).await,
-        vec![json!({"type": "realm_bot", "op": "update", "bot": {"user_id": bot.user_id, "is_active": false}})]
-    );
+    // Since feature level 474 `is_active` is not on bot objects: no `realm_bot` event.
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+    let (_, me) = json(get(&app, &bot, "/users/me").await).await;
+    assert_eq!(me["code"], "UNAUTHORIZED");
 }
 
 #[actix_web::test]
@@ -484,4 +486,47 @@ async fn a_bots_role_is_changed_as_a_users_is() {
         watch.events(&app).await,
         vec![json!({"type": "realm_user", "op": "update", "person": {"user_id": bot.user_id, "role": 200}})]
     );
+}
+
+/// Zulip 12 (feature level 473): a bot with administrator permissions may set another user's
+/// status, as an administrator may; a bot without them may not.
+#[actix_web::test]
+async fn administrator_bots_set_a_users_status() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let bot = create_bot(&app, &app.owner, "statuses", &[]).await;
+    let path = format!("/users/{}/status", hamlet.user_id);
+    let form = [("status_text", "on vacation")];
+    expect(post(&app, &bot, &path, &form).await, 400, error("Insufficient permission")).await;
+    let role = send(&app, &app.owner, Method::PATCH, &format!("/bots/{}", bot.user_id), &[("role", "200")]).await;
+    assert_eq!(role.status(), 200);
+    expect(post(&app, &bot, &path, &form).await, 200, success()).await;
+    let (_, body) = json(get(&app, &hamlet, &path).await).await;
+    assert_eq!(body["status"]["status_text"], "on vacation");
+}
+
+/// Zulip 12 (feature level 458): a bot's subscriptions and group memberships are queried as
+/// a human's are.
+#[actix_web::test]
+async fn a_bots_subscription_and_membership_are_queried_as_a_users() {
+    let app = spawn_app().await;
+    let bot = create_bot(&app, &app.owner, "member", &[]).await;
+    let principals = format!("[{}]", bot.user_id);
+    let form = [("subscriptions", r#"[{"name": "Denmark"}]"#), ("principals", principals.as_str())];
+    assert_eq!(post(&app, &app.owner, "/users/me/subscriptions", &form).await.status(), 200);
+    let (_, body) = json(get(&app, &app.owner, "/get_stream_id?stream=Denmark").await).await;
+    let channel = body["stream_id"].as_i64().unwrap();
+    let subscribed = get(&app, &app.owner, &format!("/users/{}/subscriptions/{channel}", bot.user_id)).await;
+    expect(subscribed, 200, json!({"result": "success", "msg": "", "is_subscribed": true})).await;
+    let (_, groups) = json(get(&app, &app.owner, "/user_groups").await).await;
+    let everyone = groups["user_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "role:everyone")
+        .map(|g| g["id"].as_i64().unwrap())
+        .unwrap();
+    let member = get(&app, &app.owner, &format!("/user_groups/{everyone}/members/{}", bot.user_id)).await;
+    let (status, body) = json(member).await;
+    assert_eq!((status, body["result"].as_str()), (200, Some("success")), "{body}");
 }

@@ -49,6 +49,7 @@ mod presence;
 mod previews;
 mod profile_fields;
 mod push;
+mod push_devices;
 mod push_test_notifications;
 mod queue_saves;
 mod rate_limits;

@@ -2,7 +2,8 @@
 //! records what it is sent): registrations are forwarded, a direct message to an away user
 //! is one notification with Zulip's payload, reading it removes it, a muted topic sends
 //! nothing, and a bouncer that is down delays notifications without losing or repeating
-//! them.
+//! them. Zulip 12's logged-in devices (`POST /register_client_device`, `POST
+//! /mobile_push/register` by device, the `device` events) are in `crate::push_devices`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -12,8 +13,8 @@ use std::time::{Duration, Instant};
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use crypto_box::aead::OsRng;
-use crypto_box::SecretKey;
+use crypto_secretbox::aead::{Aead, KeyInit};
+use crypto_secretbox::{Nonce, XSalsa20Poly1305};
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -45,12 +46,13 @@ pub(crate) struct Stand {
     down: AtomicBool,
     /// Requests refused while down.
     refused: AtomicI64,
-    next_device: AtomicI64,
+    /// Token ids `push/e2ee/notify` answers are gone (`delete_token_ids`).
+    pub(crate) gone: Mutex<Vec<String>>,
 }
 
 pub(crate) struct StandIn {
     url: String,
-    stand: Arc<Stand>,
+    pub(crate) stand: Arc<Stand>,
 }
 
 impl StandIn {
@@ -85,13 +87,19 @@ async fn answer(req: HttpRequest, body: web::Bytes, stand: web::Data<Stand>) -> 
         user_agent: header("user-agent").unwrap_or_default(),
         body: String::from_utf8_lossy(&body).into_owned(),
     });
-    let data = match req.path().trim_start_matches("/api/v1/remotes/") {
-        "push/e2ee/register" => json!({"device_id": 100 + stand.next_device.fetch_add(1, Ordering::SeqCst)}),
+    let endpoint = req.path().trim_start_matches("/api/v1/remotes/");
+    let form: HashMap<String, String> = form_urlencoded::parse(&body).into_owned().collect();
+    if endpoint == "push/e2ee/register" && form.get("bouncer_public_key").map(String::as_str) == Some("invalid") {
+        let refused =
+            json!({"result": "error", "msg": "Invalid bouncer_public_key", "code": "INVALID_BOUNCER_PUBLIC_KEY"});
+        return HttpResponse::BadRequest().json(refused);
+    }
+    let data = match endpoint {
         "push/notify" => json!({
             "total_android_devices": 1, "total_apple_devices": 0,
             "deleted_devices": {"android_devices": [], "apple_devices": []}, "realm": null,
         }),
-        "push/e2ee/notify" => json!({"delete_device_ids": []}),
+        "push/e2ee/notify" => json!({"delete_token_ids": stand.gone.lock().unwrap().clone()}),
         "server/register" => json!({"created": true}),
         "server/analytics" => json!({"realms": {}}),
         _ => json!({}),
@@ -130,28 +138,69 @@ pub(crate) async fn app_with_bouncer(bouncer: &StandIn) -> TestApp {
     .await
 }
 
-fn e2ee_form<'a>(public_key: &'a str, account: &'a str) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("token_kind", "fcm"),
-        ("push_account_id", account),
-        ("push_public_key", public_key),
-        ("bouncer_public_key", "Ym91bmNlci1rZXk="),
-        ("encrypted_push_registration", "ZW5jcnlwdGVk"),
+/// A push key as the mobile app makes one: the secretbox byte, then the key.
+pub(crate) fn push_key(key: [u8; 32]) -> String {
+    STANDARD.encode([[0x31u8].as_slice(), &key].concat())
+}
+
+/// A token's id as the mobile app computes it (the first 8 bytes of its SHA-256).
+pub(crate) fn token_id(token: &str) -> String {
+    use sha2::Digest;
+    STANDARD.encode(&sha2::Sha256::digest(token.as_bytes())[..8])
+}
+
+/// The full `POST /mobile_push/register` form of `device`: key `key_id` and token `token`.
+pub(crate) fn e2ee_form(device: i64, key: [u8; 32], key_id: &str, token: &str) -> Vec<(String, String)> {
+    [
+        ("device_id", device.to_string()),
+        ("push_key_id", key_id.to_owned()),
+        ("push_key", push_key(key)),
+        ("token_kind", "fcm".to_owned()),
+        ("token_id", token_id(token)),
+        ("bouncer_public_key", "Ym91bmNlci1rZXk=".to_owned()),
+        ("encrypted_push_registration", "ZW5jcnlwdGVk".to_owned()),
     ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// `form` borrowed, for `post`.
+pub(crate) fn borrowed(form: &[(String, String)]) -> Vec<(&str, &str)> {
+    form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+/// A new device record of `who` (`POST /register_client_device`); its id.
+pub(crate) async fn client_device(app: &TestApp, who: &Creds) -> i64 {
+    let (status, body) = json(post(app, who, "/register_client_device", &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    body["device_id"].as_i64().unwrap()
+}
+
+/// Opens what a device with `key` receives in `encrypted_data`, as the mobile app does.
+pub(crate) fn open(key: [u8; 32], encrypted: &Value) -> Value {
+    let bytes = STANDARD.decode(encrypted.as_str().unwrap()).unwrap();
+    let (nonce, boxed) = bytes.split_at(24);
+    let plain = XSalsa20Poly1305::new_from_slice(&key).unwrap().decrypt(Nonce::from_slice(nonce), boxed).unwrap();
+    serde_json::from_slice(&plain).unwrap()
 }
 
 #[actix_web::test]
 async fn without_a_bouncer_e2ee_registration_is_refused_and_push_is_off() {
     let app = spawn_app().await;
-    let key = STANDARD.encode([7u8; 32]);
-    let response = post(&app, &app.owner, "/mobile_push/register", &e2ee_form(&key, "1")).await;
+    // A device record needs no push notification service; its registration does.
+    let device = client_device(&app, &app.owner).await;
+    let form = e2ee_form(device, [7u8; 32], "1", "token");
+    let response = post(&app, &app.owner, "/mobile_push/register", &borrowed(&form)).await;
     let refused = json!({"result": "error", "msg": "Server is not configured to use push notification service.",
         "code": "PUSH_SERVICE_NOT_CONFIGURED"});
     expect(response, 400, refused).await;
-    let data = register(&app, &app.owner, &[("fetch_event_types", r#"["realm", "push_device"]"#)]).await;
+    let data = register(&app, &app.owner, &[("fetch_event_types", r#"["realm", "device"]"#)]).await;
+    let empty = json!({"push_key_id": null, "push_token_id": null, "pending_push_token_id": null,
+        "push_token_last_updated_timestamp": null, "push_registration_error_code": null});
     assert_eq!(
-        (data["realm_push_notifications_enabled"].clone(), data["push_devices"].clone()),
-        (json!(false), json!({}))
+        (data["realm_push_notifications_enabled"].clone(), data["devices"].clone()),
+        (json!(false), json!({ device.to_string(): empty }))
     );
     let (_, settings) = json(app.request(Method::GET, "/server_settings").send().await.unwrap()).await;
     assert_eq!(settings["push_notifications_enabled"], false);
@@ -164,55 +213,23 @@ async fn without_a_bouncer_e2ee_registration_is_refused_and_push_is_off() {
 }
 
 #[actix_web::test]
-async fn registration_parameters_are_checked() {
+async fn legacy_token_parameters_are_checked() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
-    let key = STANDARD.encode([7u8; 32]);
-    let cases: Vec<(Vec<(&str, &str)>, Value)> = vec![
-        (vec![("token_kind", "gcm")], error("Invalid token_kind: Value error, Not in the list of possible values")),
-        (vec![("push_account_id", "x")], error("push_account_id is not valid JSON")),
-        (vec![("push_account_id", "\"12\"")], error("push_account_id is not an integer")),
-        (vec![("push_public_key", "bm90IDMyIGJ5dGVz")], error("Invalid `push_public_key`")),
-        (vec![("push_public_key", "%%%")], error("Invalid `push_public_key`")),
-        (vec![("bouncer_public_key", "!")], error("Invalid `bouncer_public_key`")),
-        (vec![("encrypted_push_registration", "")], error("Invalid `encrypted_push_registration`")),
-    ];
-    for (changes, expected) in cases {
-        let mut form = e2ee_form(&key, "5");
-        for (name, value) in &changes {
-            form.iter_mut().find(|(n, _)| n == name).unwrap().1 = value;
-        }
-        expect(post(&app, &app.owner, "/mobile_push/register", &form).await, 400, expected).await;
-    }
-    let mut form = e2ee_form(&key, "5");
-    form.retain(|(n, _)| *n != "bouncer_public_key");
-    let missing = crate::helpers::missing("bouncer_public_key");
-    expect(post(&app, &app.owner, "/mobile_push/register", &form).await, 400, missing).await;
     let bad_apns =
         post(&app, &app.owner, "/users/me/apns_device_token", &[("token", "zz"), ("appid", "org.zulip.Zulip")]);
     expect(bad_apns.await, 400, error("Invalid APNS token")).await;
     let empty = post(&app, &app.owner, "/users/me/android_gcm_reg_id", &[("token", "")]).await;
     expect(empty, 400, error("Empty or invalid length token")).await;
-    assert!(bouncer.at("push/e2ee/register").is_empty());
-}
-
-/// Registers an end-to-end encrypted FCM device for `who`; its secret key.
-pub(crate) async fn e2ee_device(app: &TestApp, who: &Creds, account: &str) -> SecretKey {
-    let secret = SecretKey::generate(&mut OsRng);
-    let public = STANDARD.encode(secret.public_key().as_bytes());
-    expect(post(app, who, "/mobile_push/register", &e2ee_form(&public, account)).await, 200, success()).await;
-    secret
 }
 
 #[actix_web::test]
-async fn registrations_are_forwarded_and_devices_listed() {
+async fn legacy_registrations_are_forwarded() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    let mut watch = crate::helpers::Watch::new(&app, &hamlet, r#"["push_device"]"#).await;
     let apns = [("token", "c0ffee"), ("appid", "org.zulip.Zulip")];
     expect(post(&app, &hamlet, "/users/me/apns_device_token", &apns).await, 200, success()).await;
-    e2ee_device(&app, &hamlet, "2408").await;
 
     let legacy = bouncer.wait_for("push/register", 1).await;
     let form = legacy[0].form();
@@ -224,51 +241,33 @@ async fn registrations_are_forwarded_and_devices_listed() {
     let expected_auth = format!("Basic {}", STANDARD.encode(format!("{ORG_ID}:{ORG_KEY}")));
     assert_eq!(legacy[0].auth.as_deref(), Some(expected_auth.as_str()));
     assert!(legacy[0].user_agent.starts_with("ZulipServer/11.0 (Agora "));
-
-    let e2ee = bouncer.wait_for("push/e2ee/register", 1).await;
-    let form = e2ee[0].form();
-    assert_eq!(
-        (
-            form["push_account_id"].as_str(),
-            form["bouncer_public_key"].as_str(),
-            form["encrypted_push_registration"].as_str()
-        ),
-        ("2408", "Ym91bmNlci1rZXk=", "ZW5jcnlwdGVk")
-    );
-    assert_eq!(form["realm_uuid"], legacy[0].form()["realm_uuid"]);
-    // The stand-in records the call before it answers: the worker commits the device's
-    // status (and its event) only once the answer is back.
-    let mut events = watch.events(&app).await;
-    let start = Instant::now();
-    while events.is_empty() && start.elapsed() < Duration::from_secs(10) {
-        actix_web::rt::time::sleep(Duration::from_millis(5)).await;
-        events = watch.events(&app).await;
-    }
-    assert_eq!(
-        events,
-        vec![json!({"type": "push_device", "push_account_id": "2408", "status": "active",
-        "error_code": null})]
-    );
-    let data = register(&app, &hamlet, &[("fetch_event_types", r#"["realm", "push_device"]"#)]).await;
-    assert_eq!(data["push_devices"], json!({"2408": {"status": "active", "error_code": null}}));
+    let data = register(&app, &hamlet, &[("fetch_event_types", r#"["realm"]"#)]).await;
     assert_eq!(data["realm_push_notifications_enabled"], true);
-    // Registering again is a no-op, as in Zulip.
-    e2ee_device(&app, &hamlet, "2408").await;
     // Removing a token forwards the removal.
     let removed = send(&app, &hamlet, Method::DELETE, "/users/me/apns_device_token", &[("token", "c0ffee")]).await;
     expect(removed, 200, success()).await;
     let gone = bouncer.wait_for("push/unregister", 1).await;
     assert_eq!(gone[0].form()["token"], "c0ffee");
-    assert_eq!(bouncer.at("push/e2ee/register").len(), 1);
 }
 
-/// Waits until `who`'s encrypted device `account` is registered at the bouncer.
-pub(crate) async fn wait_active(app: &TestApp, who: &Creds, account: &str) {
+/// Registers an end-to-end encrypted FCM device for `who` (a device record, then its key
+/// and token) and waits until the bouncer has its token; its id.
+pub(crate) async fn e2ee_device(app: &TestApp, who: &Creds, key: [u8; 32], token: &str) -> i64 {
+    let device = client_device(app, who).await;
+    let form = e2ee_form(device, key, "2408", token);
+    expect(post(app, who, "/mobile_push/register", &borrowed(&form)).await, 200, success()).await;
+    wait_active(app, who, device).await;
+    device
+}
+
+/// Waits until `who`'s device `device` has its token registered at the bouncer.
+pub(crate) async fn wait_active(app: &TestApp, who: &Creds, device: i64) {
     let start = Instant::now();
-    while register(app, who, &[("fetch_event_types", r#"["push_device"]"#)]).await["push_devices"][account]["status"]
-        != "active"
+    while register(app, who, &[("fetch_event_types", r#"["device"]"#)]).await["devices"][device.to_string()]
+        ["push_token_id"]
+        .is_null()
     {
-        assert!(start.elapsed() < Duration::from_secs(10), "device {account} was not registered");
+        assert!(start.elapsed() < Duration::from_secs(10), "device {device} was not registered");
         actix_web::rt::time::sleep(Duration::from_millis(5)).await;
     }
 }
@@ -288,10 +287,8 @@ async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
-    let secret = e2ee_device(&app, &hamlet, "77").await;
-    bouncer.wait_for("push/e2ee/register", 1).await;
-    // The device is active once the realm actor wrote the bouncer's answer.
-    wait_active(&app, &hamlet, "77").await;
+    let key = [5u8; 32];
+    e2ee_device(&app, &hamlet, key, "fcm-e2ee").await;
 
     let id = dm(&app, &app.owner, &hamlet, "Hello **Hamlet** &").await;
     let notified = bouncer.wait_for("push/notify", 1).await;
@@ -320,13 +317,17 @@ async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
     assert_eq!(apns["alert"]["subtitle"], "");
     assert_eq!(apns["custom"]["zulip"]["message_ids"], json!([id]));
 
-    // The end-to-end encrypted device gets the same notification, sealed to its key.
+    // The end-to-end encrypted device gets the same notification, encrypted with its push
+    // key, addressed by its token's id (Zulip 12).
     let sealed = bouncer.wait_for("push/e2ee/notify", 1).await;
     let request = &sealed[0].json()["push_requests"][0];
-    assert_eq!((request["device_id"].as_i64(), request["fcm_priority"].as_str()), (Some(100), Some("high")));
-    assert_eq!(request["payload"]["push_account_id"], 77);
-    let ciphertext = STANDARD.decode(request["payload"]["encrypted_data"].as_str().unwrap()).unwrap();
-    let opened: Value = serde_json::from_slice(&secret.unseal(&ciphertext).unwrap()).unwrap();
+    let token = token_id("fcm-e2ee");
+    assert_eq!((request["token_id"].as_str(), request["fcm_priority"].as_str()), (Some(token.as_str()), Some("high")));
+    assert_eq!(request["payload"]["push_key_id"], 2408);
+    let opened = open(key, &request["payload"]["encrypted_data"]);
+    let mut everyone = vec![app.owner.user_id, hamlet.user_id];
+    everyone.sort_unstable();
+    assert_eq!((opened["recipient_user_ids"].clone(), opened.get("pm_users")), (json!(everyone), None));
     assert_eq!(
         (
             opened["type"].as_str(),
@@ -354,8 +355,7 @@ async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
     assert_eq!(notified[1].json()["gcm_options"], json!({"priority": "normal"}));
     let sealed = bouncer.wait_for("push/e2ee/notify", 2).await;
     let request = &sealed[1].json()["push_requests"][0];
-    let ciphertext = STANDARD.decode(request["payload"]["encrypted_data"].as_str().unwrap()).unwrap();
-    let opened: Value = serde_json::from_slice(&secret.unseal(&ciphertext).unwrap()).unwrap();
+    let opened = open(key, &request["payload"]["encrypted_data"]);
     assert_eq!((opened["type"].as_str(), opened["message_ids"].clone()), (Some("remove"), json!([id])));
     // Reading it again removes nothing more.
     let unread =

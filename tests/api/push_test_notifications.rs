@@ -3,13 +3,11 @@
 //! stand-in bouncer (the legacy devices' `push/test_notification`, the encrypted devices'
 //! sealed `test` payload).
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::bots::create_bot;
 use crate::helpers::{error, expect, post, spawn_app, success};
-use crate::push::{app_with_bouncer, e2ee_device, stand_in, wait_active};
+use crate::push::{app_with_bouncer, client_device, e2ee_device, open, stand_in, token_id};
 
 fn not_recognized() -> Value {
     json!({"result": "error", "msg": "Device not recognized", "code": "INVALID_PUSH_DEVICE_TOKEN"})
@@ -30,7 +28,7 @@ async fn test_notifications_are_checked_as_zulip_checks_them() {
     // Humans only, before any parameter is read.
     let humans_only = error("This endpoint does not accept bot requests.");
     expect(post(&app, &robot, LEGACY, &[]).await, 400, humans_only.clone()).await;
-    expect(post(&app, &robot, E2EE, &[("push_account_id", "x")]).await, 400, humans_only).await;
+    expect(post(&app, &robot, E2EE, &[("device_id", "x")]).await, 400, humans_only).await;
     // No device is no error for legacy devices: there is nothing to send to.
     expect(post(&app, &hamlet, LEGACY, &[]).await, 200, success()).await;
     expect(post(&app, &hamlet, LEGACY, &[("token", "abc")]).await, 400, not_recognized()).await;
@@ -40,14 +38,11 @@ async fn test_notifications_are_checked_as_zulip_checks_them() {
     expect(post(&app, &hamlet, LEGACY, &[("token", "abc")]).await, 200, success()).await;
     expect(post(&app, &app.owner, LEGACY, &[("token", "abc")]).await, 400, not_recognized()).await;
     // Encrypted devices must be registered at the bouncer, which needs the service.
-    expect(
-        post(&app, &hamlet, E2EE, &[("push_account_id", "x")]).await,
-        400,
-        error("push_account_id is not valid JSON"),
-    )
-    .await;
+    expect(post(&app, &hamlet, E2EE, &[("device_id", "x")]).await, 400, error("device_id is not valid JSON")).await;
     expect(post(&app, &hamlet, E2EE, &[]).await, 400, no_active_device()).await;
-    expect(post(&app, &hamlet, E2EE, &[("push_account_id", "7")]).await, 400, no_active_device()).await;
+    // A device record without a registered token is not active.
+    let device = client_device(&app, &hamlet).await.to_string();
+    expect(post(&app, &hamlet, E2EE, &[("device_id", &device)]).await, 400, no_active_device()).await;
     app.stop().await;
 }
 
@@ -86,16 +81,17 @@ async fn test_notifications_reach_the_bouncer_for_the_chosen_devices() {
     assert_eq!(tokens, vec![(json!("fcm-1"), json!(2)), (json!("c0ffee"), json!(1))]);
 
     // Encrypted devices: once registered, a sealed `test` payload.
-    let secret = e2ee_device(&app, &hamlet, "77").await;
-    wait_active(&app, &hamlet, "77").await;
-    expect(post(&app, &hamlet, E2EE, &[("push_account_id", "78")]).await, 400, no_active_device()).await;
-    expect(post(&app, &hamlet, E2EE, &[("push_account_id", "77")]).await, 200, success()).await;
+    let key = [3u8; 32];
+    let device = e2ee_device(&app, &hamlet, key, "fcm-e2ee").await;
+    let other = (device + 1).to_string();
+    expect(post(&app, &hamlet, E2EE, &[("device_id", &other)]).await, 400, no_active_device()).await;
+    expect(post(&app, &hamlet, E2EE, &[("device_id", &device.to_string())]).await, 200, success()).await;
     let sealed = bouncer.wait_for("push/e2ee/notify", 1).await;
     let request = &sealed[0].json()["push_requests"][0];
-    assert_eq!((request["device_id"].as_i64(), request["fcm_priority"].as_str()), (Some(100), Some("high")));
-    assert_eq!(request["payload"]["push_account_id"], 77);
-    let ciphertext = STANDARD.decode(request["payload"]["encrypted_data"].as_str().unwrap()).unwrap();
-    let opened: Value = serde_json::from_slice(&secret.unseal(&ciphertext).unwrap()).unwrap();
+    let token = token_id("fcm-e2ee");
+    assert_eq!((request["token_id"].as_str(), request["fcm_priority"].as_str()), (Some(token.as_str()), Some("high")));
+    assert_eq!(request["payload"]["push_key_id"], 2408);
+    let opened = open(key, &request["payload"]["encrypted_data"]);
     let keys: Vec<&str> = opened.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys.len(), 5, "{opened}");
     assert_eq!(

@@ -131,3 +131,19 @@ async fn an_organization_created_after_a_miss_is_found() {
     assert_eq!(app.as_user(&later, Method::GET, "/users/me").send().await.unwrap().status(), 200);
     app.stop().await;
 }
+
+/// Zulip 12 (feature level 464): a new description goes out as `realm` `update_dict`, with
+/// its rendering.
+#[actix_web::test]
+async fn a_new_description_is_an_update_dict_with_its_rendering() {
+    let app = spawn_app().await;
+    let mut watch = crate::helpers::Watch::new(&app, &app.owner, r#"["realm"]"#).await;
+    let form = [("description", "**Welcome**")];
+    let response = crate::helpers::send(&app, &app.owner, Method::PATCH, "/realm", &form).await;
+    expect(response, 200, json!({"result": "success", "msg": "", "description": "updated"})).await;
+    assert_eq!(
+        watch.events(&app).await,
+        vec![json!({"type": "realm", "op": "update_dict", "property": "default",
+            "data": {"description": "**Welcome**", "rendered_description": "<p><strong>Welcome</strong></p>"}})]
+    );
+}

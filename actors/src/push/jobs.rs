@@ -11,8 +11,10 @@ use super::bouncer::{Body, Bouncer, BouncerError};
 use super::{crypto, identity};
 use crate::config::ServerConfig;
 use crate::ids::{RealmId, UserId};
+use crate::realm::push::devices::{parse_token_id, token_id_base64};
 use crate::realm::push::{PushDeviceOutcome, TokenKind};
 use crate::server_info;
+use crate::store::client_devices::{self, ClientDevice};
 use crate::store::push::{self as db, Device, Job};
 use crate::store::{self, Store};
 
@@ -155,13 +157,15 @@ pub async fn run(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
     }
 }
 
+/// A device's token to the bouncer (Zulip 12's `push/e2ee/register`, by the token's id);
+/// the realm actor hears whether it took it.
 async fn e2ee_register(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
     let p = &job.payload;
-    let account = p.get("push_account_id").and_then(Value::as_i64).unwrap_or(0);
+    let device_id = p.get("device_id").and_then(Value::as_i64).unwrap_or(0);
+    let token_id = p.get("token_id").and_then(Value::as_i64).unwrap_or(0);
     let params = [
-        ("user_uuid", ctx.user_uuid(job.user_id)),
         ("realm_uuid", ctx.realm_uuid(job.realm_id)),
-        ("push_account_id", account.to_string()),
+        ("token_id", token_id_base64(token_id)),
         ("encrypted_push_registration", str_of(p, "encrypted_push_registration")),
         ("bouncer_public_key", str_of(p, "bouncer_public_key")),
     ];
@@ -171,27 +175,17 @@ async fn e2ee_register(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError
         ctx.upload_server_data().await?;
         answer = ctx.bouncer.call(Method::POST, "push/e2ee/register", Body::Form(&params)).await;
     }
-    let failed = |error_code: &str| PushDeviceOutcome::Failed {
-        user_id: job.user_id,
-        push_account_id: account,
-        error_code: error_code.to_owned(),
-    };
+    let user_id = job.user_id;
     match answer {
-        Ok(value) => match value.get("device_id").and_then(Value::as_i64) {
-            Some(device) => Ok(Outcome::Report(PushDeviceOutcome::Registered {
-                user_id: job.user_id,
-                push_account_id: account,
-                bouncer_device_id: device,
-            })),
-            None => Ok(Outcome::Report(failed("BAD_REQUEST"))),
-        },
+        Ok(_) => Ok(Outcome::Report(PushDeviceOutcome::Registered { user_id, device_id, token_id })),
         Err(BouncerError::Refused { code, .. }) => {
-            let code = match code.as_deref() {
-                Some(c @ ("INVALID_BOUNCER_PUBLIC_KEY" | "REQUEST_EXPIRED")) => c.to_owned(),
-                Some("INVALID_ENCRYPTED_PUSH_REGISTRATION") => "INVALID_ENCRYPTED_PUSH_REGISTRATION".to_owned(),
+            let error_code = match code.as_deref() {
+                Some(
+                    c @ ("INVALID_BOUNCER_PUBLIC_KEY" | "REQUEST_EXPIRED" | "INVALID_ENCRYPTED_PUSH_REGISTRATION"),
+                ) => c.to_owned(),
                 _ => "BAD_REQUEST".to_owned(),
             };
-            Ok(Outcome::Report(failed(&code)))
+            Ok(Outcome::Report(PushDeviceOutcome::Failed { user_id, device_id, token_id, error_code }))
         }
         Err(e) => Err(e),
     }
@@ -221,12 +215,14 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
         p["claimed"] = json!(true);
         return Ok(Outcome::Progress(p));
     }
-    let devices: Vec<Device> = {
+    let (devices, encrypted): (Vec<Device>, Vec<ClientDevice>) = {
         let conn = ctx.store.conn().map_err(local)?;
-        db::devices_of(&conn, job.user_id).map_err(local)?
+        (
+            db::devices_of(&conn, job.user_id).map_err(local)?,
+            client_devices::of_user(&conn, job.user_id).map_err(local)?,
+        )
     };
-    let mut removed =
-        PushDeviceOutcome::Removed { user_id: job.user_id, tokens: Vec::new(), bouncer_device_ids: Vec::new() };
+    let mut removed = PushDeviceOutcome::Removed { user_id: job.user_id, tokens: Vec::new(), token_ids: Vec::new() };
     if p.get("legacy_done").is_none() {
         let tokens = |kind: &str| -> Vec<String> {
             devices.iter().filter(|d| d.token_kind == kind).filter_map(|d| d.token.clone()).collect()
@@ -256,7 +252,7 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
                 }
             }
         }
-        let e2ee_waiting = devices.iter().any(|d| d.bouncer_device_id.is_some() && d.status == "active");
+        let e2ee_waiting = encrypted.iter().any(registered);
         if e2ee_waiting {
             p["legacy_done"] = json!(true);
             // Record the progress first; the removed tokens are reported with the rest.
@@ -276,7 +272,7 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
             tokens.push((kind, pair[1].as_str().unwrap_or_default().to_owned()));
         }
     }
-    let e2ee: Vec<&Device> = devices.iter().filter(|d| d.bouncer_device_id.is_some() && d.status == "active").collect();
+    let e2ee: Vec<&ClientDevice> = encrypted.iter().filter(|d| registered(d)).collect();
     if !e2ee.is_empty() {
         let data = if is_message {
             p["e2ee"].clone()
@@ -292,49 +288,54 @@ async fn notify(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
         };
         let requests = e2ee_requests(&e2ee, &data, is_message)?;
         let gone = send_e2ee(ctx, job, requests).await?;
-        if let PushDeviceOutcome::Removed { bouncer_device_ids, .. } = &mut removed {
-            bouncer_device_ids.extend(gone);
+        if let PushDeviceOutcome::Removed { token_ids, .. } = &mut removed {
+            token_ids.extend(gone);
         }
     }
     match &removed {
-        PushDeviceOutcome::Removed { tokens, bouncer_device_ids, .. }
-            if tokens.is_empty() && bouncer_device_ids.is_empty() =>
-        {
+        PushDeviceOutcome::Removed { tokens, token_ids, .. } if tokens.is_empty() && token_ids.is_empty() => {
             Ok(Outcome::Done)
         }
         _ => Ok(Outcome::Report(removed)),
     }
 }
 
-/// The `push/e2ee/notify` requests of `data` sealed for each device: an alert (a message,
-/// a test) or a silent background one (a removal).
-pub(super) fn e2ee_requests(devices: &[&Device], data: &Value, alert: bool) -> Result<Vec<Value>, BouncerError> {
+/// Whether an end-to-end encrypted device can be sent to: its token is registered at the
+/// bouncer and it has a push key.
+pub(super) fn registered(d: &ClientDevice) -> bool {
+    d.push_token_id.is_some() && d.push_key.is_some()
+}
+
+/// The `push/e2ee/notify` requests of `data` encrypted for each device (Zulip 12: by token
+/// id, with the push key's id): an alert (a message, a test) or a silent background one (a
+/// removal).
+pub(super) fn e2ee_requests(devices: &[&ClientDevice], data: &Value, alert: bool) -> Result<Vec<Value>, BouncerError> {
     let plaintext = data.to_string();
     let mut requests = Vec::with_capacity(devices.len());
     for device in devices {
-        let key = device.push_public_key.as_deref().unwrap_or_default();
-        let encrypted = crypto::seal(key, plaintext.as_bytes()).map_err(refused)?;
-        let account = device.push_account_id.unwrap_or_default();
-        let device_id = device.bouncer_device_id.unwrap_or_default();
-        requests.push(if device.token_kind == "apns" {
+        let key = device.push_key.as_deref().unwrap_or_default();
+        let encrypted = crypto::encrypt(key, plaintext.as_bytes()).map_err(refused)?;
+        let key_id = device.push_key_id.unwrap_or_default();
+        let token_id = token_id_base64(device.push_token_id.unwrap_or_default());
+        requests.push(if device.push_token_kind.as_deref() == Some("apns") {
             let aps = if alert {
                 json!({"mutable-content": 1, "alert": {"title": "New notification"}})
             } else {
                 json!({"content-available": 1})
             };
             json!({
-                "device_id": device_id,
+                "token_id": token_id,
                 "http_headers": {
                     "apns_priority": if alert { 10 } else { 5 },
                     "apns_push_type": if alert { "alert" } else { "background" },
                 },
-                "payload": {"push_account_id": account, "encrypted_data": encrypted, "aps": aps},
+                "payload": {"push_key_id": key_id, "encrypted_data": encrypted, "aps": aps},
             })
         } else {
             json!({
-                "device_id": device_id,
+                "token_id": token_id,
                 "fcm_priority": if alert { "high" } else { "normal" },
-                "payload": {"push_account_id": account, "encrypted_data": encrypted},
+                "payload": {"push_key_id": key_id, "encrypted_data": encrypted},
             })
         });
     }
@@ -342,7 +343,8 @@ pub(super) fn e2ee_requests(devices: &[&Device], data: &Value, alert: bool) -> R
 }
 
 /// Sends `requests` to `push/e2ee/notify` (telling the bouncer about the organizations
-/// first if it does not know this one); the bouncer device ids it no longer knows.
+/// first if it does not know this one); the token ids it no longer knows
+/// (`delete_token_ids`).
 pub(super) async fn send_e2ee(ctx: &Ctx<'_>, job: &Job, requests: Vec<Value>) -> Result<Vec<i64>, BouncerError> {
     let body = json!({"realm_uuid": ctx.realm_uuid(job.realm_id), "push_requests": requests});
     let mut answer = ctx.bouncer.call(Method::POST, "push/e2ee/notify", Body::Json(&body)).await;
@@ -350,8 +352,8 @@ pub(super) async fn send_e2ee(ctx: &Ctx<'_>, job: &Job, requests: Vec<Value>) ->
         ctx.upload_server_data().await?;
         answer = ctx.bouncer.call(Method::POST, "push/e2ee/notify", Body::Json(&body)).await;
     }
-    let gone = answer?.get("delete_device_ids").and_then(Value::as_array).cloned().unwrap_or_default();
-    Ok(gone.iter().filter_map(Value::as_i64).collect())
+    let gone = answer?.get("delete_token_ids").and_then(Value::as_array).cloned().unwrap_or_default();
+    Ok(gone.iter().filter_map(Value::as_str).filter_map(|t| parse_token_id(t).ok()).collect())
 }
 
 /// Zulip's `get_remove_payload_gcm` and `get_remove_payload_apns`.

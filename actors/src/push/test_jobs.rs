@@ -6,9 +6,10 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use super::bouncer::{Body, BouncerError};
-use super::jobs::{e2ee_requests, local, send_e2ee, Ctx, Outcome};
+use super::jobs::{e2ee_requests, local, registered, send_e2ee, Ctx, Outcome};
 use crate::realm::push::PushDeviceOutcome;
-use crate::store::push::{self as db, Device, Job};
+use crate::store::client_devices::{self, ClientDevice};
+use crate::store::push::Job;
 
 /// One legacy device's test notification: the bouncer sends Zulip's test alert.
 pub(super) async fn legacy(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
@@ -30,16 +31,13 @@ pub(super) async fn legacy(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerE
 /// reported.
 pub(super) async fn encrypted(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, BouncerError> {
     let p = &job.payload;
-    let accounts: Vec<i64> =
-        p.get("push_account_ids").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_i64).collect();
-    let devices: Vec<Device> = {
+    let ids: Vec<i64> =
+        p.get("device_ids").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_i64).collect();
+    let devices: Vec<ClientDevice> = {
         let conn = ctx.store.conn().map_err(local)?;
-        db::devices_of(&conn, job.user_id).map_err(local)?
+        client_devices::of_user(&conn, job.user_id).map_err(local)?
     };
-    let chosen: Vec<&Device> = devices
-        .iter()
-        .filter(|d| d.bouncer_device_id.is_some() && d.push_account_id.is_some_and(|a| accounts.contains(&a)))
-        .collect();
+    let chosen: Vec<&ClientDevice> = devices.iter().filter(|d| registered(d) && ids.contains(&d.id)).collect();
     if chosen.is_empty() {
         return Ok(Outcome::Done);
     }
@@ -55,9 +53,5 @@ pub(super) async fn encrypted(ctx: &Ctx<'_>, job: &Job) -> Result<Outcome, Bounc
     if gone.is_empty() {
         return Ok(Outcome::Done);
     }
-    Ok(Outcome::Report(PushDeviceOutcome::Removed {
-        user_id: job.user_id,
-        tokens: Vec::new(),
-        bouncer_device_ids: gone,
-    }))
+    Ok(Outcome::Report(PushDeviceOutcome::Removed { user_id: job.user_id, tokens: Vec::new(), token_ids: gone }))
 }

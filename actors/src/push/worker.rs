@@ -134,9 +134,11 @@ impl Worker {
             tracing::warn!(job.id = job.id, kind = %job.kind, user.id = %job.user_id, attempts, error = %msg,
                 "push worker: maximum retries exceeded; job given up");
             if job.kind == "e2ee_register" {
-                let push_account_id = job.payload["push_account_id"].as_i64().unwrap_or_default();
-                let error_code = "FAILED_TO_CONNECT_BOUNCER".to_owned();
-                let outcome = PushDeviceOutcome::Failed { user_id: job.user_id, push_account_id, error_code };
+                let device_id = job.payload["device_id"].as_i64().unwrap_or_default();
+                let token_id = job.payload["token_id"].as_i64().unwrap_or_default();
+                // Zulip retries until the registration request expires.
+                let error_code = "REQUEST_EXPIRED".to_owned();
+                let outcome = PushDeviceOutcome::Failed { user_id: job.user_id, device_id, token_id, error_code };
                 self.report(runtime, job, outcome);
             }
             self.finish(job);

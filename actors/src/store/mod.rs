@@ -9,6 +9,7 @@ pub mod backup;
 pub mod bots;
 pub mod channels;
 mod checkpoint;
+pub mod client_devices;
 pub mod drafts;
 pub mod exports;
 mod fixes;

@@ -12,7 +12,8 @@ use crate::ids::{MessageId, RealmId, UserId};
 pub const ACTIVE_PUSH: i64 = 4096;
 const READ: i64 = 1;
 
-/// A registered device.
+/// A registered legacy device (its FCM/APNs token; Zulip 12's end-to-end encrypted devices
+/// are in `super::client_devices`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Device {
     pub id: i64,
@@ -22,46 +23,30 @@ pub struct Device {
     /// Legacy devices: the token the bouncer knows them by.
     pub token: Option<String>,
     pub ios_app_id: Option<String>,
-    /// End-to-end encrypted devices.
-    pub push_account_id: Option<i64>,
-    pub push_public_key: Option<String>,
-    pub bouncer_device_id: Option<i64>,
-    pub status: String,
-    pub error_code: Option<String>,
 }
 
-const DEVICE_COLUMNS: &str = "id, user_id, token_kind, token, ios_app_id, push_account_id, push_public_key,
-     bouncer_device_id, status, error_code";
+const DEVICE_COLUMNS: &str = "id, user_id, token_kind, token, ios_app_id";
 
 fn device(r: &rusqlite::Row<'_>) -> rusqlite::Result<Device> {
-    Ok(Device {
-        id: r.get(0)?,
-        user_id: r.get(1)?,
-        token_kind: r.get(2)?,
-        token: r.get(3)?,
-        ios_app_id: r.get(4)?,
-        push_account_id: r.get(5)?,
-        push_public_key: r.get(6)?,
-        bouncer_device_id: r.get(7)?,
-        status: r.get(8)?,
-        error_code: r.get(9)?,
-    })
+    Ok(Device { id: r.get(0)?, user_id: r.get(1)?, token_kind: r.get(2)?, token: r.get(3)?, ios_app_id: r.get(4)? })
 }
 
-/// Every device of `user`, oldest first.
+/// Every legacy device of `user`, oldest first.
 pub fn devices_of(conn: &Connection, user: UserId) -> StoreResult<Vec<Device>> {
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {DEVICE_COLUMNS} FROM push_devices WHERE user_id = ?1 ORDER BY id"))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {DEVICE_COLUMNS} FROM push_devices WHERE user_id = ?1 AND token IS NOT NULL ORDER BY id"
+    ))?;
     let rows = stmt.query_map([user], device)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// The users among `users` with at least one device.
+/// The users among `users` with at least one device (a legacy token, or an end-to-end
+/// encrypted device registered at the bouncer).
 pub fn users_with_devices(conn: &Connection, users: &[UserId]) -> StoreResult<Vec<UserId>> {
     let mut stmt = conn.prepare_cached("SELECT 1 FROM push_devices WHERE user_id = ?1 LIMIT 1")?;
     let mut found = Vec::new();
     for user in users {
-        if stmt.exists([user])? {
+        if stmt.exists([user])? || super::client_devices::has_push_device(conn, *user)? {
             found.push(*user);
         }
     }
@@ -95,64 +80,11 @@ pub fn remove_token(conn: &Connection, user: UserId, kind: &str, token: &str) ->
     Ok(n > 0)
 }
 
-/// The end-to-end encrypted device of `user` with this `push_account_id`.
-pub fn e2ee_device(conn: &Connection, user: UserId, push_account_id: i64) -> StoreResult<Option<Device>> {
-    let sql = format!("SELECT {DEVICE_COLUMNS} FROM push_devices WHERE user_id = ?1 AND push_account_id = ?2");
-    Ok(conn.prepare_cached(&sql)?.query_row(params![user, push_account_id], device).optional()?)
-}
-
-/// Records (or records again) an end-to-end encrypted device, pending its registration.
-pub fn put_e2ee_device(
-    conn: &Connection,
-    realm: RealmId,
-    user: UserId,
-    kind: &str,
-    push_account_id: i64,
-    public_key: &str,
-    now: i64,
-) -> StoreResult<()> {
-    conn.prepare_cached(
-        "INSERT INTO push_devices (realm_id, user_id, token_kind, push_account_id, push_public_key, status, date_created)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6)
-         ON CONFLICT (user_id, push_account_id) DO UPDATE SET token_kind = excluded.token_kind,
-             push_public_key = excluded.push_public_key, status = 'pending', error_code = NULL",
-    )?
-    .execute(params![realm, user, kind, push_account_id, public_key, now])?;
-    Ok(())
-}
-
-/// Sets the registration outcome of an end-to-end encrypted device; false if it is gone.
-pub fn set_e2ee_status(
-    conn: &Connection,
-    user: UserId,
-    push_account_id: i64,
-    status: &str,
-    error_code: Option<&str>,
-    bouncer_device_id: Option<i64>,
-) -> StoreResult<bool> {
-    let n = conn
-        .prepare_cached(
-            "UPDATE push_devices SET status = ?3, error_code = ?4, bouncer_device_id = COALESCE(?5, bouncer_device_id)
-             WHERE user_id = ?1 AND push_account_id = ?2",
-        )?
-        .execute(params![user, push_account_id, status, error_code, bouncer_device_id])?;
-    Ok(n > 0)
-}
-
-/// Removes the end-to-end encrypted devices the bouncer no longer knows.
-pub fn remove_bouncer_devices(conn: &Connection, user: UserId, bouncer_ids: &[i64]) -> StoreResult<usize> {
-    let mut stmt = conn.prepare_cached("DELETE FROM push_devices WHERE user_id = ?1 AND bouncer_device_id = ?2")?;
-    let mut n = 0;
-    for id in bouncer_ids {
-        n += stmt.execute(params![user, id])?;
-    }
-    Ok(n)
-}
-
-/// Removes every device of `user` and, if there were any, asks the bouncer to forget the
+/// Removes every device of `user` (legacy and end-to-end encrypted) and, if there were any, asks the bouncer to forget the
 /// user's registrations (Zulip's `clear_push_device_tokens`); how many there were.
 pub fn clear_devices(conn: &Connection, user: UserId, now_ms: i64) -> StoreResult<usize> {
-    let n = conn.prepare_cached("DELETE FROM push_devices WHERE user_id = ?1")?.execute([user])?;
+    let n = conn.prepare_cached("DELETE FROM push_devices WHERE user_id = ?1")?.execute([user])?
+        + super::client_devices::delete_all(conn, user)?;
     if n > 0 {
         conn.prepare_cached(
             "INSERT INTO push_outbox (realm_id, user_id, kind, payload, due_at, created_at)

@@ -221,6 +221,7 @@ pub fn delete_realm(conn: &Connection, realm: RealmId) -> StoreResult<()> {
         "DELETE FROM saved_snippets WHERE realm_id = ?1".to_owned(),
         "DELETE FROM push_outbox WHERE realm_id = ?1".to_owned(),
         "DELETE FROM push_devices WHERE realm_id = ?1".to_owned(),
+        "DELETE FROM client_devices WHERE realm_id = ?1".to_owned(),
         "DELETE FROM invite_sends WHERE realm_id = ?1".to_owned(),
         "DELETE FROM invites WHERE realm_id = ?1".to_owned(),
         "DELETE FROM event_queue_events WHERE realm_id = ?1".to_owned(),

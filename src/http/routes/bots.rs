@@ -1,4 +1,4 @@
-//! Bots (`/bots`, `/bots/{bot_id}`, `/bots/{bot_id}/api_key/regenerate`) and bot storage
+//! Bots (`/bots`, `/bots/{bot_id}`, `/bots/{bot_id}/api_key`, `/bots/{bot_id}/api_key/regenerate`) and bot storage
 //! (`/bot_storage`).
 
 use actix_web::http::Method;
@@ -6,8 +6,8 @@ use actix_web::{web, Scope};
 use agora_actors::ids::UserId;
 use agora_actors::json_object;
 use agora_actors::realm::bots::{
-    BotRequest, BotUpdate, CreateBot, DeactivateBot, ListBots, PutBotStorage, RegenerateBotKey, RemoveBotStorage,
-    StorageGet, StoragePut, StorageRemove, UpdateBot,
+    BotRequest, BotUpdate, CreateBot, DeactivateBot, GetBotKey, ListBots, PutBotStorage, RegenerateBotKey,
+    RemoveBotStorage, StorageGet, StoragePut, StorageRemove, UpdateBot,
 };
 use agora_actors::ApiError;
 use serde_json::{json, Map, Value};
@@ -28,6 +28,7 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .route(Method::DELETE, deactivate_bot)
                 .build(),
         )
+        .service(Endpoint::new(r"/bots/{bot_id:\d+}/api_key").route(Method::GET, get_key).build())
         .service(Endpoint::new(r"/bots/{bot_id:\d+}/api_key/regenerate").route(Method::POST, regenerate_key).build())
         .service(
             Endpoint::new("/bot_storage")
@@ -114,6 +115,12 @@ pub async fn update_bot(auth: Authed, path: web::Path<String>, params: Params) -
 pub async fn deactivate_bot(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     auth.realm.addr.send(DeactivateBot { acting: auth.user.user_id, bot: UserId(path_id(&path)) }).await??;
     Ok(params.ok())
+}
+
+/// `GET /bots/{bot_id}/api_key`.
+pub async fn get_key(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    let api_key = auth.realm.addr.send(GetBotKey { acting: auth.user.user_id, bot: UserId(path_id(&path)) }).await??;
+    Ok(params.success(json_object(json!({ "api_key": api_key }))))
 }
 
 /// `POST /bots/{bot_id}/api_key/regenerate`.

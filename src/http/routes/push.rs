@@ -1,13 +1,17 @@
-//! Mobile push devices: `POST /mobile_push/register` (end-to-end encrypted devices), the
-//! legacy token endpoints `POST`/`DELETE /users/me/apns_device_token` and
-//! `/users/me/android_gcm_reg_id`, and test notifications (`POST
-//! /mobile_push/test_notification`, `POST /mobile_push/e2ee/test_notification`).
+//! Mobile push devices: Zulip 12's logged-in devices (`POST /register_client_device`, `POST
+//! /remove_client_device`) and their end-to-end encrypted registration (`POST
+//! /mobile_push/register`), the legacy token endpoints `POST`/`DELETE
+//! /users/me/apns_device_token` and `/users/me/android_gcm_reg_id`, and test notifications
+//! (`POST /mobile_push/test_notification`, `POST /mobile_push/e2ee/test_notification`).
 
 use actix_web::http::Method;
 use actix_web::Scope;
 use agora_actors::realm::push::{
-    AddPushToken, RegisterPushDevice, RemovePushToken, TestDevices, TestNotification, TokenKind,
+    AddPushToken, RegisterClientDevice, RegisterPushDevice, RemoveClientDevice, RemovePushToken, TestDevices,
+    TestNotification, TokenKind,
 };
+use agora_actors::ApiError;
+use serde_json::json;
 
 use super::Endpoint;
 use crate::http::auth::Authed;
@@ -18,6 +22,8 @@ use crate::http::response::{HttpError, Success};
 /// The push device endpoints.
 pub(super) fn routes(scope: Scope) -> Scope {
     scope
+        .service(Endpoint::new("/register_client_device").route(Method::POST, register_client_device).build())
+        .service(Endpoint::new("/remove_client_device").route(Method::POST, remove_client_device).build())
         .service(Endpoint::new("/mobile_push/register").route(Method::POST, register_push_device).build())
         .service(Endpoint::new("/mobile_push/test_notification").route(Method::POST, test_notification).build())
         .service(
@@ -37,18 +43,45 @@ pub(super) fn routes(scope: Scope) -> Scope {
         )
 }
 
-/// `POST /mobile_push/register`: every parameter required, in Zulip's order.
-async fn register_push_device(auth: Authed, params: Params) -> Result<Success, HttpError> {
-    let token_kind = TokenKind::parse(&params.required_str("token_kind")?)?;
-    let push_account_id = params.int("push_account_id")?;
-    let push_account_id = push_account_id.ok_or_else(|| agora_actors::ApiError::missing_argument("push_account_id"))?;
+/// `POST /register_client_device`: a device record for the user; its id.
+async fn register_client_device(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let device_id = auth.realm.addr.send(RegisterClientDevice { user_id: auth.user.user_id }).await??;
+    Ok(params.success(agora_actors::json_object(json!({ "device_id": device_id }))))
+}
+
+/// `POST /remove_client_device` (`device_id`).
+async fn remove_client_device(auth: Authed, params: Params) -> Result<Success, HttpError> {
+    let device_id = params.int("device_id")?.ok_or_else(|| ApiError::missing_argument("device_id"))?;
+    auth.realm.addr.send(RemoveClientDevice { user_id: auth.user.user_id, device_id }).await??;
+    Ok(params.ok())
+}
+
+/// Zulip's `uint32_validator`.
+fn uint32(params: &Params, name: &str) -> Result<Option<i64>, ApiError> {
+    let value = params.int(name)?;
+    if value.is_some_and(|v| !(0..=i64::from(u32::MAX)).contains(&v)) {
+        return Err(ApiError::bad_request(format!("Invalid {name}: Value error, Not a valid unsigned 32-bit integer")));
+    }
+    Ok(value)
+}
+
+/// `POST /mobile_push/register` (Zulip 12): humans only, then the parameters in Zulip's
+/// order; which of them are present, and their values, are checked by the realm actor.
+async fn register_push_device(req: Guarded<Humans>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
+    let device_id = params.int("device_id")?.ok_or_else(|| ApiError::missing_argument("device_id"))?;
+    let token_kind = params.str("token_kind").map(|k| TokenKind::parse(&k)).transpose()?;
+    let push_key = params.str("push_key");
+    let push_key_id = uint32(&params, "push_key_id")?;
     let msg = RegisterPushDevice {
         user_id: auth.user.user_id,
+        device_id,
+        push_key,
+        push_key_id,
         token_kind,
-        push_account_id,
-        push_public_key: params.required_str("push_public_key")?,
-        bouncer_public_key: params.required_str("bouncer_public_key")?,
-        encrypted_push_registration: params.required_str("encrypted_push_registration")?,
+        bouncer_public_key: params.str("bouncer_public_key"),
+        encrypted_push_registration: params.str("encrypted_push_registration"),
+        token_id: params.str("token_id"),
     };
     auth.realm.addr.send(msg).await??;
     Ok(params.ok())
@@ -63,11 +96,12 @@ async fn test_notification(req: Guarded<Humans>) -> Result<Success, HttpError> {
     Ok(params.ok())
 }
 
-/// `POST /mobile_push/e2ee/test_notification` (humans, before `push_account_id` is read):
-/// to the encrypted device with `push_account_id`, or to all of them.
+/// `POST /mobile_push/e2ee/test_notification` (humans, before `device_id` is read): to the
+/// encrypted device with `device_id` (Zulip 12, feature level 468, in place of
+/// `push_account_id`), or to all of them.
 async fn e2ee_test_notification(req: Guarded<Humans>) -> Result<Success, HttpError> {
     let Guarded { auth, params, .. } = req;
-    let devices = TestDevices::Encrypted(params.int("push_account_id")?);
+    let devices = TestDevices::Encrypted(params.int("device_id")?);
     auth.realm.addr.send(TestNotification { user_id: auth.user.user_id, devices }).await??;
     Ok(params.ok())
 }

@@ -6,7 +6,6 @@ use serde_json::{json, Map, Value};
 use super::{EMBEDDED_BOT, OUTGOING_WEBHOOK_BOT};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
-use crate::realm::format::avatar_url;
 use crate::realm::model::User;
 use crate::realm::state::RealmState;
 
@@ -41,26 +40,19 @@ pub fn service_dicts(state: &RealmState, bot: &User) -> Value {
 }
 
 /// A bot as `realm_bots` and the `realm_bot` `add` event show it (Zulip's
-/// `get_owned_bot_dicts` / `created_bot_event`).
+/// `get_owned_bot_dicts` / `created_bot_event`). Since Zulip 12 (feature level 474) only
+/// what is not on the bot's user object: its default channels and its services (no
+/// `api_key`, `avatar_url`, `bot_type`, `email`, `full_name`, `is_active`, `owner_id`;
+/// clients read those from `realm_users` and `GET /bots/{bot_id}/api_key`).
 pub fn bot_dict(state: &RealmState, bot: &User) -> Map<String, Value> {
     let profile = state.bots().profile(bot.id);
-    let mut dict = crate::json_object(json!({
-        "email": bot.email,
+    crate::json_object(json!({
         "user_id": bot.id,
-        "full_name": bot.full_name,
-        "bot_type": bot.bot_type,
-        "is_active": bot.is_active,
-        "api_key": bot.api_key,
         "default_sending_stream": channel_name(state, profile.default_sending_stream),
         "default_events_register_stream": channel_name(state, profile.default_events_register_stream),
         "default_all_public_streams": profile.default_all_public_streams,
-    }));
-    if let Some(owner) = bot.bot_owner_id {
-        dict.insert("owner_id".into(), json!(owner));
-    }
-    dict.insert("avatar_url".into(), json!(avatar_url(bot)));
-    dict.insert("services".into(), service_dicts(state, bot));
-    dict
+        "services": service_dicts(state, bot),
+    }))
 }
 
 /// `realm_bot` `add` for the bot's owner and the administrators.

@@ -1,4 +1,4 @@
-//! Bots: `POST`/`GET /bots`, `PATCH`/`DELETE /bots/{bot_id}`,
+//! Bots: `POST`/`GET /bots`, `PATCH`/`DELETE /bots/{bot_id}`, `GET /bots/{bot_id}/api_key`,
 //! `POST /bots/{bot_id}/api_key/regenerate` and bot storage (`/bot_storage`). The
 //! messages and their handlers; the changes are planned in `ops`, `update` and `storage`.
 //! Incoming and outgoing webhooks live in `webhooks`.
@@ -64,6 +64,15 @@ pub struct DeactivateBot {
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<String>")]
 pub struct RegenerateBotKey {
+    pub acting: UserId,
+    pub bot: UserId,
+}
+
+/// `GET /bots/{bot_id}/api_key` (Zulip 12, feature level 463): the bot's key, for its owner
+/// and the administrators (as regenerating it).
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<String>")]
+pub struct GetBotKey {
     pub acting: UserId,
     pub bot: UserId,
 }
@@ -151,6 +160,15 @@ impl Handler<RegenerateBotKey> for RealmActor {
     fn handle(&mut self, msg: RegenerateBotKey, _: &mut Self::Context) -> Self::Result {
         let change = ops::plan_regenerate(&self.state, msg.acting, msg.bot)?;
         self.commit(change)
+    }
+}
+
+impl Handler<GetBotKey> for RealmActor {
+    type Result = ApiResult<String>;
+
+    fn handle(&mut self, msg: GetBotKey, _: &mut Self::Context) -> Self::Result {
+        let acting = require_member(&self.state, msg.acting)?;
+        Ok(ops::access_bot(&self.state, acting, msg.bot)?.api_key.clone())
     }
 }
 

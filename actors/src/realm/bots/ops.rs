@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, UserId};
-use crate::realm::bot_data::{bot_added, bot_updated, BotProfile, Service, EMBEDDED_BOT, GENERIC_BOT};
+use crate::realm::bot_data::{bot_added, BotProfile, Service, EMBEDDED_BOT, GENERIC_BOT};
 use crate::realm::model::{Role, User, INCOMING_WEBHOOK_BOT};
 use crate::realm::permissions::{has_realm_permission, require_member};
 use crate::realm::state::RealmState;
@@ -247,14 +247,9 @@ impl Change for NewBotKey {
         self.0.write(tx)
     }
 
-    /// `realm_bot` `update` with the new key, to the owner and the administrators.
+    /// No `realm_bot` event since Zulip 12 (feature level 474): bot objects have no key.
     fn apply(self, state: &mut RealmState) -> Applied<String> {
-        let bot = self.0.user_id();
-        let mut applied = self.0.apply(state);
-        if let Some(user) = state.user(bot) {
-            applied.events.push(bot_updated(state, user, json!({"api_key": applied.output})));
-        }
-        applied
+        self.0.apply(state)
     }
 }
 

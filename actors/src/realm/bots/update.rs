@@ -9,7 +9,7 @@ use super::ops::{access_bot, channel_by_name, check_bot_name_available};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
-use crate::realm::bot_data::{bot_added, bot_owner_user_ids, bot_updated, service_dicts, BotProfile};
+use crate::realm::bot_data::{bot_added, bot_updated, service_dicts, BotProfile};
 use crate::realm::events::realm_user_update;
 use crate::realm::format::avatar_url;
 use crate::realm::permissions::require_member;
@@ -60,7 +60,7 @@ pub fn plan_update_bot(state: &RealmState, acting: UserId, bot: UserId, req: Bot
         let name = validate::full_name(raw)?;
         if name != bot.full_name {
             check_bot_name_available(state, &name)?;
-            edit.changed.push(json!({"full_name": name}));
+            // Only `realm_user` hears of it since Zulip 12 (feature level 474).
             edit.full_name = Some(name);
         }
     }
@@ -189,21 +189,17 @@ fn owner_events(
     owner: UserId,
 ) -> Vec<Outgoing> {
     let mut events = Vec::new();
-    let mut update_users = bot_owner_user_ids(state, bot);
     let is_admin = |id: UserId| state.user(id).is_some_and(|u| u.role.is_admin());
     if let Some(previous) = previous.filter(|p| !is_admin(*p)) {
         let delete = Event::new("realm_bot", json!({"op": "delete", "bot": {"user_id": bot.id}}));
         events.push(Outgoing::to(vec![previous], delete));
-        update_users.retain(|u| *u != previous);
     }
     if !is_admin(owner) {
         let mut add = bot_added(state, bot);
         add = Outgoing::to(vec![owner], add.event);
         events.push(add);
-        update_users.retain(|u| *u != owner);
     }
-    let update = Event::new("realm_bot", json!({"op": "update", "bot": {"user_id": bot.id, "owner_id": owner}}));
-    events.push(Outgoing::to(update_users, update));
+    // No `realm_bot` `update` with the owner since Zulip 12 (feature level 474).
     events.push(state.to_everyone(realm_user_update(json!({"user_id": bot.id, "bot_owner_id": owner}))));
     events
 }

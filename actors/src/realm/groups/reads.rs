@@ -29,7 +29,7 @@ pub fn group_members(state: &RealmState, viewer: UserId, id: GroupId, direct_onl
     })
 }
 
-/// `GET /user_groups/{id}/members/{user_id}`.
+/// `GET /user_groups/{id}/members/{user_id}` (of a human or a bot).
 pub fn is_group_member(
     state: &RealmState,
     viewer: UserId,
@@ -39,7 +39,8 @@ pub fn is_group_member(
 ) -> ApiResult<bool> {
     require_member(state, viewer)?;
     find_group(state, id, false)?;
-    let user = state.user(target).filter(|u| !u.is_bot).ok_or_else(|| ApiError::bad_request("No such user"))?;
+    // Bots are users here too since Zulip 12 (feature level 458).
+    let user = state.user(target).ok_or_else(|| ApiError::bad_request("No such user"))?;
     if !user.is_active {
         return Err(ApiError::bad_request("User is deactivated"));
     }

@@ -152,10 +152,14 @@ pub fn message_job(
             e2ee.insert("topic".into(), json!(m.topic()));
         }
         None => {
+            // Zulip 12 (feature level 429): every user of the conversation, sorted, for 1:1
+            // and group conversations alike (it was `pm_users`, for groups only).
+            let mut everyone = recipients.clone();
+            everyone.extend([sender.id.0, user.id.0]);
+            everyone.sort_unstable();
+            everyone.dedup();
             e2ee.insert("recipient_type".into(), json!("direct"));
-            if group_dm {
-                e2ee.insert("pm_users".into(), json!(pm_users));
-            }
+            e2ee.insert("recipient_user_ids".into(), json!(everyone));
         }
     }
     Some(json!({

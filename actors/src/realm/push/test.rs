@@ -25,8 +25,8 @@ use crate::store::push as db;
 pub enum TestDevices {
     /// Legacy devices: the one with this token, or every one.
     Legacy(Option<String>),
-    /// End-to-end encrypted devices registered at the bouncer: the one with this push
-    /// account id, or every one.
+    /// End-to-end encrypted devices registered at the bouncer (with a token id): the one
+    /// with this device id, or every one.
     Encrypted(Option<i64>),
 }
 
@@ -61,8 +61,8 @@ impl Change for TestChange {
     type Output = ();
 
     /// Finds the devices ("Device not recognized" for an unknown token; "No active
-    /// registered push device" when no encrypted device is registered at the bouncer) and
-    /// queues their jobs.
+    /// registered push device" when no encrypted device has a token registered at the
+    /// bouncer) and queues their jobs.
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         let devices = db::devices_of(tx, self.user_id)?;
         let jobs: Vec<(&str, Value)> = match &self.devices {
@@ -81,17 +81,17 @@ impl Change for TestChange {
                 let kind = |d: &db::Device| if d.token_kind == "apns" { 1 } else { 2 };
                 chosen.into_iter().map(|(d, t)| ("test", json!({"token": t, "token_kind": kind(d)}))).collect()
             }
-            TestDevices::Encrypted(account) => {
-                let accounts: Vec<i64> = devices
+            TestDevices::Encrypted(device) => {
+                let ids: Vec<i64> = crate::store::client_devices::of_user(tx, self.user_id)?
                     .iter()
-                    .filter(|d| d.bouncer_device_id.is_some())
-                    .filter_map(|d| d.push_account_id)
-                    .filter(|id| account.is_none_or(|wanted| wanted == *id))
+                    .filter(|d| d.push_token_id.is_some())
+                    .map(|d| d.id)
+                    .filter(|id| device.is_none_or(|wanted| wanted == *id))
                     .collect();
-                if accounts.is_empty() {
+                if ids.is_empty() {
                     return Err(no_active_device());
                 }
-                vec![("e2ee_test", json!({"push_account_ids": accounts, "time": self.now}))]
+                vec![("e2ee_test", json!({"device_ids": ids, "time": self.now}))]
             }
         };
         if self.configured {

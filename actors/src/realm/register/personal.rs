@@ -7,15 +7,15 @@ use super::reads::Context;
 use crate::error::ApiResult;
 use crate::realm::chat::flags::register as message_sets;
 
-/// `push_devices` (the user's end-to-end encrypted devices, from SQLite), and
-/// `realm_push_notifications_enabled`: true when the server uses a push notification service,
-/// as Zulip's `push_notifications_configured`.
+/// `devices` (the user's logged-in devices, from SQLite; Zulip 12, feature level 468, in
+/// place of `push_devices`), and `realm_push_notifications_enabled`: true when the server
+/// uses a push notification service, as Zulip's `push_notifications_configured`.
 pub(super) fn push_devices(ctx: &Context<'_>, out: &mut Map<String, Value>) -> ApiResult<()> {
     if ctx.want("realm") {
         out.insert("realm_push_notifications_enabled".into(), Value::Bool(ctx.config.push.configured()));
     }
-    if ctx.want("push_device") {
-        out.insert("push_devices".into(), crate::realm::push::ops::push_devices(ctx.conn, ctx.user.id)?);
+    if ctx.want("device") {
+        out.insert("devices".into(), crate::realm::push::devices::devices(ctx.conn, ctx.user.id)?);
     }
     Ok(())
 }

@@ -286,7 +286,12 @@ impl Change for RealmSettings {
                 let shown = if value.is_string() { Value::from("updated") } else { value.clone() };
                 data.insert(setting.name.to_owned(), shown);
             }
-            let body = if UPDATE_DICT_SETTINGS.contains(&setting.name) {
+            let body = if setting.name == "description" {
+                // Zulip 12 (feature level 464): `update_dict`, with the description rendered.
+                let rendered = crate::markdown::render(value.as_str().unwrap_or_default());
+                json!({"op": "update_dict", "property": "default",
+                    "data": {"description": value, "rendered_description": rendered}})
+            } else if UPDATE_DICT_SETTINGS.contains(&setting.name) {
                 json!({"op": "update_dict", "property": "default", "data": {setting.name: value}})
             } else {
                 json!({"op": "update", "property": setting.name, "value": value})

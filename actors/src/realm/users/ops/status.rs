@@ -9,7 +9,6 @@ use serde_json::json;
 use super::access::{access_user, is_last_owner, Access, UserRef};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::ids::UserId;
-use crate::realm::bot_data::{bot_added, bot_updated};
 use crate::realm::events::realm_user_update;
 use crate::realm::model::Role;
 use crate::realm::state::RealmState;
@@ -143,14 +142,8 @@ impl Change for AccountStatus {
             state.set_user_active(id, active);
             tracing::info!(realm.id = %state.realm().id, user.id = %id, active, "changed account status");
             events.push(state.to_everyone(realm_user_update(json!({"user_id": id, "is_active": active}))));
-            // Bots: `realm_bot` to their owner and the administrators, as Zulip.
-            if let Some(bot) = state.user(id).filter(|u| u.is_bot) {
-                events.push(if active {
-                    bot_added(state, bot)
-                } else {
-                    bot_updated(state, bot, json!({"is_active": false}))
-                });
-            }
+            // Bots: no `realm_bot` event since Zulip 12 (feature level 474): `is_active` is
+            // no longer on bot objects, and the bot stays in `realm_bots`.
         }
         if !revoked.is_empty() {
             for invite in revoked {
