@@ -37,7 +37,7 @@ async fn register_returns_a_queue_and_the_state_it_starts_from() {
     assert_eq!(&k[..6], ["result", "msg", "queue_id", "zulip_version", "zulip_feature_level", "zulip_merge_base"]);
     assert_eq!(k.last(), Some(&"last_event_id"));
     assert_eq!(body["last_event_id"], json!(-1));
-    assert_eq!(body["zulip_feature_level"], json!(419));
+    assert_eq!(body["zulip_feature_level"], json!(498));
     // A release number tools parse; Agora names itself in the `Server` header only.
     assert_eq!(body["zulip_version"], json!("11.0"));
     assert_eq!(body["zulip_merge_base"], json!("11.0"));
@@ -471,7 +471,7 @@ async fn queues_survive_a_graceful_restart() {
     assert_eq!(events[1], before["events"][2]);
     assert_eq!(events[2]["type"], json!("restart"));
     assert_eq!(events[2]["id"], json!(3));
-    assert_eq!(events[2]["zulip_feature_level"], json!(419));
+    assert_eq!(events[2]["zulip_feature_level"], json!(498));
     // The other queue kept its own registration: it only takes user_group events.
     let (status, body) = json(poll_now(&app, &o, &narrowed, 1).send().await.unwrap()).await;
     assert_eq!((status, body["events"].clone()), (200, json!([])));
