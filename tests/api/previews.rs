@@ -33,6 +33,12 @@ async fn served(app: &TestApp, who: &Creds, url: &str) -> reqwest::Response {
     panic!("{url} was never served");
 }
 
+/// `GET /thumbnail/status/<path_id>` (FL 479): its status and body.
+async fn thumbnail_status(app: &TestApp, who: &Creds, url: &str) -> (u16, serde_json::Value) {
+    let path = url.replacen("/user_uploads/", "/thumbnail/status/", 1);
+    json(app.as_user(who, Method::GET, &path).send().await.unwrap()).await
+}
+
 async fn rendered(app: &TestApp, who: &Creds, id: i64) -> String {
     let (_, body) = json(app.as_user(who, Method::GET, &format!("/messages/{id}")).send().await.unwrap()).await;
     body["message"]["content"].as_str().unwrap().to_owned()
@@ -101,10 +107,22 @@ async fn a_preview_shows_the_placeholder_until_its_thumbnail_is_made() {
     let before = rendered(&app, &hamlet, id).await;
     assert_eq!(before, format!("<p>look: <a href=\"{url}\">cut.png</a></p>{placeholder}"));
 
+    // Clients poll the thumbnail's status (FL 479); who may not read the file is refused as
+    // for a file that does not exist.
+    let waiting = json!({"result": "success", "msg": "", "has_thumbnail": false});
+    assert_eq!(thumbnail_status(&app, &owner, &url).await, (200, waiting.clone()));
+    assert_eq!(thumbnail_status(&app, &hamlet, &url).await, (200, waiting));
+    let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
+    let refused = json!({"result": "error", "msg": "Invalid attachment", "code": "BAD_REQUEST"});
+    assert_eq!(thumbnail_status(&app, &othello, &url).await, (400, refused.clone()));
+    assert_eq!(thumbnail_status(&app, &owner, &format!("{url}x")).await, (400, refused));
+
     let (_, listed) = json(app.as_user(&owner, Method::GET, "/attachments").send().await.unwrap()).await;
     let attachment_id = listed["attachments"][0]["id"].as_i64().unwrap();
     let made = ThumbnailsMade { attachment_id, thumbnails: vec!["840x560.webp".into()] };
     app.realm("").addr.send(made).await.unwrap().unwrap();
+    let ready = json!({"result": "success", "msg": "", "has_thumbnail": true});
+    assert_eq!(thumbnail_status(&app, &hamlet, &url).await, (200, ready));
     let path_id = url.trim_start_matches("/user_uploads/");
     let after = before.replace(
         "<img class=\"image-loading-placeholder\" data-original-content-type=\"image/png\" data-original-dimensions=\"64x48\" src=\"/static/images/loading/loader-black.svg\">",

@@ -168,6 +168,8 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
     vec![
         ("default_stream_groups", vec![("realm_default_stream_groups", json!([]))]),
         ("giphy", vec![("giphy_api_key", json!(""))]),
+        // FL 442: empty, as a Zulip server without a Tenor key configured sends it.
+        ("tenor", vec![("tenor_api_key", json!(""))]),
         (
             "onboarding_steps",
             vec![("onboarding_steps", json!([])), ("navigation_tour_video_url", json!(NAVIGATION_TOUR_VIDEO_URL))],
