@@ -277,7 +277,17 @@ pub fn organization(
         .collect();
     let mut linkifiers: Vec<_> = realm.zerver_realmfilter.iter().collect();
     linkifiers.sort_by_key(|l| l.order);
-    org.linkifiers = linkifiers.into_iter().map(|l| (l.pattern.clone(), l.url_template.clone())).collect();
+    org.linkifiers = linkifiers
+        .into_iter()
+        .map(|l| agora_actors::markdown::linkifier::Linkifier {
+            id: 0,
+            pattern: l.pattern.clone(),
+            url_template: l.url_template.clone(),
+            example_input: l.example_input.clone(),
+            reverse_template: l.reverse_template.clone(),
+            alternative_url_templates: l.alternative_url_templates.clone(),
+        })
+        .collect();
     org.playgrounds = realm
         .zerver_realmplayground
         .iter()
