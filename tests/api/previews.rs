@@ -80,6 +80,21 @@ async fn an_uploaded_image_is_previewed_with_its_thumbnail() {
     assert!(!rendered(&app, &owner, plain).await.contains("message_inline_image"));
     let (_, found) = json(app.as_user(&owner, Method::GET, "/messages").query(&query).send().await.unwrap()).await;
     assert_eq!(found["messages"].as_array().unwrap().len(), 1);
+
+    // Markdown image syntax (FL 437) shows an uploaded image where it stands, and nothing
+    // else (FL 467): third-party images and uploads that are no image stay as written.
+    let content = format!("> see ![a \"shot\"]({url}) and ![x](https://example.com/x.png) ![t]({text})");
+    let inline = sent(&app, &owner, &[("type", "direct"), ("to", &to), ("content", &content)]).await;
+    assert_eq!(
+        rendered(&app, &owner, inline).await,
+        format!(
+            "<blockquote>\n<p>see <img alt=\"a &quot;shot&quot;\" class=\"inline-image\" \
+             data-original-content-type=\"image/png\" data-original-dimensions=\"1200x900\" \
+             data-original-src=\"{url}\" src=\"{thumbnail}\"> and ![x](https://example.com/x.png) ![t]({text})</p>\n</blockquote>"
+        )
+    );
+    let (_, found) = json(app.as_user(&owner, Method::GET, "/messages").query(&query).send().await.unwrap()).await;
+    assert_eq!(found["messages"].as_array().unwrap().len(), 2, "an inline image is an image");
 }
 
 #[actix_web::test]
@@ -106,6 +121,18 @@ async fn a_preview_shows_the_placeholder_until_its_thumbnail_is_made() {
     );
     let before = rendered(&app, &hamlet, id).await;
     assert_eq!(before, format!("<p>look: <a href=\"{url}\">cut.png</a></p>{placeholder}"));
+    // In Markdown image syntax, the placeholder is an `inline-image` (FL 437).
+    let to_self = json!([owner.user_id]).to_string();
+    let inline =
+        sent(&app, &owner, &[("type", "direct"), ("to", &to_self), ("content", &format!("![cut]({url})"))]).await;
+    let inline_tail = |src: &str, class: &str| {
+        format!(
+            "<p><img alt=\"cut\" class=\"{class}\" data-original-content-type=\"image/png\" \
+             data-original-dimensions=\"64x48\" data-original-src=\"{url}\" src=\"{src}\"></p>"
+        )
+    };
+    let loading = "/static/images/loading/loader-black.svg";
+    assert_eq!(rendered(&app, &owner, inline).await, inline_tail(loading, "inline-image image-loading-placeholder"));
 
     // Clients poll the thumbnail's status (FL 479); who may not read the file is refused as
     // for a file that does not exist.
@@ -130,6 +157,8 @@ async fn a_preview_shows_the_placeholder_until_its_thumbnail_is_made() {
     );
     assert_ne!(after, before);
     assert_eq!(rendered(&app, &hamlet, id).await, after);
+    let thumbnail = format!("/user_uploads/thumbnail/{path_id}/840x560.webp");
+    assert_eq!(rendered(&app, &owner, inline).await, inline_tail(&thumbnail, "inline-image"));
     let events = watch.events(&app).await;
     assert_eq!(events.len(), 1);
     let event = &events[0];

@@ -49,7 +49,16 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("a", &["href", "title", "class", "data-stream-id"]),
     (
         "img",
-        &["src", "alt", "title", "class", "data-original-content-type", "data-original-dimensions", "data-animated"],
+        &[
+            "src",
+            "alt",
+            "title",
+            "class",
+            "data-original-content-type",
+            "data-original-dimensions",
+            "data-original-src",
+            "data-animated",
+        ],
     ),
     ("span", &["class", "data-user-id", "data-user-group-id", "aria-label", "role", "title"]),
     ("div", &["class", "data-code-language"]),
@@ -76,7 +85,7 @@ const CLASSES: &[(&str, &[&str])] = &[
         ],
     ),
     ("div", &["codehilite", "message_inline_image"]),
-    ("img", &["image-loading-placeholder", "emoji"]),
+    ("img", &["image-loading-placeholder", "emoji", "inline-image"]),
 ];
 
 /// Cleans rendered HTML: anything our renderers do not write is removed.

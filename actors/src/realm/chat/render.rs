@@ -75,7 +75,13 @@ pub(crate) fn render_unsanitized(state: &RealmState, source: &str) -> Rendered {
     let marked = mark_tokens(state, &cleaned, &mut tokens);
     let marked = linkify(state.linkifiers(), marked, &mut tokens);
     let restore = |text: &str| restore_source(text, &tokens);
-    let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block);
+    // Markdown images show only the organization's uploaded images (FL 437, 467).
+    let uploaded_image = |src: &str| {
+        src.strip_prefix("/user_uploads/")
+            .and_then(|path| state.uploads().by_path(path))
+            .is_some_and(|a| a.image.is_some())
+    };
+    let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block).only_images(&uploaded_image);
     for (event, range) in Parser::new_ext(&marked, OPTIONS).into_offset_iter() {
         // A link's text makes no other link (Zulip's link text is atomic, and `<a>` inside
         // `<a>` is not HTML): bare URLs and channel links there stay as written.
