@@ -40,6 +40,7 @@ const TAGS: &[&str] = &[
     "td",
     "th",
     "thead",
+    "time",
     "tr",
     "ul",
 ];
@@ -63,6 +64,7 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("span", &["class", "data-user-id", "data-user-group-id", "aria-label", "role", "title"]),
     ("div", &["class", "data-code-language"]),
     ("code", &["class"]),
+    ("time", &["datetime"]),
     ("ol", &["start"]),
     ("th", &["style"]),
     ("td", &["style"]),

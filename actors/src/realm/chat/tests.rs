@@ -406,3 +406,29 @@ fn a_read_sees_no_message_newer_than_its_snapshot() {
     assert_eq!(by_id.clone().run(&stale, &conn).unwrap_err().msg, "Invalid message(s)");
     assert!(by_id.run(&state, &conn).is_ok());
 }
+
+/// Global times (`<time:...>`): a time becomes `<time datetime>` (in UTC, as Python's
+/// `isoformat` writes it) with the text as written; anything else stays as written, plain
+/// escaped text since FL 451 (Zulip's `timestamp-error` span before).
+#[test]
+fn global_times_render_and_invalid_ones_stay_as_text() {
+    let (_dir, _store, state) = markdown_realm();
+    let cases = [
+        (
+            "<time:2023-11-14T22:13:20+00:00>",
+            "<p><time datetime=\"2023-11-14T22:13:20Z\">2023-11-14T22:13:20+00:00</time></p>",
+        ),
+        (
+            "at <time:2023-11-14T23:13:20+01:00>!",
+            "<p>at <time datetime=\"2023-11-14T22:13:20Z\">2023-11-14T23:13:20+01:00</time>!</p>",
+        ),
+        ("<time:1700000000>", "<p><time datetime=\"2023-11-14T22:13:20Z\">1700000000</time></p>"),
+        ("<time:1700000000.5>", "<p><time datetime=\"2023-11-14T22:13:20.500000Z\">1700000000.5</time></p>"),
+        ("<time:2023-11-14>", "<p><time datetime=\"2023-11-14T00:00:00Z\">2023-11-14</time></p>"),
+        ("<time:soon>", "<p>&lt;time:soon&gt;</p>"),
+        ("`<time:1700000000>`", "<p><code>&lt;time:1700000000&gt;</code></p>"),
+    ];
+    for (source, html) in cases {
+        assert_eq!(render(&state, source).html, html, "{source}");
+    }
+}
