@@ -159,7 +159,7 @@ fn reverse_templates_must_give_back_their_example() {
         with(&|l| l.reverse_template = Some("# {id}".into())),
         Err("Reverse template does not reproduce the example input.".into())
     );
-    assert_eq!(with(&|l| l.reverse_template = Some("{{#}}{id}".into())).is_err(), true);
+    assert!(with(&|l| l.reverse_template = Some("{{#}}{id}".into())).is_err());
     assert_eq!(with(&|l| l.reverse_template = None), Ok(()));
     assert_eq!(
         with(&|l| l.alternative_url_templates = vec!["https://x/{nope}".into()]),
