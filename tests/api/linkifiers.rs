@@ -30,7 +30,8 @@ async fn listed(app: &TestApp, who: &Creds) -> Value {
 }
 
 fn entry((pattern, url_template): (&str, &str), id: i64) -> Value {
-    json!({"pattern": pattern, "url_template": url_template, "id": id})
+    json!({"pattern": pattern, "url_template": url_template, "id": id,
+           "example_input": null, "reverse_template": null, "alternative_url_templates": []})
 }
 
 fn event(list: Value) -> Vec<Value> {
@@ -300,4 +301,56 @@ async fn render_previews_as_sending_would_and_stores_nothing() {
         .filter(|m| m["content"].as_str().unwrap().contains("#12"))
         .collect();
     assert!(mentioning.is_empty(), "{body}");
+}
+
+/// Reverse linkification (FL 471, 478): `example_input`, `reverse_template` and
+/// `alternative_url_templates` are stored, listed and sent; an update keeps what it does not
+/// name and an empty text clears it; a reverse template must give its example back.
+#[actix_web::test]
+async fn reverse_templates_and_alternative_urls_are_kept_with_the_linkifier() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let mut watch = Watch::new(&app, &owner, r#"["realm_linkifiers"]"#).await;
+    let form = [
+        ("pattern", TRAC.0),
+        ("url_template", TRAC.1),
+        ("example_input", "#42"),
+        ("reverse_template", "#{id}"),
+        ("alternative_url_templates", r#"["https://old.example.com/t/{id}"]"#),
+    ];
+    let (status, body) = json(post(&app, &owner, "/realm/filters", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+    let id = body["id"].as_i64().unwrap();
+    let full = json!({"pattern": TRAC.0, "url_template": TRAC.1, "id": id, "example_input": "#42",
+                      "reverse_template": "#{id}", "alternative_url_templates": ["https://old.example.com/t/{id}"]});
+    assert_eq!(listed(&app, &owner).await, json!([full.clone()]));
+    assert_eq!(watch.events(&app).await, event(json!([full.clone()])));
+
+    let path = format!("/realm/filters/{id}");
+    let form = [("pattern", TRAC.0), ("url_template", TRAC.1), ("reverse_template", "")];
+    expect(send(&app, &owner, Method::PATCH, &path, &form).await, 200, success()).await;
+    let mut kept = full.clone();
+    kept["reverse_template"] = json!(null);
+    assert_eq!(listed(&app, &owner).await, json!([kept]));
+
+    let form = [("pattern", TRAC.0), ("url_template", TRAC.1), ("reverse_template", "# {id}")];
+    expect(
+        send(&app, &owner, Method::PATCH, &path, &form).await,
+        400,
+        error("Reverse template does not reproduce the example input."),
+    )
+    .await;
+    let form = [("pattern", TRAC.0), ("url_template", TRAC.1), ("alternative_url_templates", "nope")];
+    let (status, _) = json(send(&app, &owner, Method::PATCH, &path, &form).await).await;
+    assert_eq!(status, 400);
+
+    // They survive a restart.
+    let dir = app.data_dir.clone();
+    let tmp = app.stop().await;
+    let app = crate::helpers::spawn_app_at(&dir).await;
+    let after = listed(&app, &owner).await;
+    assert_eq!(after[0]["alternative_url_templates"], json!(["https://old.example.com/t/{id}"]));
+    assert_eq!(after[0]["example_input"], json!("#42"));
+    app.stop().await;
+    drop(tmp);
 }

@@ -313,6 +313,19 @@ async fn deleting_a_channel_message_tells_who_could_see_it() {
     expect(react(&app, &bob, Method::DELETE, id, &[("emoji_name", "smile")]).await, 400, invalid_message()).await;
 }
 
+/// The deleter hears of the deletion when they have content access to the channel, even
+/// unsubscribed (FL 457).
+#[actix_web::test]
+async fn deleting_tells_a_deleter_with_content_access() {
+    let Org { app, alice, bob, admin, .. } = org().await;
+    let verona = channel(&app, "Verona", false, &[&alice, &bob]).await;
+    let id = channel_message(&app, &alice, verona, "t").await;
+    let mut w = watches(&app, &[&alice, &bob, &admin], r#"["delete_message"]"#).await;
+    expect(delete(&app, &admin, id).await, 200, success()).await;
+    let event = json!({"type": "delete_message", "message_ids": [id], "message_type": "stream", "stream_id": verona, "topic": "t"});
+    assert_events(&app, &mut w, &[vec![event.clone()], vec![event.clone()], vec![event]]).await;
+}
+
 #[actix_web::test]
 async fn deleting_a_direct_message_tells_its_participants() {
     let Org { app, alice, bob, carol, admin, .. } = org().await;

@@ -724,3 +724,83 @@ async fn links_to_script_urls_are_rendered_as_text() {
         ]
     );
 }
+
+/// `anchor=date` (FL 445): the first message sent on or after `anchor_date` (a date is its
+/// midnight UTC, a time without offset is UTC), else the newest; `anchor_date` is required.
+#[actix_web::test]
+async fn a_date_anchors_the_first_message_sent_then_or_later() {
+    use agora_actors::realm::chat::testing::BackdateMessage;
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    channel(&app, "denmark", false, true, &[&hamlet]).await;
+    // 2024-01-01 00:00 UTC, 2024-01-02 12:00 UTC, 2024-01-03 00:00 UTC.
+    let dates = [1_704_067_200, 1_704_196_800, 1_704_240_000];
+    let mut all = Vec::new();
+    for (i, date) in dates.iter().enumerate() {
+        let id = to_channel(&app, &app.owner, "denmark", "t", &format!("m{i}")).await;
+        let msg = BackdateMessage { message_id: id, date_sent: *date, edit_history: None };
+        app.realm("").addr.send(msg).await.unwrap().unwrap();
+        all.push(id);
+    }
+    let at = |date: &'static str| [("anchor", "date"), ("anchor_date", date), ("num_before", "1"), ("num_after", "1")];
+    for (date, anchor) in [
+        ("2024-01-02", all[1]),
+        ("2024-01-02T12:00:00Z", all[1]),
+        ("2024-01-02T12:00:01", all[2]),
+        ("2024-01-02T13:00:00+02:00", all[1]),
+        ("2023-12-31", all[0]),
+    ] {
+        let body = fetch(&app, &hamlet, &at(date)).await;
+        assert_eq!(body["anchor"], json!(anchor), "{date}");
+        assert_eq!(body["found_anchor"], json!(true), "{date}");
+    }
+    let body = fetch(&app, &hamlet, &at("2024-01-02")).await;
+    assert_eq!(ids(&body), all);
+    // Past every message: the newest, as `anchor=newest`.
+    let body = fetch(&app, &hamlet, &at("2030-01-01")).await;
+    assert_eq!(ids(&body), vec![all[2]]);
+    assert_eq!(
+        (body["anchor"].clone(), body["found_anchor"].clone(), body["found_newest"].clone()),
+        (json!(10_000_000_000_000_000i64), json!(false), json!(true))
+    );
+    expect(
+        get(&app, &hamlet, "/messages", &[("anchor", "date"), ("num_before", "1")]).await,
+        400,
+        crate::helpers::missing("anchor_date"),
+    )
+    .await;
+    expect(get(&app, &hamlet, "/messages", &at("soon")).await, 400, error("Invalid anchor_date")).await;
+}
+
+/// `mentions:` (FL 446): messages that mention the user by name, not silently, nor through a
+/// group or a wildcard; by id or email; among the messages the viewer may read.
+#[actix_web::test]
+async fn the_mentions_operator_finds_direct_mentions_of_a_user() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
+    channel(&app, "denmark", false, true, &[&hamlet, &othello]).await;
+    let named = to_channel(&app, &app.owner, "denmark", "t", "hi @**Hamlet**").await;
+    to_channel(&app, &app.owner, "denmark", "t", "hi @_**Hamlet**").await;
+    to_channel(&app, &app.owner, "denmark", "t", "hi @**all**").await;
+    to_channel(&app, &app.owner, "denmark", "t", "hi @**Othello**").await;
+    let quoted = to_channel(&app, &othello, "denmark", "u", "> @**Hamlet** said so").await;
+    let to_othello = json!([othello.user_id]).to_string();
+    let private = direct(&app, &app.owner, &to_othello, "about @**Hamlet**").await;
+    let by_id = json!([{"operator": "mentions", "operand": hamlet.user_id}]);
+    assert_eq!(narrowed(&app, &othello, by_id.clone()).await, vec![named, quoted, private]);
+    // Hamlet cannot read the direct message between the owner and Othello.
+    assert_eq!(narrowed(&app, &hamlet, by_id).await, vec![named, quoted]);
+    let by_email = json!([["mentions", "hamlet@agora.test"]]);
+    assert_eq!(narrowed(&app, &hamlet, by_email).await, vec![named, quoted]);
+    let negated = json!([{"operator": "mentions", "operand": hamlet.user_id, "negated": true}, ["channel", "denmark"]]);
+    assert_eq!(narrowed(&app, &hamlet, negated).await.len(), 3);
+    let unknown = json!([["mentions", "nobody@agora.test"]]).to_string();
+    let response = get(&app, &hamlet, "/messages", &[("anchor", "newest"), ("narrow", &unknown)]).await;
+    expect(
+        response,
+        400,
+        json!({"result": "error", "msg": "Invalid narrow operator: unknown user", "code": "BAD_NARROW"}),
+    )
+    .await;
+}

@@ -33,6 +33,12 @@ async fn served(app: &TestApp, who: &Creds, url: &str) -> reqwest::Response {
     panic!("{url} was never served");
 }
 
+/// `GET /thumbnail/status/<path_id>` (FL 479): its status and body.
+async fn thumbnail_status(app: &TestApp, who: &Creds, url: &str) -> (u16, serde_json::Value) {
+    let path = url.replacen("/user_uploads/", "/thumbnail/status/", 1);
+    json(app.as_user(who, Method::GET, &path).send().await.unwrap()).await
+}
+
 async fn rendered(app: &TestApp, who: &Creds, id: i64) -> String {
     let (_, body) = json(app.as_user(who, Method::GET, &format!("/messages/{id}")).send().await.unwrap()).await;
     body["message"]["content"].as_str().unwrap().to_owned()
@@ -74,6 +80,21 @@ async fn an_uploaded_image_is_previewed_with_its_thumbnail() {
     assert!(!rendered(&app, &owner, plain).await.contains("message_inline_image"));
     let (_, found) = json(app.as_user(&owner, Method::GET, "/messages").query(&query).send().await.unwrap()).await;
     assert_eq!(found["messages"].as_array().unwrap().len(), 1);
+
+    // Markdown image syntax (FL 437) shows an uploaded image where it stands, and nothing
+    // else (FL 467): third-party images and uploads that are no image stay as written.
+    let content = format!("> see ![a \"shot\"]({url}) and ![x](https://example.com/x.png) ![t]({text})");
+    let inline = sent(&app, &owner, &[("type", "direct"), ("to", &to), ("content", &content)]).await;
+    assert_eq!(
+        rendered(&app, &owner, inline).await,
+        format!(
+            "<blockquote>\n<p>see <img alt=\"a &quot;shot&quot;\" class=\"inline-image\" \
+             data-original-content-type=\"image/png\" data-original-dimensions=\"1200x900\" \
+             data-original-src=\"{url}\" src=\"{thumbnail}\"> and ![x](https://example.com/x.png) ![t]({text})</p>\n</blockquote>"
+        )
+    );
+    let (_, found) = json(app.as_user(&owner, Method::GET, "/messages").query(&query).send().await.unwrap()).await;
+    assert_eq!(found["messages"].as_array().unwrap().len(), 2, "an inline image is an image");
 }
 
 #[actix_web::test]
@@ -100,11 +121,35 @@ async fn a_preview_shows_the_placeholder_until_its_thumbnail_is_made() {
     );
     let before = rendered(&app, &hamlet, id).await;
     assert_eq!(before, format!("<p>look: <a href=\"{url}\">cut.png</a></p>{placeholder}"));
+    // In Markdown image syntax, the placeholder is an `inline-image` (FL 437).
+    let to_self = json!([owner.user_id]).to_string();
+    let inline =
+        sent(&app, &owner, &[("type", "direct"), ("to", &to_self), ("content", &format!("![cut]({url})"))]).await;
+    let inline_tail = |src: &str, class: &str| {
+        format!(
+            "<p><img alt=\"cut\" class=\"{class}\" data-original-content-type=\"image/png\" \
+             data-original-dimensions=\"64x48\" data-original-src=\"{url}\" src=\"{src}\"></p>"
+        )
+    };
+    let loading = "/static/images/loading/loader-black.svg";
+    assert_eq!(rendered(&app, &owner, inline).await, inline_tail(loading, "inline-image image-loading-placeholder"));
+
+    // Clients poll the thumbnail's status (FL 479); who may not read the file is refused as
+    // for a file that does not exist.
+    let waiting = json!({"result": "success", "msg": "", "has_thumbnail": false});
+    assert_eq!(thumbnail_status(&app, &owner, &url).await, (200, waiting.clone()));
+    assert_eq!(thumbnail_status(&app, &hamlet, &url).await, (200, waiting));
+    let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
+    let refused = json!({"result": "error", "msg": "Invalid attachment", "code": "BAD_REQUEST"});
+    assert_eq!(thumbnail_status(&app, &othello, &url).await, (400, refused.clone()));
+    assert_eq!(thumbnail_status(&app, &owner, &format!("{url}x")).await, (400, refused));
 
     let (_, listed) = json(app.as_user(&owner, Method::GET, "/attachments").send().await.unwrap()).await;
     let attachment_id = listed["attachments"][0]["id"].as_i64().unwrap();
     let made = ThumbnailsMade { attachment_id, thumbnails: vec!["840x560.webp".into()] };
     app.realm("").addr.send(made).await.unwrap().unwrap();
+    let ready = json!({"result": "success", "msg": "", "has_thumbnail": true});
+    assert_eq!(thumbnail_status(&app, &hamlet, &url).await, (200, ready));
     let path_id = url.trim_start_matches("/user_uploads/");
     let after = before.replace(
         "<img class=\"image-loading-placeholder\" data-original-content-type=\"image/png\" data-original-dimensions=\"64x48\" src=\"/static/images/loading/loader-black.svg\">",
@@ -112,6 +157,8 @@ async fn a_preview_shows_the_placeholder_until_its_thumbnail_is_made() {
     );
     assert_ne!(after, before);
     assert_eq!(rendered(&app, &hamlet, id).await, after);
+    let thumbnail = format!("/user_uploads/thumbnail/{path_id}/840x560.webp");
+    assert_eq!(rendered(&app, &owner, inline).await, inline_tail(&thumbnail, "inline-image"));
     let events = watch.events(&app).await;
     assert_eq!(events.len(), 1);
     let event = &events[0];

@@ -476,7 +476,8 @@ async fn organization_settings_are_for_administrators_and_some_for_owners() {
 
     let cases = [
         ("default_language", "xx", "Invalid language 'xx'"),
-        ("giphy_rating", "9", "Invalid giphy_rating 9"),
+        ("gif_rating_policy", "9", "Invalid gif_rating_policy 9"),
+        ("media_preview_size", "120", "Invalid media_preview_size"),
         ("video_chat_provider", "7", "Invalid video_chat_provider 7"),
         ("org_type", "7", "Invalid org_type"),
         ("message_edit_history_visibility_policy", "some", "Invalid message_edit_history_visibility_policy"),

@@ -42,6 +42,8 @@ pub struct Writer<'a, 'r> {
     events: Vec<Event<'a>>,
     open: Vec<Open>,
     code: Option<(String, String)>,
+    /// Which image sources may be shown (`None`: any the URL rules allow).
+    image_filter: Option<&'r dyn Fn(&str) -> bool>,
     /// A link was made.
     pub has_link: bool,
     /// An image was made.
@@ -65,9 +67,17 @@ impl<'a, 'r> Writer<'a, 'r> {
             events: Vec::new(),
             open: Vec::new(),
             code: None,
+            image_filter: None,
             has_link: false,
             has_image: false,
         }
+    }
+
+    /// Shows only the images whose source `allowed` accepts; the others are refused (kept as
+    /// written), as messages refuse images that are not uploaded (Zulip's FL 467).
+    pub fn only_images(mut self, allowed: &'r dyn Fn(&str) -> bool) -> Self {
+        self.image_filter = Some(allowed);
+        self
     }
 
     /// Whether the next event is inside a link that was made (where nothing may make
@@ -148,6 +158,10 @@ impl<'a, 'r> Writer<'a, 'r> {
             _ if !image && self.in_link() => None,
             LinkType::Email => link_href(&format!("mailto:{dest}")),
             _ => link_href(&dest),
+        };
+        let href = match (image, self.image_filter) {
+            (true, Some(allowed)) => href.filter(|src| allowed(src)),
+            _ => href,
         };
         match href {
             Some(src) if image => {

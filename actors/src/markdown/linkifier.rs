@@ -18,12 +18,20 @@ use super::uri_template::UriTemplate;
 /// The largest compiled program of one linkifier, in bytes.
 pub const SIZE_LIMIT: usize = 1 << 20;
 
-/// A linkifier as stored and shown (`{pattern, url_template, id}`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A linkifier as stored and shown (`{pattern, url_template, id, example_input,
+/// reverse_template, alternative_url_templates}`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Linkifier {
     pub id: i64,
     pub pattern: String,
     pub url_template: String,
+    /// A text the pattern matches (FL 471), required with `reverse_template`.
+    pub example_input: Option<String>,
+    /// `{variable}` text that turns a URL matching `url_template` back into the pattern's
+    /// text (FL 471); `{{` and `}}` are literal braces.
+    pub reverse_template: Option<String>,
+    /// Further URL templates used only to turn pasted URLs back into text (FL 478).
+    pub alternative_url_templates: Vec<String>,
 }
 
 /// A linkifier ready to match: the pattern wrapped as Zulip's `prepare_linkifier_pattern`
@@ -59,6 +67,47 @@ pub fn check_pattern(pattern: &str) -> Result<Vec<String>, String> {
     let translated = translate(pattern).map_err(|e| format!("Bad regular expression: {e}"))?;
     build(&translated.source)?;
     Ok(translated.names.into_iter().map(|(name, _)| name).collect())
+}
+
+/// The named groups of `pattern` when it matches the whole of `text` (for a linkifier's
+/// `example_input`); `None` if it does not.
+pub fn whole_match_groups(pattern: &str, text: &str) -> Option<Vec<(String, String)>> {
+    let translated = translate(pattern).ok()?;
+    let regex = build(&format!("^(?:{})$", translated.source)).ok()?;
+    let caps = regex.captures(text)?;
+    let groups = translated
+        .names
+        .into_iter()
+        .map(|(name, n)| {
+            let value = caps.get(n).map(|m| m.as_str().to_owned()).unwrap_or_default();
+            (name, value)
+        })
+        .collect();
+    Some(groups)
+}
+
+/// Fills a linkifier's `reverse_template` (`{name}` for a variable, `{{` and `}}` for
+/// literal braces) with `groups`; `None` for a malformed template or an unknown variable.
+pub fn fill_reverse_template(template: &str, groups: &[(String, String)]) -> Option<String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(after) = tail.strip_prefix("{{").or_else(|| tail.strip_prefix("}}")) {
+            out.push_str(&tail[..1]);
+            rest = after;
+        } else if let Some(body) = tail.strip_prefix('{') {
+            let end = body.find('}')?;
+            let name = &body[..end];
+            out.push_str(&groups.iter().find(|(n, _)| n == name)?.1);
+            rest = &body[end + 1..];
+        } else {
+            return None;
+        }
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 fn build(source: &str) -> Result<Regex, String> {

@@ -40,6 +40,7 @@ const TAGS: &[&str] = &[
     "td",
     "th",
     "thead",
+    "time",
     "tr",
     "ul",
 ];
@@ -49,11 +50,21 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("a", &["href", "title", "class", "data-stream-id"]),
     (
         "img",
-        &["src", "alt", "title", "class", "data-original-content-type", "data-original-dimensions", "data-animated"],
+        &[
+            "src",
+            "alt",
+            "title",
+            "class",
+            "data-original-content-type",
+            "data-original-dimensions",
+            "data-original-src",
+            "data-animated",
+        ],
     ),
     ("span", &["class", "data-user-id", "data-user-group-id", "aria-label", "role", "title"]),
     ("div", &["class", "data-code-language"]),
     ("code", &["class"]),
+    ("time", &["datetime"]),
     ("ol", &["start"]),
     ("th", &["style"]),
     ("td", &["style"]),
@@ -76,7 +87,7 @@ const CLASSES: &[(&str, &[&str])] = &[
         ],
     ),
     ("div", &["codehilite", "message_inline_image"]),
-    ("img", &["image-loading-placeholder", "emoji"]),
+    ("img", &["image-loading-placeholder", "emoji", "inline-image"]),
 ];
 
 /// Cleans rendered HTML: anything our renderers do not write is removed.

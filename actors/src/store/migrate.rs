@@ -29,6 +29,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0020_realm_exports.sql"),
     include_str!("../../../sql/0021_realm_playgrounds.sql"),
     include_str!("../../../sql/0022_client_devices.sql"),
+    include_str!("../../../sql/0023_messages_features.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
@@ -194,5 +195,37 @@ mod tests {
         assert!(bots.iter().all(|b| b.3) && bots[0].0 == 2, "after the existing users: {bots:?}");
         let keys: i64 = conn.query_row("SELECT COUNT(DISTINCT api_key) FROM users", [], |r| r.get(0)).unwrap();
         assert_eq!(keys, 7);
+    }
+
+    #[test]
+    fn the_gif_rating_is_renamed_and_linkifiers_get_their_reverse_fields() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..21] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(
+            r#"PRAGMA user_version = 21;
+             INSERT INTO realms (subdomain, name, date_created, settings)
+                 VALUES ('', 'Root', 1, '{"giphy_rating": 3, "name_changes_disabled": true}'), ('acme', 'Acme', 2, '{}');
+             INSERT INTO realm_linkifiers (realm_id, pattern, url_template) VALUES (1, '#(?P<id>[0-9]+)', 'https://e/{id}');"#,
+        )
+        .unwrap();
+        apply(&mut conn).unwrap();
+        let settings: Vec<String> = conn
+            .prepare("SELECT settings FROM realms ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(settings, [r#"{"name_changes_disabled":true,"gif_rating_policy":3}"#, "{}"]);
+        let row: (Option<String>, Option<String>, String) = conn
+            .query_row(
+                "SELECT example_input, reverse_template, alternative_url_templates FROM realm_linkifiers",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(row, (None, None, "[]".to_owned()));
     }
 }

@@ -51,6 +51,8 @@ pub enum Condition {
     Starred,
     /// Mentioning the viewer (directly, through a group or a wildcard).
     Mentioned,
+    /// Mentioning this user by name, not silently (`mentions:`, FL 446).
+    MentionsUser(UserId),
     /// With one of the viewer's alert words.
     Alerted,
     /// Unread by the viewer.
@@ -244,6 +246,12 @@ impl Filter {
             Condition::Direct => q.push("m.dm_key IS NOT NULL"),
             Condition::Starred => any(q, STARRED),
             Condition::Mentioned => any(q, ANY_MENTION),
+            // The rendering's mention of the user: silent mentions have the class
+            // `user-mention silent`, group and wildcard mentions no `data-user-id`.
+            Condition::MentionsUser(id) => q.bind(
+                "instr(m.rendered_content, ?) > 0",
+                Sql::Text(format!("<span class=\"user-mention\" data-user-id=\"{}\">", id.0)),
+            ),
             Condition::Alerted => any(q, HAS_ALERT_WORD),
             Condition::Unread => {
                 for part in ["(", flags, " & ", READ, ") = 0"] {
@@ -348,6 +356,14 @@ pub fn among(conn: &Connection, filter: &Filter, ids: &[MessageId]) -> StoreResu
 }
 
 /// The narrow's first message the viewer has not read, if any.
+/// The oldest message of `filter` sent at or after `since` (seconds), for `anchor=date`.
+pub fn first_since(conn: &Connection, filter: &Filter, since: i64) -> StoreResult<Option<MessageId>> {
+    let mut q = filter.query(&format!("MIN({})", filter.id_col()));
+    q.bind(" AND m.date_sent >= ?", Sql::Integer(since));
+    let mut stmt = conn.prepare_cached(&q.sql)?;
+    Ok(stmt.query_row(params_from_iter(q.args.iter()), |r| r.get(0))?)
+}
+
 pub fn first_unread(conn: &Connection, filter: &Filter) -> StoreResult<Option<MessageId>> {
     let mut q = filter.query(&format!("MIN({})", filter.id_col()));
     for part in [" AND (", filter.flags(), " & ", READ, ") = 0"] {

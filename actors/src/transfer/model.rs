@@ -33,8 +33,8 @@ pub struct Organization {
     pub default_channels: Vec<i64>,
     pub user_topics: Vec<UserTopic>,
     pub emoji: Vec<Emoji>,
-    /// `(pattern, url_template)`, in order.
-    pub linkifiers: Vec<(String, String)>,
+    /// In order (their ids are the new organization's own).
+    pub linkifiers: Vec<crate::markdown::linkifier::Linkifier>,
     /// Code playgrounds (their ids are the new organization's own).
     pub playgrounds: Vec<crate::realm::model::Playground>,
     pub attachments: Vec<Attachment>,

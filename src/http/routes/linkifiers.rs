@@ -7,6 +7,7 @@ use actix_web::{web, Scope};
 use agora_actors::json_object;
 use agora_actors::realm::catalog::MAX_MESSAGE_LENGTH;
 use agora_actors::realm::chat::preview::RenderPreview;
+use agora_actors::realm::linkifiers::ops::Extras;
 use agora_actors::realm::linkifiers::{
     AddLinkifier, ListLinkifiers, RemoveLinkifier, ReorderLinkifiers, UpdateLinkifier,
 };
@@ -51,7 +52,8 @@ async fn add_linkifier(req: Guarded<Admins>) -> Result<Success, HttpError> {
     let Guarded { auth, params, .. } = req;
     let pattern = params.required_str("pattern")?;
     let url_template = params.required_str("url_template")?;
-    let id = auth.realm.addr.send(AddLinkifier { acting: auth.user.user_id, pattern, url_template }).await??;
+    let extras = extras(&params)?;
+    let id = auth.realm.addr.send(AddLinkifier { acting: auth.user.user_id, pattern, url_template, extras }).await??;
     Ok(params.success(json_object(json!({ "id": id }))))
 }
 
@@ -60,9 +62,20 @@ async fn update_linkifier(req: Guarded<Admins>, path: web::Path<String>) -> Resu
     let Guarded { auth, params, .. } = req;
     let pattern = params.required_str("pattern")?;
     let url_template = params.required_str("url_template")?;
-    let msg = UpdateLinkifier { acting: auth.user.user_id, id: path_id(&path), pattern, url_template };
+    let extras = extras(&params)?;
+    let msg = UpdateLinkifier { acting: auth.user.user_id, id: path_id(&path), pattern, url_template, extras };
     auth.realm.addr.send(msg).await??;
     Ok(params.ok())
+}
+
+/// `example_input`, `reverse_template` (FL 471) and `alternative_url_templates` (FL 478, a
+/// JSON list of strings).
+fn extras(params: &Params) -> Result<Extras, HttpError> {
+    Ok(Extras {
+        example_input: params.str("example_input"),
+        reverse_template: params.str("reverse_template"),
+        alternative_url_templates: params.decode("alternative_url_templates", decode::string_list)?,
+    })
 }
 
 /// `DELETE /realm/filters/{filter_id}` (administrators).

@@ -9,7 +9,9 @@ use agora_actors::realm::chat::changes::reactions::{AddReaction, RemoveReaction}
 use agora_actors::realm::chat::changes::typing::{SetTyping, TypingTo};
 use agora_actors::realm::chat::changes::typing_edit::SetEditTyping;
 use agora_actors::realm::chat::edit::{PropagateMode, UpdateMessage};
-use agora_actors::realm::chat::fetch::{Anchor, GetMessage, GetMessages, MatchesNarrow, Range, Rendering};
+use agora_actors::realm::chat::fetch::{
+    parse_anchor_date, Anchor, GetMessage, GetMessages, MatchesNarrow, Range, Rendering,
+};
 use agora_actors::realm::chat::flags::narrow::UpdateFlagsForNarrow;
 use agora_actors::realm::chat::flags::{MarkAllAsRead, MarkChannelAsRead, UpdateMessageFlags};
 use agora_actors::realm::chat::narrow::{parse_narrow, NarrowTerm};
@@ -284,8 +286,14 @@ pub async fn get_messages(auth: Authed, params: Params) -> Result<Success, HttpE
             .into());
         }
     }
+    let anchor_date = params.str("anchor_date");
     let anchor = match (&message_ids, use_first_unread.unwrap_or(false), anchor_raw) {
         (Some(_), _, _) | (None, true, _) => Anchor::FirstUnread,
+        // FL 445: the first message on or after `anchor_date`.
+        (None, false, Some(raw)) if raw == "date" => {
+            let date = anchor_date.ok_or_else(|| ApiError::missing_argument("anchor_date"))?;
+            Anchor::Date(parse_anchor_date(&date)?)
+        }
         (None, false, Some(raw)) => Anchor::parse(&raw)?,
         (None, false, None) => return Err(ApiError::missing_argument("anchor").into()),
     };

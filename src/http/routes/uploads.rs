@@ -9,7 +9,9 @@ use std::io::BufReader;
 use actix_web::http::Method;
 use actix_web::{web, Either, HttpMessage, HttpRequest, HttpResponse, Scope};
 use agora_actors::json_object;
-use agora_actors::realm::attachments::{CreateAttachment, DeleteAttachment, FileAccess, ListAttachments, NewUpload};
+use agora_actors::realm::attachments::{
+    CreateAttachment, DeleteAttachment, FileAccess, ListAttachments, NewUpload, ThumbnailStatus,
+};
 use agora_actors::realm::avatars::ops::{check_may_change, MAX_AVATAR_FILE_SIZE_MIB};
 use agora_actors::realm::avatars::ChangeAvatar;
 use agora_actors::realm::realm_icon::{ops as icon_ops, ChangeRealmIcon};
@@ -37,6 +39,11 @@ pub(super) fn routes(scope: Scope) -> Scope {
     scope
         .service(Endpoint::new("/user_uploads").route_with(Gate::UPLOAD, Method::POST, upload_file).build())
         .service(Endpoint::new(r"/user_uploads/{realm_id:\d+}/{filename:.+}").route(Method::GET, temporary_url).build())
+        .service(
+            Endpoint::new(r"/thumbnail/status/{realm_id:\d+}/{filename:.+}")
+                .route(Method::GET, thumbnail_status)
+                .build(),
+        )
         .service(Endpoint::new("/attachments").route(Method::GET, list_attachments).build())
         .service(Endpoint::new(r"/attachments/{attachment_id:\d+}").route(Method::DELETE, delete_attachment).build())
         .service(
@@ -158,6 +165,22 @@ async fn temporary_url(
     let params = Params::from_parts(req.query_string(), Vec::new());
     let url = state.signer.url(&file.path_id, agora_actors::clock::now());
     Ok(Either::Left(params.success(json_object(json!({"url": url})))))
+}
+
+/// `GET /api/v1/thumbnail/status/{realm_id}/{filename}` (FL 479), polled by clients until an
+/// uploaded image's thumbnail is made: `has_thumbnail`. A file the user may not read answers
+/// as one that does not exist, with the refusal of `DELETE /attachments/{id}` (Zulip's page
+/// does not say which error it gives).
+async fn thumbnail_status(
+    auth: Authed,
+    path: web::Path<(String, String)>,
+    params: Params,
+) -> Result<Success, HttpError> {
+    let (realm_id, filename) = path.into_inner();
+    let path_id = format!("{realm_id}/{filename}");
+    let status = auth.realm.read(ThumbnailStatus { user_id: auth.user.user_id, path_id }).await??;
+    let has_thumbnail = status.ok_or_else(|| ApiError::bad_request("Invalid attachment"))?;
+    Ok(params.success(json_object(json!({"has_thumbnail": has_thumbnail}))))
 }
 
 /// `GET /attachments`.

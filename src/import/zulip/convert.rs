@@ -121,6 +121,12 @@ pub fn organization(
             settings.insert((*setting).to_owned(), json!(value.as_i64().unwrap_or(-1)));
             continue;
         }
+        // Exports of Zulip before 12.0 (FL 453) name the GIF rating `giphy_rating`.
+        let key = &if key == "giphy_rating" && !row.contains_key("gif_rating_policy") {
+            "gif_rating_policy".to_owned()
+        } else {
+            key.clone()
+        };
         let Some(setting) = realm_setting(key) else { continue };
         if key.ends_with("_group") || key == "can_create_groups" || key == "can_manage_all_groups" {
             if let Some(id) = value.as_i64() {
@@ -271,7 +277,17 @@ pub fn organization(
         .collect();
     let mut linkifiers: Vec<_> = realm.zerver_realmfilter.iter().collect();
     linkifiers.sort_by_key(|l| l.order);
-    org.linkifiers = linkifiers.into_iter().map(|l| (l.pattern.clone(), l.url_template.clone())).collect();
+    org.linkifiers = linkifiers
+        .into_iter()
+        .map(|l| agora_actors::markdown::linkifier::Linkifier {
+            id: 0,
+            pattern: l.pattern.clone(),
+            url_template: l.url_template.clone(),
+            example_input: l.example_input.clone(),
+            reverse_template: l.reverse_template.clone(),
+            alternative_url_templates: l.alternative_url_templates.clone(),
+        })
+        .collect();
     org.playgrounds = realm
         .zerver_realmplayground
         .iter()

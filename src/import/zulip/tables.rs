@@ -158,6 +158,13 @@ pub struct Linkifier {
     pub url_template: String,
     #[serde(default)]
     pub order: i64,
+    /// Zulip 12 (FL 471, 478); absent from older exports.
+    #[serde(default)]
+    pub example_input: Option<String>,
+    #[serde(default)]
+    pub reverse_template: Option<String>,
+    #[serde(default)]
+    pub alternative_url_templates: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

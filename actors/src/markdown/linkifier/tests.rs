@@ -4,7 +4,12 @@ fn set(list: &[(&str, &str)]) -> Linkifiers {
     Linkifiers::new(
         list.iter()
             .enumerate()
-            .map(|(i, (p, t))| Linkifier { id: i as i64 + 1, pattern: (*p).into(), url_template: (*t).into() })
+            .map(|(i, (p, t))| Linkifier {
+                id: i as i64 + 1,
+                pattern: (*p).into(),
+                url_template: (*t).into(),
+                ..Default::default()
+            })
             .collect(),
     )
 }

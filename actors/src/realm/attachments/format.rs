@@ -1,6 +1,6 @@
 //! The wire shapes of attachments: the object of `GET /attachments` and of `attachment`
-//! events (`create_time` and `date_sent` in milliseconds, as Zulip's feature level 22 to
-//! 442 give them).
+//! events (`create_time` in seconds and the claiming `message_ids`, as Zulip gives them since
+//! feature level 472).
 
 use serde_json::json;
 

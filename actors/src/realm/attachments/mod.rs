@@ -20,7 +20,7 @@ pub mod thumbnails;
 use actix::prelude::*;
 
 pub use ops::NewUpload;
-pub use reads::{FileAccess, ListAttachments, ServedFile};
+pub use reads::{FileAccess, ListAttachments, ServedFile, ThumbnailStatus};
 pub use thumbnails::ThumbnailsMade;
 
 use super::actor::RealmActor;

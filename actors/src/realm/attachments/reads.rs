@@ -98,3 +98,29 @@ impl HistoryRead for FileAccess {
         Ok(Some(ServedFile { path_id: a.path_id.clone(), name: a.name.clone(), content_type: a.content_type.clone() }))
     }
 }
+
+/// `GET /thumbnail/status/{realm_id}/{path}` (FL 479): whether the default thumbnail of a file
+/// the user may read is made; `None` for a refusal and for a file that does not exist alike.
+#[derive(Debug)]
+pub struct ThumbnailStatus {
+    pub user_id: UserId,
+    pub path_id: String,
+}
+
+impl HistoryRead for ThumbnailStatus {
+    type Output = Option<bool>;
+
+    fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
+        let Some(user) = state.user(self.user_id).filter(|u| u.is_active) else {
+            return Ok(None);
+        };
+        let Some(a) = attachment_of(state, state.realm().id, &self.path_id) else {
+            return Ok(None);
+        };
+        if !may_read(state, conn, user, a)? {
+            return Ok(None);
+        }
+        let made = a.image.as_ref().is_some_and(|image| !image.thumbnails.is_empty());
+        Ok(Some(made))
+    }
+}

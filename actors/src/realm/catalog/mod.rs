@@ -258,7 +258,9 @@ const NOTIFICATION_SOUND_CHOICES: &[&str] = &[
 /// `available_notification_sounds`: every choice but `none`.
 const NOTIFICATION_SOUNDS: &[&str] = NOTIFICATION_SOUND_CHOICES.split_at(NOTIFICATION_SOUND_CHOICES.len() - 1).0;
 const DIGEST_WEEKDAYS: &[i64] = &[0, 1, 2, 3, 4, 5, 6];
-const GIPHY_RATINGS: &[i64] = &[0, 1, 2, 3, 4, 5];
+const GIF_RATINGS: &[i64] = &[0, 1, 2, 3, 4, 5];
+/// `media_preview_size`: 100%, 150% or 200% of the default height.
+const MEDIA_PREVIEW_SIZES: &[i64] = &[100, 150, 200];
 /// Video chat providers a self-hosted server without Zoom or BigBlueButton offers.
 const VIDEO_CHAT_PROVIDERS: &[i64] = &[0, 1];
 const ORG_TYPES: &[i64] = &[0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000];

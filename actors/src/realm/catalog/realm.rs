@@ -27,11 +27,14 @@ pub static REALM_SETTINGS: &[Setting] = &[
     flag("enable_guest_user_indicator", true),
     flag("enable_read_receipts", true),
     flag("enable_spectator_access", false),
-    org("giphy_rating", Kind::IntChoice(GIPHY_RATINGS), int(2)),
+    // FL 453: `giphy_rating` before (FL 442: it rates Tenor's GIFs too).
+    org("gif_rating_policy", Kind::IntChoice(GIF_RATINGS), int(2)),
     flag("inline_image_preview", true),
     flag("inline_url_embed_preview", false),
     flag("invite_required", true),
     org("jitsi_server_url", Kind::OptionalStr, DefaultValue::Null),
+    // FL 469: the height of image and video previews, in percent.
+    org("media_preview_size", Kind::IntChoice(MEDIA_PREVIEW_SIZES), int(100)),
     flag("message_content_allowed_in_email_notifications", true),
     org("message_content_edit_limit_seconds", Kind::OptionalInt, int(600)),
     org("message_content_delete_limit_seconds", Kind::OptionalInt, int(600)),
@@ -318,7 +321,7 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "server_avatar_changes_disabled": false,
         "server_name_changes_disabled": false,
         "server_web_public_streams_enabled": false,
-        "giphy_rating_options": giphy_rating_options(),
+        "gif_rating_policy_options": gif_rating_policy_options(),
         "server_emoji_data_url": format!("{url}{}", crate::emoji::data_file().path),
         "server_needs_upgrade": false,
         "event_queue_longpoll_timeout_seconds": EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS,
@@ -361,8 +364,9 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
     data
 }
 
-/// `giphy_rating_options`.
-fn giphy_rating_options() -> Value {
+/// `gif_rating_policy_options` (FL 453; `gif_rating_options` at FL 442, `giphy_rating_options`
+/// before).
+fn gif_rating_policy_options() -> Value {
     json!({
         "disabled": {"name": "GIPHY integration disabled", "id": 0},
         "y": {"name": "Allow GIFs rated Y (Very young audience)", "id": 1},

@@ -121,6 +121,11 @@ fn insert_after(list: &mut Vec<String>, anchor: &str, new: &[&str]) {
     }
 }
 
+fn rename(list: &mut [String], old: &str, new: &str) {
+    let at = list.iter().position(|k| k == old).unwrap();
+    list[at] = new.to_owned();
+}
+
 fn owned(keys: &[&str]) -> Vec<String> {
     keys.iter().map(|k| (*k).to_owned()).collect()
 }
@@ -337,6 +342,10 @@ fn realm_data_has_zulips_keys_in_order() {
     // and the group settings in their alphabetical places; new limits join the others.
     let mut expected = owned(GOLDEN_REALM);
     expected.retain(|k| k != "realm_mandatory_topics");
+    // FL 453 renamed the GIF rating (in place); FL 469 added the media preview size.
+    rename(&mut expected, "realm_giphy_rating", "realm_gif_rating_policy");
+    rename(&mut expected, "giphy_rating_options", "gif_rating_policy_options");
+    insert_after(&mut expected, "realm_jitsi_server_url", &["realm_media_preview_size"]);
     insert_after(&mut expected, "realm_push_notifications_enabled", &["realm_require_e2ee_push_notifications"]);
     insert_after(&mut expected, "realm_send_welcome_emails", &["realm_topics_policy"]);
     insert_after(

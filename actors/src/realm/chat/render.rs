@@ -75,7 +75,13 @@ pub(crate) fn render_unsanitized(state: &RealmState, source: &str) -> Rendered {
     let marked = mark_tokens(state, &cleaned, &mut tokens);
     let marked = linkify(state.linkifiers(), marked, &mut tokens);
     let restore = |text: &str| restore_source(text, &tokens);
-    let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block);
+    // Markdown images show only the organization's uploaded images (FL 437, 467).
+    let uploaded_image = |src: &str| {
+        src.strip_prefix("/user_uploads/")
+            .and_then(|path| state.uploads().by_path(path))
+            .is_some_and(|a| a.image.is_some())
+    };
+    let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block).only_images(&uploaded_image);
     for (event, range) in Parser::new_ext(&marked, OPTIONS).into_offset_iter() {
         // A link's text makes no other link (Zulip's link text is atomic, and `<a>` inside
         // `<a>` is not HTML): bare URLs and channel links there stay as written.
@@ -178,6 +184,40 @@ fn mark_tokens(state: &RealmState, source: &str, tokens: &mut Vec<Token>) -> Str
     marked
 }
 
+/// A global time (`<time:...>`, Zulip's `Timestamp` pattern): `<time datetime="...Z">` with
+/// the text as written, for an ISO 8601 date and time (UTC unless it has an offset) or a
+/// Unix timestamp. One that is not a time stays as written (plain escaped text, FL 451).
+fn global_time(text: &str) -> Option<String> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat, Utc};
+    let trimmed = text.trim();
+    let naive = |at: NaiveDateTime| at.and_utc();
+    let at: DateTime<Utc> = DateTime::parse_from_rfc3339(trimmed)
+        .ok()
+        .or_else(|| {
+            ["%Y-%m-%d %H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M%:z", "%Y-%m-%d %H:%M%:z", "%Y-%m-%dT%H:%M:%S%.f%z"]
+                .iter()
+                .find_map(|f| DateTime::parse_from_str(trimmed, f).ok())
+        })
+        .map(|at| at.with_timezone(&Utc))
+        .or_else(|| {
+            ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"]
+                .iter()
+                .find_map(|f| NaiveDateTime::parse_from_str(trimmed, f).ok())
+                .map(naive)
+        })
+        .or_else(|| NaiveDate::parse_from_str(trimmed, "%Y-%m-%d").ok()?.and_hms_opt(0, 0, 0).map(naive))
+        .or_else(|| {
+            let seconds: f64 = trimmed.parse().ok().filter(|s: &f64| s.is_finite())?;
+            DateTime::from_timestamp_micros((seconds * 1e6).round() as i64)
+        })?;
+    // Python's `isoformat()`: microseconds only when there are some.
+    let datetime = at.to_rfc3339_opts(
+        if at.timestamp_subsec_micros() == 0 { SecondsFormat::Secs } else { SecondsFormat::Micros },
+        true,
+    );
+    Some(format!("<time datetime=\"{datetime}\">{}</time>", escape_text(text)))
+}
+
 /// Applies each linkifier in turn to `text` (Zulip's `LinkifierPattern`): a match whose
 /// URL may be linked becomes a token; the search goes on after it. A refused URL leaves the
 /// text as it is, and the search resumes as Python-Markdown's does (`startIndex +=
@@ -210,6 +250,10 @@ fn linkify(linkifiers: &Linkifiers, mut text: String, tokens: &mut Vec<Token>) -
 
 /// The piece of Zulip syntax at the start of `rest`, as its length and HTML.
 fn match_token(state: &RealmState, rest: &str, prev: Option<char>, out: &mut Rendered) -> Option<(usize, String)> {
+    if let Some(inner) = rest.strip_prefix("<time:") {
+        let end = inner.find('>')?;
+        return global_time(&inner[..end]).map(|html| (end + "<time:>".len(), html));
+    }
     if rest.starts_with('@') {
         return mention(state, rest, out);
     }

@@ -220,13 +220,17 @@ fn markdown_realm() -> (tempfile::TempDir, crate::store::Store, crate::realm::st
 #[test]
 fn hostile_urls_make_no_link_in_messages() {
     let (_dir, _store, state) = markdown_realm();
-    for (source, html) in crate::markdown::tests::HOSTILE.iter().chain(crate::markdown::tests::SAFE) {
+    // Images are the exception: messages show only uploaded ones (FL 467).
+    let images_aside = crate::markdown::tests::SAFE.iter().filter(|(_, html)| !html.contains("<img"));
+    for (source, html) in crate::markdown::tests::HOSTILE.iter().chain(images_aside) {
         assert_eq!(render(&state, source).html, *html, "{source}");
     }
     let refused = render(&state, "[x](javascript:alert(1)) ![y](data:image/png;base64,AA)");
     assert!(!refused.has_link && !refused.has_image);
     let made = render(&state, "[x](https://a.b) ![y](/user_uploads/1/ab/y.png)");
-    assert!(made.has_link && made.has_image);
+    assert!(made.has_link && !made.has_image, "no such upload: no image");
+    assert_eq!(render(&state, "![y](https://a.b/i.png)").html, "<p>![y](https://a.b/i.png)</p>");
+    assert_eq!(render(&state, "[![i](/i.png)](https://a.b)").html, "<p><a href=\"https://a.b\">![i](/i.png)</a></p>");
 }
 
 /// Inside a link's text, bare URLs and channel links stay as written (no `<a>` in `<a>`);
@@ -401,4 +405,30 @@ fn a_read_sees_no_message_newer_than_its_snapshot() {
     let by_id = GetMessage { user_id: bob, message_id: second.id, rendering };
     assert_eq!(by_id.clone().run(&stale, &conn).unwrap_err().msg, "Invalid message(s)");
     assert!(by_id.run(&state, &conn).is_ok());
+}
+
+/// Global times (`<time:...>`): a time becomes `<time datetime>` (in UTC, as Python's
+/// `isoformat` writes it) with the text as written; anything else stays as written, plain
+/// escaped text since FL 451 (Zulip's `timestamp-error` span before).
+#[test]
+fn global_times_render_and_invalid_ones_stay_as_text() {
+    let (_dir, _store, state) = markdown_realm();
+    let cases = [
+        (
+            "<time:2023-11-14T22:13:20+00:00>",
+            "<p><time datetime=\"2023-11-14T22:13:20Z\">2023-11-14T22:13:20+00:00</time></p>",
+        ),
+        (
+            "at <time:2023-11-14T23:13:20+01:00>!",
+            "<p>at <time datetime=\"2023-11-14T22:13:20Z\">2023-11-14T23:13:20+01:00</time>!</p>",
+        ),
+        ("<time:1700000000>", "<p><time datetime=\"2023-11-14T22:13:20Z\">1700000000</time></p>"),
+        ("<time:1700000000.5>", "<p><time datetime=\"2023-11-14T22:13:20.500000Z\">1700000000.5</time></p>"),
+        ("<time:2023-11-14>", "<p><time datetime=\"2023-11-14T00:00:00Z\">2023-11-14</time></p>"),
+        ("<time:soon>", "<p>&lt;time:soon&gt;</p>"),
+        ("`<time:1700000000>`", "<p><code>&lt;time:1700000000&gt;</code></p>"),
+    ];
+    for (source, html) in cases {
+        assert_eq!(render(&state, source).html, html, "{source}");
+    }
 }

@@ -5,9 +5,17 @@ use serde_json::{json, Map, Value};
 use crate::events::Event;
 use crate::markdown::linkifier::{Linkifier, Linkifiers};
 
-/// `{pattern, url_template, id}`.
+/// `{pattern, url_template, id, example_input, reverse_template, alternative_url_templates}`
+/// (the last three since FL 471 and 478).
 pub fn linkifier_dict(linkifier: &Linkifier) -> Value {
-    json!({"pattern": linkifier.pattern, "url_template": linkifier.url_template, "id": linkifier.id})
+    json!({
+        "pattern": linkifier.pattern,
+        "url_template": linkifier.url_template,
+        "id": linkifier.id,
+        "example_input": linkifier.example_input,
+        "reverse_template": linkifier.reverse_template,
+        "alternative_url_templates": linkifier.alternative_url_templates,
+    })
 }
 
 /// The linkifiers in their order: `GET /realm/linkifiers` and the `realm_linkifiers` data

@@ -35,6 +35,7 @@ pub struct AddLinkifier {
     /// As given (stripped here, as Zulip does).
     pub pattern: String,
     pub url_template: String,
+    pub extras: ops::Extras,
 }
 
 /// `PATCH /realm/filters/{filter_id}`: both fields are required.
@@ -46,6 +47,8 @@ pub struct UpdateLinkifier {
     pub id: i64,
     pub pattern: String,
     pub url_template: String,
+    /// Fields not given keep their values.
+    pub extras: ops::Extras,
 }
 
 /// `DELETE /realm/filters/{filter_id}`.
@@ -78,7 +81,7 @@ impl Handler<AddLinkifier> for RealmActor {
     type Result = ApiResult<i64>;
 
     fn handle(&mut self, msg: AddLinkifier, _: &mut Self::Context) -> Self::Result {
-        let change = ops::plan_add(&self.state, msg.acting, &msg.pattern, &msg.url_template)?;
+        let change = ops::plan_add(&self.state, msg.acting, &msg.pattern, &msg.url_template, msg.extras)?;
         self.commit(change)
     }
 }
@@ -87,7 +90,7 @@ impl Handler<UpdateLinkifier> for RealmActor {
     type Result = ApiResult<()>;
 
     fn handle(&mut self, msg: UpdateLinkifier, _: &mut Self::Context) -> Self::Result {
-        let change = ops::plan_update(&self.state, msg.acting, msg.id, &msg.pattern, &msg.url_template)?;
+        let change = ops::plan_update(&self.state, msg.acting, msg.id, &msg.pattern, &msg.url_template, msg.extras)?;
         self.commit(change).map(|_| ())
     }
 }

@@ -11,7 +11,7 @@ use super::format::linkifiers_event;
 use crate::error::{ApiError, ApiResult};
 use crate::events::Outgoing;
 use crate::ids::{RealmId, UserId};
-use crate::markdown::linkifier::{check_pattern, Linkifier, Linkifiers};
+use crate::markdown::linkifier::{check_pattern, fill_reverse_template, whole_match_groups, Linkifier, Linkifiers};
 use crate::markdown::uri_template::UriTemplate;
 use crate::realm::permissions::require_admin;
 use crate::realm::state::RealmState;
@@ -99,12 +99,76 @@ fn py_repr(name: &str) -> String {
     format!("'{}'", name.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
+/// The reverse-linkification fields of `POST /realm/filters` and `PATCH
+/// /realm/filters/{filter_id}` (FL 471, 478): `None` when not given (a change keeps the
+/// linkifier's); an empty `example_input` or `reverse_template` is none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extras {
+    pub example_input: Option<String>,
+    pub reverse_template: Option<String>,
+    pub alternative_url_templates: Option<Vec<String>>,
+}
+
+/// A linkifier with `extras` applied over `base`'s fields.
+fn with_extras(base: Option<&Linkifier>, id: i64, pattern: &str, url_template: &str, extras: Extras) -> Linkifier {
+    let keep = |given: Option<String>, old: Option<&Option<String>>| match given {
+        Some(text) => Some(text).filter(|t| !t.is_empty()),
+        None => old.cloned().flatten(),
+    };
+    Linkifier {
+        id,
+        pattern: pattern.into(),
+        url_template: url_template.into(),
+        example_input: keep(extras.example_input, base.map(|b| &b.example_input)),
+        reverse_template: keep(extras.reverse_template, base.map(|b| &b.reverse_template)),
+        alternative_url_templates: extras
+            .alternative_url_templates
+            .or_else(|| base.map(|b| b.alternative_url_templates.clone()))
+            .unwrap_or_default(),
+    }
+}
+
+/// The checks of the reverse-linkification fields (FL 471, 478), after `check`: each
+/// alternative URL template is one, with only the pattern's groups; a reverse template needs
+/// an example input, which the pattern must match whole and the reverse template must give
+/// back from the groups of that match. Zulip's documentation gives none of these messages:
+/// they are Agora's, in Zulip's manner.
+pub fn check_extras(linkifier: &Linkifier) -> ApiResult<()> {
+    let groups = check_pattern(&linkifier.pattern).unwrap_or_default();
+    for alternative in &linkifier.alternative_url_templates {
+        let template = UriTemplate::parse(alternative)
+            .ok_or_else(|| ApiError::bad_request(format!("Invalid URL template: {alternative}")))?;
+        if let Some(name) = template.variable_names().into_iter().find(|v| !groups.iter().any(|g| g.as_str() == *v)) {
+            let message = format!("Group {} in URL template is not present in linkifier pattern.", py_repr(name));
+            return Err(ApiError::bad_request(message));
+        }
+    }
+    let Some(reverse) = &linkifier.reverse_template else { return Ok(()) };
+    let Some(example) = &linkifier.example_input else {
+        return Err(ApiError::bad_request("An example input is required for a reverse template."));
+    };
+    let Some(groups) = whole_match_groups(&linkifier.pattern, example) else {
+        return Err(ApiError::bad_request("Example input does not match the linkifier pattern."));
+    };
+    if fill_reverse_template(reverse, &groups).as_deref() != Some(example.as_str()) {
+        return Err(ApiError::bad_request("Reverse template does not reproduce the example input."));
+    }
+    Ok(())
+}
+
 /// Plans `POST /realm/filters`.
-pub fn plan_add(state: &RealmState, acting: UserId, pattern: &str, url_template: &str) -> ApiResult<LinkifierChange> {
+pub fn plan_add(
+    state: &RealmState,
+    acting: UserId,
+    pattern: &str,
+    url_template: &str,
+    extras: Extras,
+) -> ApiResult<LinkifierChange> {
     admin(state, acting)?;
     let (pattern, url_template) = (python_strip(pattern), python_strip(url_template));
     check(state, 0, pattern, url_template)?;
-    let linkifier = Linkifier { id: 0, pattern: pattern.into(), url_template: url_template.into() };
+    let linkifier = with_extras(None, 0, pattern, url_template, extras);
+    check_extras(&linkifier)?;
     Ok(LinkifierChange::Add { realm_id: state.realm().id, linkifier })
 }
 
@@ -116,14 +180,16 @@ pub fn plan_update(
     id: i64,
     pattern: &str,
     url_template: &str,
+    extras: Extras,
 ) -> ApiResult<LinkifierChange> {
     admin(state, acting)?;
-    if !state.linkifiers().list().any(|l| l.id == id) {
+    let Some(old) = state.linkifiers().list().find(|l| l.id == id) else {
         return Err(not_found());
-    }
+    };
     let (pattern, url_template) = (python_strip(pattern), python_strip(url_template));
     check(state, id, pattern, url_template)?;
-    let linkifier = Linkifier { id, pattern: pattern.into(), url_template: url_template.into() };
+    let linkifier = with_extras(Some(old), id, pattern, url_template, extras);
+    check_extras(&linkifier)?;
     Ok(LinkifierChange::Update { realm_id: state.realm().id, linkifier })
 }
 
@@ -164,7 +230,7 @@ impl Change for LinkifierChange {
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         match self {
             LinkifierChange::Add { realm_id, linkifier } => {
-                linkifier.id = store::linkifiers::add(tx, *realm_id, &linkifier.pattern, &linkifier.url_template)?;
+                linkifier.id = store::linkifiers::add(tx, *realm_id, linkifier)?;
             }
             LinkifierChange::Update { realm_id, linkifier } => store::linkifiers::update(tx, *realm_id, linkifier)?,
             LinkifierChange::Remove { realm_id, id } => store::linkifiers::remove(tx, *realm_id, *id)?,

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::format::linkifiers_list;
-use super::ops::{check, plan_add, plan_remove, plan_reorder, plan_update, LinkifierChange};
+use super::ops::{check, plan_add, plan_remove, plan_reorder, plan_update, Extras, LinkifierChange};
 use crate::ids::UserId;
 use crate::realm::chat::fixture_tests::{realm, user};
 use crate::realm::model::Role;
@@ -65,17 +65,19 @@ fn administrators_add_update_reorder_and_remove_and_everyone_is_told() {
     let mut state = realm();
     let iago = user(&mut state, "iago", Role::Administrator);
     let hamlet = user(&mut state, "hamlet", Role::Member);
-    let must_be_admin = plan_add(&state, hamlet, "#(?P<id>[0-9]+)", "https://e.com/{id}").unwrap_err();
+    let must_be_admin =
+        plan_add(&state, hamlet, "#(?P<id>[0-9]+)", "https://e.com/{id}", Extras::default()).unwrap_err();
     assert_eq!(must_be_admin.msg, "Must be an organization administrator");
 
-    let change = plan_add(&state, iago, "  #(?P<id>[0-9]+) ", " https://e.com/{id}\n").unwrap();
-    let one = json!({"pattern": "#(?P<id>[0-9]+)", "url_template": "https://e.com/{id}", "id": 4});
+    let change = plan_add(&state, iago, "  #(?P<id>[0-9]+) ", " https://e.com/{id}\n", Extras::default()).unwrap();
+    let one = json!({"pattern": "#(?P<id>[0-9]+)", "url_template": "https://e.com/{id}", "id": 4,
+                     "example_input": null, "reverse_template": null, "alternative_url_templates": []});
     let event = json!({"type": "realm_linkifiers", "realm_linkifiers": [one]});
     assert_eq!(apply(&mut state, change, 4), (4, vec![(event, vec![iago, hamlet])]));
 
-    let duplicate = plan_add(&state, iago, "#(?P<id>[0-9]+)", "https://f.com/{id}").unwrap_err();
+    let duplicate = plan_add(&state, iago, "#(?P<id>[0-9]+)", "https://f.com/{id}", Extras::default()).unwrap_err();
     assert_eq!(duplicate.msg, "Realm filter with this Realm and Pattern already exists.");
-    let change = plan_add(&state, iago, "ZUL-(?P<id>[0-9]+)", "https://z.com/{id}").unwrap();
+    let change = plan_add(&state, iago, "ZUL-(?P<id>[0-9]+)", "https://z.com/{id}", Extras::default()).unwrap();
     apply(&mut state, change, 9);
     assert_eq!(
         state.linkifiers().topic_links_json("#1 ZUL-2"),
@@ -84,9 +86,27 @@ fn administrators_add_update_reorder_and_remove_and_everyone_is_told() {
         ])
     );
 
-    assert_eq!(plan_update(&state, iago, 5, "(", "x").unwrap_err().msg, "Linkifier not found.");
-    let change = plan_update(&state, iago, 4, "#(?P<id>[0-9]+)", "https://e.com/t/{id}").unwrap();
+    assert_eq!(plan_update(&state, iago, 5, "(", "x", Extras::default()).unwrap_err().msg, "Linkifier not found.");
+    let extras = Extras {
+        example_input: Some("#7".into()),
+        reverse_template: Some("#{id}".into()),
+        alternative_url_templates: Some(vec!["https://old.e.com/{id}".into()]),
+    };
+    let change = plan_update(&state, iago, 4, "#(?P<id>[0-9]+)", "https://e.com/{id}", extras).unwrap();
     apply(&mut state, change, 0);
+    // An update keeps the fields it does not name; an empty text clears one.
+    let extras = Extras { reverse_template: Some(String::new()), ..Extras::default() };
+    let change = plan_update(&state, iago, 4, "#(?P<id>[0-9]+)", "https://e.com/t/{id}", extras).unwrap();
+    apply(&mut state, change, 0);
+    let updated = linkifiers_list(state.linkifiers())[0].clone();
+    assert_eq!(
+        (
+            updated["example_input"].clone(),
+            updated["reverse_template"].clone(),
+            updated["alternative_url_templates"].clone()
+        ),
+        (json!("#7"), json!(null), json!(["https://old.e.com/{id}"]))
+    );
     assert_eq!(
         plan_reorder(&state, iago, vec![9, 4, 9]).unwrap_err().msg,
         "The ordered list must not contain duplicated linkifiers"
@@ -107,4 +127,50 @@ fn administrators_add_update_reorder_and_remove_and_everyone_is_told() {
     let change = plan_remove(&state, iago, 4).unwrap();
     apply(&mut state, change, 0);
     assert!(plan_reorder(&state, iago, vec![]).unwrap().is_none(), "nothing to order: no event");
+}
+
+/// Reverse linkification (FL 471, 478): the example must match the pattern whole and come
+/// back from the reverse template; alternative templates are URL templates of the pattern's
+/// groups; an update keeps what it does not name, and an empty text clears it.
+#[test]
+fn reverse_templates_must_give_back_their_example() {
+    use super::ops::check_extras;
+    use crate::markdown::linkifier::Linkifier;
+    let base = Linkifier {
+        id: 1,
+        pattern: "#(?P<id>[0-9]+)".into(),
+        url_template: "https://e.com/{id}".into(),
+        example_input: Some("#42".into()),
+        reverse_template: Some("#{id}".into()),
+        alternative_url_templates: vec!["https://old.e.com/issues/{id}".into()],
+    };
+    assert_eq!(check_extras(&base), Ok(()));
+    let with = |f: &dyn Fn(&mut Linkifier)| {
+        let mut l = base.clone();
+        f(&mut l);
+        check_extras(&l).map_err(|e| e.msg)
+    };
+    assert_eq!(with(&|l| l.example_input = None), Err("An example input is required for a reverse template.".into()));
+    assert_eq!(
+        with(&|l| l.example_input = Some("#4x".into())),
+        Err("Example input does not match the linkifier pattern.".into())
+    );
+    assert_eq!(
+        with(&|l| l.reverse_template = Some("# {id}".into())),
+        Err("Reverse template does not reproduce the example input.".into())
+    );
+    assert!(with(&|l| l.reverse_template = Some("{{#}}{id}".into())).is_err());
+    assert_eq!(with(&|l| l.reverse_template = None), Ok(()));
+    assert_eq!(
+        with(&|l| l.alternative_url_templates = vec!["https://x/{nope}".into()]),
+        Err("Group 'nope' in URL template is not present in linkifier pattern.".into())
+    );
+    let braces = Linkifier {
+        pattern: "\\{(?P<id>[0-9]+)\\}".into(),
+        url_template: "https://e.com/{id}".into(),
+        example_input: Some("{7}".into()),
+        reverse_template: Some("{{{id}}}".into()),
+        ..base.clone()
+    };
+    assert_eq!(check_extras(&braces), Ok(()));
 }

@@ -170,6 +170,8 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("giphy", vec![("giphy_api_key", json!(""))]),
         // Feature level 486: the KLIPY GIF service, not configured (as giphy).
         ("klipy", vec![("klipy_api_key", json!(""))]),
+        // FL 442: empty, as a Zulip server without a Tenor key configured sends it.
+        ("tenor", vec![("tenor_api_key", json!(""))]),
         (
             "onboarding_steps",
             vec![("onboarding_steps", json!([])), ("navigation_tour_video_url", json!(NAVIGATION_TOUR_VIDEO_URL))],

@@ -107,7 +107,7 @@ pub(super) fn check_parsed(setting: &Setting, value: &Value) -> ApiResult<()> {
             None => Err(ApiError::bad_request("jitsi_server_url is not a string")),
         },
         // Checked after the parsing phase, with their own messages.
-        ("default_language" | "video_chat_provider" | "giphy_rating" | "message_retention_days", _)
+        ("default_language" | "video_chat_provider" | "gif_rating_policy" | "message_retention_days", _)
         | (_, Kind::OptionalInt) => Ok(()),
         _ if setting.accepts(value) => Ok(()),
         _ => Err(ApiError::bad_request(format!("Invalid {name}"))),
@@ -129,7 +129,7 @@ fn check_values(role: Role, settings: &[SettingValue]) -> ApiResult<()> {
             return Err(ApiError::bad_request(format!("Invalid language '{shown}'")));
         }
     }
-    for name in ["video_chat_provider", "giphy_rating"] {
+    for name in ["video_chat_provider", "gif_rating_policy"] {
         let setting = catalog::realm_setting(name);
         if let Some(value) = value_of(name).filter(|v| !setting.is_some_and(|s| s.accepts(v))) {
             return Err(ApiError::bad_request(format!("Invalid {name} {value}")));

@@ -244,7 +244,7 @@ mod organization_settings {
     #[test]
     fn wires_follow_zulips_parameter_types() {
         assert_eq!(wire(setting("invite_required")), Wire::Bool);
-        assert_eq!(wire(setting("giphy_rating")), Wire::Int);
+        assert_eq!(wire(setting("gif_rating_policy")), Wire::Int);
         assert_eq!(wire(setting("name")), Wire::Str);
         assert_eq!(wire(setting("message_retention_days")), Wire::Json);
         assert_eq!(wire(setting("message_content_edit_limit_seconds")), Wire::Json);

@@ -119,16 +119,17 @@ impl Claims {
     }
 }
 
-/// The attachment object (Zulip's `Attachment.to_dict`, times in milliseconds).
+/// The attachment object (Zulip's `Attachment.to_dict`): `create_time` in seconds (feature
+/// level 443; milliseconds before) and the claiming messages as `message_ids` (feature level
+/// 472; objects with `id` and `date_sent` before).
 pub fn attachment_json(a: &Attachment, messages: &[(MessageId, i64)]) -> serde_json::Value {
-    let messages: Vec<serde_json::Value> =
-        messages.iter().map(|(id, sent)| serde_json::json!({"id": id, "date_sent": sent * 1000})).collect();
+    let message_ids: Vec<MessageId> = messages.iter().map(|(id, _)| *id).collect();
     serde_json::json!({
         "id": a.id,
         "name": a.name,
         "path_id": a.path_id,
         "size": a.size,
-        "create_time": a.create_time * 1000,
-        "messages": messages,
+        "create_time": a.create_time,
+        "message_ids": message_ids,
     })
 }

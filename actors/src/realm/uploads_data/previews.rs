@@ -16,18 +16,65 @@ use crate::uploads::images::THUMBNAIL_FORMATS;
 /// Zulip's spinner for previews whose thumbnail is not made yet.
 pub const LOADING_SRC: &str = "/static/images/loading/loader-black.svg";
 
-/// The `<img>` of an image's preview: its thumbnail, or the loading placeholder.
-fn preview_img(a: &Attachment) -> Option<String> {
+/// An image's `data-original-*` attributes, and the `src` of its `<img>`: its thumbnail,
+/// or the loading placeholder (`true`).
+fn image_parts(a: &Attachment) -> Option<(String, String, bool)> {
     let image = a.image.as_ref()?;
     let content_type = a.content_type.as_deref().map(|t| format!(" data-original-content-type=\"{}\"", escape_attr(t)));
     let attrs =
         format!("{} data-original-dimensions=\"{}x{}\"", content_type.unwrap_or_default(), image.width, image.height);
     let default = THUMBNAIL_FORMATS.first()?.name();
     Some(if image.thumbnails.contains(&default) {
-        format!("<img{attrs} src=\"/user_uploads/thumbnail/{}/{default}\">", escape_attr(&a.path_id))
+        (attrs, format!("/user_uploads/thumbnail/{}/{default}", escape_attr(&a.path_id)), false)
     } else {
-        format!("<img class=\"image-loading-placeholder\"{attrs} src=\"{LOADING_SRC}\">")
+        (attrs, LOADING_SRC.to_owned(), true)
     })
+}
+
+/// The `<img>` of an image's preview: its thumbnail, or the loading placeholder.
+fn preview_img(a: &Attachment) -> Option<String> {
+    let (attrs, src, waiting) = image_parts(a)?;
+    let class = if waiting { " class=\"image-loading-placeholder\"" } else { "" };
+    Some(format!("<img{class}{attrs} src=\"{src}\">"))
+}
+
+/// What follows the `alt` of an image shown with Markdown image syntax (FL 437): Zulip's
+/// `inline-image` markup, with `data-original-src` naming the uploaded file.
+fn inline_img_tail(a: &Attachment) -> Option<String> {
+    let (attrs, src, waiting) = image_parts(a)?;
+    let class = if waiting { "inline-image image-loading-placeholder" } else { "inline-image" };
+    Some(format!(
+        " class=\"{class}\"{attrs} data-original-src=\"/user_uploads/{}\" src=\"{src}\">",
+        escape_attr(&a.path_id)
+    ))
+}
+
+/// Rewrites the renderer's `<img src="/user_uploads/..." alt="...">` (Markdown image syntax,
+/// which messages allow only for uploaded images) into Zulip's `inline-image` markup.
+fn inline_images(uploads: &UploadsData, html: &str) -> String {
+    const START: &str = "<img src=\"/user_uploads/";
+    let mut out = String::with_capacity(html.len() + 128);
+    let mut rest = html;
+    while let Some(at) = rest.find(START) {
+        out.push_str(&rest[..at]);
+        let tag = &rest[at..];
+        let end = tag.find('>').map_or(tag.len(), |i| i + 1);
+        let (whole, after) = tag.split_at(end);
+        let path = whole[START.len()..].split('"').next().unwrap_or_default();
+        let alt = whole.split(" alt=\"").nth(1).and_then(|a| a.split('"').next()).unwrap_or_default();
+        match uploads.by_path(&unescape(path)).and_then(inline_img_tail) {
+            Some(tail) => {
+                out.push_str("<img alt=\"");
+                out.push_str(alt);
+                out.push('"');
+                out.push_str(&tail);
+            }
+            None => out.push_str(whole),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The whole preview of an image linked with `title`.
@@ -47,9 +94,13 @@ pub fn ready_preview(html: &str, a: &Attachment) -> Option<String> {
     if let Some(image) = pending.image.as_mut() {
         image.thumbnails.clear();
     }
-    let old = preview_img(&pending)?;
-    let new = preview_img(a)?;
-    (html.contains(&old) && old != new).then(|| html.replace(&old, &new))
+    let mut out = html.to_owned();
+    for (old, new) in [(preview_img(&pending)?, preview_img(a)?), (inline_img_tail(&pending)?, inline_img_tail(a)?)] {
+        if old != new {
+            out = out.replace(&old, &new);
+        }
+    }
+    (out != html).then_some(out)
 }
 
 /// Decodes the few entities the renderer writes in text, for a link's title.
@@ -88,6 +139,8 @@ pub fn add_previews(uploads: &UploadsData, html: &str) -> (String, bool) {
     if !html.contains("/user_uploads/") {
         return (html.to_owned(), false);
     }
+    let inlined = inline_images(uploads, html);
+    let html = inlined.as_str();
     let mut out = String::with_capacity(html.len() + 256);
     let mut any = false;
     let mut rest = html;

@@ -142,7 +142,8 @@ impl Tables {
             }
         }
         for (i, l) in store::linkifiers::in_realm(&conn, realm.id)?.iter().enumerate() {
-            t.push("zerver_realmfilter", json!({"id": l.id, "realm": realm.id.0, "pattern": l.pattern, "url_template": l.url_template, "order": i}));
+            t.push("zerver_realmfilter", json!({"id": l.id, "realm": realm.id.0, "pattern": l.pattern, "url_template": l.url_template, "order": i,
+                "example_input": l.example_input, "reverse_template": l.reverse_template, "alternative_url_templates": l.alternative_url_templates}));
         }
         for p in state.playgrounds() {
             t.push("zerver_realmplayground", json!({"id": p.id, "realm": realm.id.0, "name": p.name, "pygments_language": p.pygments_language, "url_template": p.url_template}));

@@ -324,9 +324,9 @@ impl Writer<'_> {
     }
 
     fn write_extras(&mut self, tx: &Transaction<'_>, org: &Organization) -> Result<(), ImportError> {
-        for (pattern, template) in &org.linkifiers {
-            store::linkifiers::add(tx, self.realm_id, pattern, template)
-                .map_err(|e| ImportError::at(format!("linkifier {pattern:?}"), e.to_string()))?;
+        for linkifier in &org.linkifiers {
+            store::linkifiers::add(tx, self.realm_id, linkifier)
+                .map_err(|e| ImportError::at(format!("linkifier {:?}", linkifier.pattern), e.to_string()))?;
         }
         for playground in &org.playgrounds {
             store::playgrounds::add(tx, self.realm_id, playground)

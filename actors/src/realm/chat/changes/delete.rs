@@ -103,7 +103,15 @@ impl Change for MessageDeletion {
         let user = viewer(state, self.user)?;
         let message = access_message_to_change(state, tx, user, self.message_id)?.message;
         check_can_delete(state, user, &message, self.now)?;
-        let recipients = event_recipients(state, tx, &message)?;
+        let mut recipients = event_recipients(state, tx, &message)?;
+        // The deleter is told too, if they have content access to the channel (FL 457).
+        let told_deleter = match message.channel_id.and_then(|id| state.channel(id)) {
+            Some(channel) => state.has_content_access(user, channel),
+            None => false,
+        };
+        if told_deleter && !recipients.contains(&user.id) {
+            recipients.push(user.id);
+        }
         store::delete_message(tx, &message)?;
         // The channel's first message may have been the one deleted.
         let first = match message.channel_id {
@@ -116,7 +124,8 @@ impl Change for MessageDeletion {
         Ok(())
     }
 
-    /// The `delete_message` event, for everyone who could see the message.
+    /// The `delete_message` event, for everyone who could see the message and for the
+    /// deleter with content access to its channel.
     fn apply(self, state: &mut RealmState) -> Applied<()> {
         let MessageDeletion { state: planned, done, .. } = self;
         drop(planned);

@@ -31,6 +31,9 @@ pub enum Anchor {
     Newest,
     Oldest,
     FirstUnread,
+    /// `date` with `anchor_date` (FL 445), in seconds: the first message sent then or later,
+    /// else the newest.
+    Date(i64),
 }
 
 impl Anchor {
@@ -46,6 +49,31 @@ impl Anchor {
                 .map_err(|_| ApiError::bad_request("Invalid anchor")),
         }
     }
+}
+
+/// Parses `anchor_date` (FL 445): an ISO 8601 date (midnight UTC) or date and time (UTC
+/// unless it names its offset); seconds since the epoch.
+pub fn parse_anchor_date(raw: &str) -> ApiResult<i64> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime};
+    let raw = raw.trim();
+    let invalid = || ApiError::bad_request("Invalid anchor_date");
+    if let Ok(date) = NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+        return Ok(date.and_hms_opt(0, 0, 0).ok_or_else(invalid)?.and_utc().timestamp());
+    }
+    if let Ok(at) = DateTime::parse_from_rfc3339(raw) {
+        return Ok(at.timestamp());
+    }
+    for format in ["%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%dT%H:%M%z"] {
+        if let Ok(at) = DateTime::parse_from_str(raw, format) {
+            return Ok(at.timestamp());
+        }
+    }
+    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"] {
+        if let Ok(at) = NaiveDateTime::parse_from_str(raw, format) {
+            return Ok(at.and_utc().timestamp());
+        }
+    }
+    Err(invalid())
 }
 
 /// How messages are rendered in a response.
@@ -156,6 +184,10 @@ pub fn fetch_window(conn: &Connection, filter: &Filter, range: Range) -> ApiResu
         Anchor::Newest => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
         Anchor::Oldest => (MessageId(0), true, false),
         Anchor::FirstUnread => match rows::first_unread(conn, filter)? {
+            Some(id) => (id, false, false),
+            None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
+        },
+        Anchor::Date(since) => match rows::first_since(conn, filter, since)? {
             Some(id) => (id, false, false),
             None => (LARGER_THAN_MAX_MESSAGE_ID, false, true),
         },

@@ -191,6 +191,8 @@ fn condition(
             Condition::Conversation(dm_key(&users))
         }
         "dm-including" | "group-pm-with" => Condition::Including(user_operand(state, operand)?),
+        // FL 446: a direct, visible (not silent) mention of the user.
+        "mentions" => Condition::MentionsUser(user_operand(state, operand)?),
         "id" => {
             // Zulip's `str(operand).isdigit()`: no sign, no fraction.
             let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
