@@ -105,7 +105,15 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
     let client = reqwest::Client::new();
-    TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None }
+    let app = TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None };
+    // Zulip's test data turns on the channel event notices a new organization lacks (FL
+    // 434, `send_channel_events_messages`); the tests expect them as Zulip's do.
+    if !app.owner.email.is_empty() {
+        let form = [("send_channel_events_messages", "true")];
+        let response = send(&app, &app.owner, Method::PATCH, "/realm", &form).await;
+        assert_eq!(response.status(), 200, "channel event notices turned on");
+    }
+    app
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the
