@@ -8,8 +8,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    admins_and_members_groups, error, expect, json, missing, register, send, spawn_app, success, Creds, TestApp,
-    Watch,
+    admins_and_members_groups, error, expect, json, missing, register, send, spawn_app, success, Creds, TestApp, Watch,
 };
 
 /// A channel created by the owner over `POST /channels/create`, with more `form` fields.
@@ -33,7 +32,8 @@ async fn send_to(app: &TestApp, who: &Creds, channel: i64, topic: &str) -> (u16,
 async fn channel_messages(app: &TestApp, channel: i64) -> Vec<Value> {
     let narrow = json!([{"operator": "channel", "operand": channel}]).to_string();
     let form = [("anchor", "oldest"), ("num_before", "0"), ("num_after", "100"), ("narrow", narrow.as_str())];
-    let (status, body) = json(app.as_user(&app.owner, Method::GET, "/messages").query(&form).send().await.unwrap()).await;
+    let (status, body) =
+        json(app.as_user(&app.owner, Method::GET, "/messages").query(&form).send().await.unwrap()).await;
     assert_eq!(status, 200, "{body}");
     body["messages"].as_array().unwrap().clone()
 }
@@ -178,8 +178,9 @@ async fn can_create_topic_group_limits_new_topics_to_its_members() {
 async fn private_channels_with_protected_history_let_everyone_start_topics() {
     let app = spawn_app().await;
     let (admins, _) = admins_and_members_groups(&app).await;
-    let id = channel(&app, "vault", &[&app.owner], &[("invite_only", "true"), ("history_public_to_subscribers", "true")])
-        .await;
+    let id =
+        channel(&app, "vault", &[&app.owner], &[("invite_only", "true"), ("history_public_to_subscribers", "true")])
+            .await;
     let combination = error("Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group");
     let path = format!("/streams/{id}");
     let setting = json!({"new": admins}).to_string();

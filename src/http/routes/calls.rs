@@ -24,7 +24,9 @@ pub(super) fn routes(scope: Scope) -> Scope {
     scope
         .service(Endpoint::new("/calls/bigbluebutton/create").route(Method::GET, create_bigbluebutton_call).build())
         .service(
-            Endpoint::new("/calls/constructorgroups/create").route(Method::POST, create_constructor_groups_call).build(),
+            Endpoint::new("/calls/constructorgroups/create")
+                .route(Method::POST, create_constructor_groups_call)
+                .build(),
         )
         .service(Endpoint::new("/calls/nextcloud_talk/create").route(Method::POST, create_nextcloud_talk_call).build())
 }

@@ -146,5 +146,7 @@ pub fn check_topic_creation_with_history(state: &RealmState, channel: &Channel) 
     if Some(state.channel_setting(channel, "can_create_topic_group")) == everyone {
         return Ok(());
     }
-    Err(ApiError::bad_request("Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group"))
+    Err(ApiError::bad_request(
+        "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
+    ))
 }
