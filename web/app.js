@@ -220,7 +220,7 @@ async function main() {
   setInterval(updateTyping, 2000);
   window.addEventListener("hashchange", route);
   document.addEventListener("keydown", keyboard);
-  if (!location.hash) history.replaceState(null, "", state.settings.web_home_view === "recent_topics" ? "#recent" : state.settings.web_home_view === "all_messages" ? "#feed" : "#inbox");
+  if (!location.hash) history.replaceState(null, "", state.settings.web_home_view === "recent" ? "#recent" : state.settings.web_home_view === "all_messages" ? "#feed" : "#inbox");
   route();
   // Exposed for the browser tests' timing probes only.
   window.agora = { state, feed, compose, dmOthers };

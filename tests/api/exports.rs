@@ -81,10 +81,20 @@ async fn an_administrator_exports_downloads_and_deletes_an_organization() {
         let refused = json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
         expect(send(&app, &member, method, path, &[]).await, 400, refused).await;
     }
+    // Export types are named since FL 449; the former numbers are refused.
+    for export_type in ["1", "3", "standard"] {
+        expect(
+            post(&app, &owner, "/export/realm", &[("export_type", export_type)]).await,
+            400,
+            error("Invalid export_type: Value error, Not in the list of possible values"),
+        )
+        .await;
+    }
+    // A full export without consent needs the organization's `owner_full_content_access`.
     expect(
-        post(&app, &owner, "/export/realm", &[("export_type", "3")]).await,
+        post(&app, &owner, "/export/realm", &[("export_type", "full_without_consent")]).await,
         400,
-        error("Invalid export_type: Value error, Not in the list of possible values"),
+        error("Full exports without consent are not enabled for this organization."),
     )
     .await;
     let consents = json(app.as_user(&owner, Method::GET, "/export/realm/consents").send().await.unwrap()).await.1;
@@ -92,7 +102,10 @@ async fn an_administrator_exports_downloads_and_deletes_an_organization() {
     listed.sort_by_key(|c| c["user_id"].as_i64());
     assert_eq!(
         listed,
-        [json!({"user_id": owner.user_id, "consented": false}), json!({"user_id": member.user_id, "consented": false})]
+        [
+            json!({"user_id": owner.user_id, "consented": false, "email_address_visibility": 1}),
+            json!({"user_id": member.user_id, "consented": false, "email_address_visibility": 1})
+        ]
     );
 
     let mut watch = Watch::new(&app, &owner, r#"["realm_export"]"#).await;
@@ -103,8 +116,8 @@ async fn an_administrator_exports_downloads_and_deletes_an_organization() {
     let done = finished(&app, &owner, id).await;
     assert_eq!(done["acting_user_id"], owner.user_id);
     assert_eq!(
-        (done["export_type"].as_i64(), done["failed_timestamp"].as_f64(), done["deleted_timestamp"].as_f64()),
-        (Some(1), None, None)
+        (done["export_type"].as_str(), done["failed_timestamp"].as_f64(), done["deleted_timestamp"].as_f64()),
+        (Some("public"), None, None)
     );
     assert!(done["export_time"].is_f64());
     // The events: the request (pending), then the archive (its link).
@@ -190,9 +203,9 @@ async fn a_standard_export_holds_the_private_data_of_those_who_consented_and_fiv
         .status(),
         200
     );
-    let (_, body) = json(post(&app, &owner, "/export/realm", &[("export_type", "2")]).await).await;
+    let (_, body) = json(post(&app, &owner, "/export/realm", &[("export_type", "full_with_consent")]).await).await;
     let done = finished(&app, &owner, body["id"].as_i64().unwrap()).await;
-    assert_eq!(done["export_type"], 2);
+    assert_eq!(done["export_type"], "full_with_consent");
     let url = done["export_url"].as_str().unwrap();
     let path = url.strip_prefix("http://agora.test").unwrap_or(url).to_owned();
     let bytes = app

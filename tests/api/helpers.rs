@@ -105,7 +105,22 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
     let client = reqwest::Client::new();
-    TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None }
+    let app = TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None };
+    // Zulip's test data turns on the channel event notices a new organization lacks (FL
+    // 434, `send_channel_events_messages`); the tests expect them as Zulip's do.
+    // (Through the actor: an HTTP request would count against the tests' rate limits, and a
+    // restarted server's owner may have a new key.)
+    if !app.owner.email.is_empty() {
+        let realm = app.realms.find("").await.unwrap().unwrap();
+        let setting = agora_actors::realm::catalog::realm_setting("send_channel_events_messages").unwrap();
+        let msg = agora_actors::realm::settings::UpdateRealmSettings {
+            user_id: agora_actors::ids::UserId(app.owner.user_id),
+            settings: vec![(setting, json!(true))],
+            group_settings: Vec::new(),
+        };
+        let _ = realm.addr.send(msg).await;
+    }
+    app
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the

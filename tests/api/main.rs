@@ -71,3 +71,4 @@ mod web_client;
 mod web_sessions;
 mod webhooks;
 mod widgets;
+mod zulip12_channels;

@@ -115,7 +115,7 @@ const TOP_LEVEL: &[(&str, &str)] = &[
     ("realm_email_auth_enabled", "boolean"),
     ("realm_password_auth_enabled", "boolean"),
     ("server_generation", "number"),
-    ("realm_is_zephyr_mirror_realm", "boolean"),
+    // `realm_is_zephyr_mirror_realm` ("boolean") is no longer sent since FL 426.
     ("development_environment", "boolean"),
     ("realm_org_type", "number"),
     ("realm_plan_type", "number"),

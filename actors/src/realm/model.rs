@@ -112,6 +112,9 @@ pub struct Realm {
     pub date_created: i64,
 }
 
+/// The stored setting key of [`Realm::owner_full_content_access`].
+pub const OWNER_FULL_CONTENT_ACCESS: &str = "owner_full_content_access";
+
 impl Realm {
     /// Who may see a new user's real email address, unless the organization says otherwise.
     pub fn default_email_visibility(&self) -> EmailVisibility {
@@ -131,6 +134,14 @@ impl Realm {
     /// server administrator sets it in the organization's stored settings).
     pub fn presence_disabled(&self) -> bool {
         self.settings.get("presence_disabled").and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    /// Zulip's `owner_full_content_access` (FL 438): whether the organization's owners may
+    /// reach all its private content, e.g. a full export without members' consent. Not an
+    /// API setting (Zulip's management command sets it; here a server administrator sets it
+    /// in the organization's stored settings); off by default.
+    pub fn owner_full_content_access(&self) -> bool {
+        self.settings.get(OWNER_FULL_CONTENT_ACCESS).and_then(Value::as_bool).unwrap_or(false)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use actix_web::http::Method;
 use actix_web::{web, Scope};
-use agora_actors::realm::exports::{DeleteExport, ListExportConsents, ListExports, StartExport};
+use agora_actors::realm::exports::{DeleteExport, ExportType, ListExportConsents, ListExports, StartExport};
 use agora_actors::{json_object, ApiError};
 use serde_json::json;
 
@@ -30,14 +30,15 @@ async fn list_exports(req: Guarded<Admins>) -> Result<Success, HttpError> {
     Ok(params.success(json_object(json!({ "exports": exports }))))
 }
 
-/// `POST /export/realm`: `export_type` (1 public, the default, or 2 standard); the new
-/// export's `id`. The worker writes it; a `realm_export` event says when.
+/// `POST /export/realm`: `export_type` by its name since FL 449 (`public`, the default,
+/// `full_with_consent` or `full_without_consent`); the new export's `id`. The worker writes
+/// it; a `realm_export` event says when.
 async fn start_export(req: Guarded<Admins>) -> Result<Success, HttpError> {
     let Guarded { auth, params, .. } = req;
-    let export_type = params.int("export_type")?.unwrap_or(1);
-    if !matches!(export_type, 1 | 2) {
-        return Err(ApiError::not_in_list("export_type").into());
-    }
+    let export_type = match params.str("export_type") {
+        None => ExportType::Public,
+        Some(name) => ExportType::from_name(&name).ok_or_else(|| ApiError::not_in_list("export_type"))?,
+    };
     let id = auth.realm.addr.send(StartExport { user: auth.user.user_id, export_type }).await??;
     Ok(params.success(json_object(json!({ "id": id }))))
 }

@@ -148,8 +148,9 @@ pub fn organization(
     let mut user_defaults = Map::new();
     if let Some(defaults) = realm.zerver_realmuserdefault.first() {
         for (key, value) in defaults {
-            if user_setting(key).is_some_and(|s| s.accepts(value)) || key == "email_address_visibility" {
-                user_defaults.insert(key.clone(), value.clone());
+            let value = current_setting_value(key, value);
+            if user_setting(key).is_some_and(|s| s.accepts(&value)) || key == "email_address_visibility" {
+                user_defaults.insert(key.clone(), value);
             }
         }
     }
@@ -378,8 +379,9 @@ fn people(realm: &RealmJson, files: &FileRecords) -> Result<Vec<Person>, ImportE
         let bot_type = if flag(row, "is_bot", false) { Some(int(row, "bot_type").unwrap_or(1)) } else { None };
         let mut settings = Map::new();
         for (key, value) in row {
-            if user_setting(key).is_some_and(|s| s.accepts(value)) {
-                settings.insert(key.clone(), value.clone());
+            let value = current_setting_value(key, value);
+            if user_setting(key).is_some_and(|s| s.accepts(&value)) {
+                settings.insert(key.clone(), value);
             }
         }
         people.push(Person {
@@ -415,4 +417,13 @@ pub fn reactions(realm: &RealmJson) -> HashMap<i64, Vec<Reaction>> {
         });
     }
     out
+}
+
+/// A personal setting's value from an export of an older Zulip, as this level spells it:
+/// `web_home_view`'s `recent_topics` became `recent` at FL 454.
+fn current_setting_value(key: &str, value: &Value) -> Value {
+    match (key, value.as_str()) {
+        ("web_home_view", Some("recent_topics")) => Value::from("recent"),
+        _ => value.clone(),
+    }
 }

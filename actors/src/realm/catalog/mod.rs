@@ -65,6 +65,15 @@ pub const PASSWORD_MIN_LENGTH: usize = 6;
 pub const PASSWORD_MAX_LENGTH: usize = 100;
 /// zxcvbn guesses a password must withstand (Zulip's production default).
 pub const PASSWORD_MIN_GUESSES: i64 = 10_000;
+/// Zulip's `Realm.REPORT_MESSAGE_REASONS`: each message report's `report_type` and how the
+/// report names it (`server_report_message_types` since FL 435).
+pub const REPORT_REASONS: [(&str, &str); 5] = [
+    ("spam", "Spam"),
+    ("harassment", "Harassment"),
+    ("inappropriate", "Inappropriate content"),
+    ("norms", "Violates community norms"),
+    ("other", "Other reason"),
+];
 /// The server's default Jitsi Meet instance.
 pub const JITSI_SERVER_URL: &str = "https://meet.jit.si";
 
@@ -228,7 +237,7 @@ impl GroupRule {
 pub struct GroupPermission {
     pub name: &'static str,
     pub rule: GroupRule,
-    /// A system group name, or `stream_creator_or_nobody` / `group_creator`.
+    /// A system group name, or `channel_creator` / `group_creator`.
     pub default_group_name: &'static str,
     /// For user-group settings: the default on system groups.
     pub default_for_system_groups: Option<&'static str>,
@@ -240,7 +249,8 @@ const COLOR_SCHEMES: &[i64] = &[1, 2, 3];
 const ONE_TO_THREE: &[i64] = &[1, 2, 3];
 const ONE_TO_FOUR: &[i64] = &[1, 2, 3, 4];
 const EMAIL_VISIBILITIES: &[i64] = &[1, 2, 3, 4, 5];
-const WEB_HOME_VIEWS: &[&str] = &["recent_topics", "inbox", "all_messages"];
+/// FL 454 named the recent conversations view `recent` (it was `recent_topics`).
+const WEB_HOME_VIEWS: &[&str] = &["recent", "inbox", "all_messages"];
 const ANIMATE_IMAGE_PREVIEWS: &[&str] = &["always", "on_hover", "never"];
 const RESOLVED_TOPIC_NOTICE_AUTO_READ: &[&str] = &["always", "except_followed", "never"];
 /// Emoji sets with their display names, in Zulip's order.

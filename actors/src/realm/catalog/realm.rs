@@ -49,6 +49,9 @@ pub static REALM_SETTINGS: &[Setting] = &[
     // FL 409.
     flag("require_e2ee_push_notifications", false),
     flag("require_unique_names", false),
+    // FL 434: Notification Bot's notices in a channel's "channel events" topic. Off in a
+    // realm Zulip creates (Zulip turns it on only in its development and test data).
+    flag("send_channel_events_messages", false),
     flag("send_welcome_emails", true),
     // FL 392, replacing the boolean `mandatory_topics` (still sent, derived from this).
     org("topics_policy", Kind::StrChoice(TOPICS_POLICIES), text("allow_empty_topic")),
@@ -114,10 +117,13 @@ fn is_realm_property(setting: &Setting) -> bool {
     !matches!(setting.kind, Kind::Group(_) | Kind::ChannelId) && setting.name != "org_type"
 }
 
-/// Channel permission settings (`Stream.stream_permission_group_settings`) at FL 419.
+/// Channel permission settings (`Stream.stream_permission_group_settings`): FL 419's, then
+/// `can_create_topic_group` (FL 441); `channel_creator` was `stream_creator_or_nobody`
+/// before FL 427.
 pub static CHANNEL_PERMISSION_SETTINGS: &[GroupPermission] = &[
     channel_permission("can_add_subscribers_group", SystemGroup::NOBODY, false),
-    channel_permission("can_administer_channel_group", "stream_creator_or_nobody", false),
+    channel_permission("can_administer_channel_group", "channel_creator", false),
+    channel_permission("can_create_topic_group", SystemGroup::EVERYONE, true),
     channel_permission("can_delete_any_message_group", SystemGroup::NOBODY, true),
     channel_permission("can_delete_own_message_group", SystemGroup::NOBODY, true),
     channel_permission("can_move_messages_out_of_channel_group", SystemGroup::NOBODY, true),
@@ -299,9 +305,11 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
     })));
     data.extend(json_object(json!({
         "server_generation": config.server_generation,
-        "realm_is_zephyr_mirror_realm": false,
+        // `realm_is_zephyr_mirror_realm` went at FL 426.
         "development_environment": false,
         "realm_org_type": realm_value_of(state, "org_type"),
+        // FL 438: not an API setting (Zulip sets it with a management command).
+        "realm_owner_full_content_access": realm.owner_full_content_access(),
         "realm_plan_type": 1,
         "zulip_plan_is_not_limited": true,
         "upgrade_text_for_wide_organization_logo": "Available on Zulip Cloud Standard. Upgrade to access.",
@@ -343,6 +351,9 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "max_channel_folder_description_length": MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
         "max_reminder_note_length": MAX_REMINDER_NOTE_LENGTH,
         "realm_date_created": realm.date_created,
+        // FL 435.
+        "server_report_message_types":
+            REPORT_REASONS.iter().map(|(key, name)| json!({"key": key, "name": name})).collect::<Vec<_>>(),
         "server_presence_ping_interval_seconds": 60,
         "server_presence_offline_threshold_seconds": 200,
         "server_typing_started_expiry_period_milliseconds": 45000,

@@ -364,6 +364,11 @@ fn realm_data_has_zulips_keys_in_order() {
         "max_message_length",
         &["max_channel_folder_name_length", "max_channel_folder_description_length", "max_reminder_note_length"],
     );
+    // FL 426, 434, 435, 438.
+    expected.retain(|k| k != "realm_is_zephyr_mirror_realm");
+    insert_after(&mut expected, "realm_require_unique_names", &["realm_send_channel_events_messages"]);
+    insert_after(&mut expected, "realm_date_created", &["server_report_message_types"]);
+    insert_after(&mut expected, "realm_org_type", &["realm_owner_full_content_access"]);
     expected.push("realm_mandatory_topics".to_owned());
     let data = realm_data(&state_with(realm()), &config_at(1_795_238_523));
     assert_eq!(keys(&data), expected);
@@ -526,7 +531,7 @@ fn supported_permission_settings_follow_zulip() {
         })
     );
     assert_eq!(all["realm"]["can_manage_all_groups"]["allow_nobody_group"], json!(false));
-    assert_eq!(all["stream"]["can_administer_channel_group"]["default_group_name"], json!("stream_creator_or_nobody"));
+    assert_eq!(all["stream"]["can_administer_channel_group"]["default_group_name"], json!("channel_creator"));
     assert_eq!(
         all["group"]["can_leave_group"],
         json!({

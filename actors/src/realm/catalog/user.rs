@@ -86,6 +86,8 @@ const USER_SETTING_LIST: &[Setting] = &[
     modern("web_left_sidebar_unreads_count_summary", Kind::Bool, ON),
     // FL 411.
     modern("web_left_sidebar_show_channel_folders", Kind::Bool, ON),
+    // FL 431.
+    modern("web_inbox_show_channel_folders", Kind::Bool, ON),
     // Not a realm-level default; an IANA zone name, or "" when unset.
     display("timezone", Kind::Str, text("")),
 ];

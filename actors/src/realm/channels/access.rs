@@ -18,7 +18,7 @@ use crate::realm::state::RealmState;
 
 impl RealmState {
     /// A channel permission setting's value: the stored one, else the default (a system
-    /// group; `stream_creator_or_nobody` resolves to nobody when no value was stored).
+    /// group; `channel_creator` resolves to nobody when no value was stored).
     pub fn channel_setting(&self, channel: &Channel, name: &str) -> GroupSettingValue {
         if let Some(value) = channel.settings.get(name).and_then(GroupSettingValue::from_json) {
             return value;

@@ -9,9 +9,11 @@ use crate::realm::model::{Channel, Subscription, SystemGroup};
 use crate::realm::state::RealmState;
 
 /// The channel permission settings in the order Zulip's dicts list them.
-pub const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
+pub const CHANNEL_GROUP_SETTINGS: [&str; 11] = [
     "can_add_subscribers_group",
     "can_administer_channel_group",
+    // FL 441.
+    "can_create_topic_group",
     "can_delete_any_message_group",
     "can_delete_own_message_group",
     "can_move_messages_out_of_channel_group",

@@ -63,14 +63,20 @@ pub fn answer(state: &RealmState, viewer: &User, query: ChannelQuery) -> ApiResu
 
 /// `GET /streams/{id}/email_address` (Zulip's `get_stream_email_address`) on a server
 /// without an email gateway: the channel is checked (content access, not archived), then
-/// the sender (Email Gateway, the default; the user; or a bot they administer), and the
-/// address is empty, as Zulip's `encode_email_address` answers when `EMAIL_GATEWAY_PATTERN`
-/// is empty.
+/// since FL 448 the permission to post in it (`can_send_message_group`, a bot also through
+/// its owner, as for sending), then the sender (Email Gateway, the default; the user; or a
+/// bot they administer), and the address is empty, as Zulip's `encode_email_address`
+/// answers when `EMAIL_GATEWAY_PATTERN` is empty.
 fn email_address(state: &RealmState, viewer: &User, id: ChannelId, sender: Option<i64>) -> ApiResult<String> {
-    state
+    let channel = state
         .channel(id)
         .filter(|c| !c.is_archived && state.has_content_access(viewer, c))
         .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    let may_post = |user: &User| state.in_channel_group(channel, "can_send_message_group", user);
+    let owner = viewer.bot_owner_id.and_then(|id| state.user(id)).filter(|_| viewer.is_bot);
+    if !(may_post(viewer) || owner.is_some_and(may_post)) {
+        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
+    }
     let gateway = state.system_bot(SystemBot::EMAIL_GATEWAY).map(|bot| bot.id);
     match sender.map(UserId) {
         None => {}

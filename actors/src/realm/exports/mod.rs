@@ -26,13 +26,55 @@ pub struct ListExports {
     pub user: UserId,
 }
 
-/// `POST /export/realm`: asks the worker for an export (1 public, 2 standard: checked by
-/// the caller); its id.
+/// The kinds of export (Zulip's `RealmExport.EXPORT_*`), stored by number, named on the
+/// wire since FL 449.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportType {
+    /// Public data only.
+    Public = 1,
+    /// Public data, and the private data of the users who consented.
+    FullWithConsent = 2,
+    /// All private data (FL 449): only where the organization's owners have full content
+    /// access (`owner_full_content_access`).
+    FullWithoutConsent = 3,
+}
+
+impl ExportType {
+    /// The stored number's kind (an unknown one reads as public).
+    pub fn from_stored(n: i64) -> ExportType {
+        match n {
+            2 => ExportType::FullWithConsent,
+            3 => ExportType::FullWithoutConsent,
+            _ => ExportType::Public,
+        }
+    }
+
+    /// The kind a wire name names.
+    pub fn from_name(name: &str) -> Option<ExportType> {
+        match name {
+            "public" => Some(ExportType::Public),
+            "full_with_consent" => Some(ExportType::FullWithConsent),
+            "full_without_consent" => Some(ExportType::FullWithoutConsent),
+            _ => None,
+        }
+    }
+
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportType::Public => "public",
+            ExportType::FullWithConsent => "full_with_consent",
+            ExportType::FullWithoutConsent => "full_without_consent",
+        }
+    }
+}
+
+/// `POST /export/realm`: asks the worker for an export; its id.
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<i64>")]
 pub struct StartExport {
     pub user: UserId,
-    pub export_type: i64,
+    pub export_type: ExportType,
 }
 
 /// `DELETE /export/realm/{export_id}`: the archive's path id, for the caller to remove.
@@ -69,7 +111,7 @@ fn export_dict(config: &ServerConfig, state: &RealmState, row: &ExportRow) -> Va
         "failed_timestamp": row.failed_at,
         "export_url": url,
         "pending": row.path_id.is_none() && row.failed_at.is_none(),
-        "export_type": row.export_type,
+        "export_type": ExportType::from_stored(row.export_type).name(),
     })
 }
 
@@ -117,12 +159,22 @@ impl Handler<StartExport> for RealmActor {
 
     fn handle(&mut self, msg: StartExport, _: &mut Self::Context) -> Self::Result {
         self.require_admin(msg.user)?;
+        if msg.export_type == ExportType::FullWithoutConsent {
+            if !self.state.realm().owner_full_content_access() {
+                return Err(ApiError::bad_request(
+                    "Full exports without consent are not enabled for this organization.",
+                ));
+            }
+            if self.viewer(msg.user)?.role != crate::realm::model::Role::Owner {
+                return Err(ApiError::must_be_owner());
+            }
+        }
         let (realm, at) = (self.state.realm().id, now());
         let id = self.store.write(|tx| -> ApiResult<i64> {
             if store::exports::requested_since(tx, realm, at - LIMIT_WINDOW_SECS)? >= LIMIT {
                 return Err(ApiError::bad_request("Exceeded rate limit."));
             }
-            Ok(store::exports::insert(tx, realm, msg.user, msg.export_type, at)?)
+            Ok(store::exports::insert(tx, realm, msg.user, msg.export_type as i64, at)?)
         })?;
         tracing::info!(realm.id = %realm, export.id = id, "data export requested");
         crate::transfer::export::worker::wake();
@@ -166,7 +218,9 @@ impl Handler<ListExportConsents> for RealmActor {
             .filter(|u| u.is_active && !u.is_bot)
             .map(|u| {
                 let consented = u.settings.get("allow_private_data_export").and_then(Value::as_bool).unwrap_or(false);
-                json!({"user_id": u.id.0, "consented": consented})
+                // FL 430: with the user's `email_address_visibility`.
+                let visibility = u.email_address_visibility as i64;
+                json!({"user_id": u.id.0, "consented": consented, "email_address_visibility": visibility})
             })
             .collect())
     }

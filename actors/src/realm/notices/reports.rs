@@ -19,14 +19,7 @@ use crate::realm::model::{SystemBot, User};
 use crate::realm::state::RealmState;
 use crate::store::reactions::MessageRow;
 
-/// Zulip's `Realm.REPORT_MESSAGE_REASONS`: each `report_type` and how the report names it.
-pub const REPORT_REASONS: [(&str, &str); 5] = [
-    ("spam", "Spam"),
-    ("harassment", "Harassment"),
-    ("inappropriate", "Inappropriate content"),
-    ("norms", "Violates community norms"),
-    ("other", "Other reason"),
-];
+pub use crate::realm::catalog::REPORT_REASONS;
 
 /// Zulip's `MAX_REPORT_MESSAGE_EXPLANATION_LENGTH`.
 pub const MAX_DESCRIPTION_LENGTH: usize = 1000;

@@ -3,40 +3,24 @@
 use serde_json::{json, Value};
 
 use crate::events::{Event, Outgoing};
-use crate::realm::catalog::{self, Legacy, Setting};
+use crate::realm::catalog::{self, Setting};
 use crate::realm::events::realm_user_update;
 use crate::realm::format::{avatar_url, avatar_url_medium, can_access_delivery_email};
 use crate::realm::model::{EmailVisibility, User};
 use crate::realm::state::RealmState;
 
-/// The events of one changed personal setting: `user_settings` and the legacy event to the
-/// user (the queue layer keeps each for the clients that want it), and for `timezone` the
-/// `realm_user` update everyone sees.
+/// The events of one changed personal setting: `user_settings` to the user, and for
+/// `timezone` the `realm_user` update everyone sees. (The legacy `update_display_settings`
+/// and `update_global_notifications` events are no longer sent since FL 439; clients
+/// without `user_settings_object` still get the legacy register keys.)
 pub fn setting_events(state: &RealmState, user: &User, setting: &Setting, value: &Value) -> Vec<Outgoing> {
     let language_name =
         (setting.name == "default_language").then(|| value.as_str().and_then(catalog::language_name)).flatten();
     let mut modern = json!({"op": "update", "property": setting.name, "value": value});
-    let mut legacy = match setting.legacy {
-        Legacy::Display => Some(Event::new(
-            "update_display_settings",
-            json!({"user": user.email, "setting_name": setting.name, "setting": value}),
-        )),
-        Legacy::Notification => Some(Event::new(
-            "update_global_notifications",
-            json!({"user": user.email, "notification_name": setting.name, "setting": value}),
-        )),
-        Legacy::None => None,
-    };
     if let Some(name) = language_name {
         modern["language_name"] = Value::from(name);
-        if let Some(event) = legacy.as_mut() {
-            event.edit(|body| {
-                body.insert("language_name".into(), Value::from(name));
-            });
-        }
     }
     let mut events = vec![Outgoing::to(vec![user.id], Event::new("user_settings", modern))];
-    events.extend(legacy.map(|event| Outgoing::to(vec![user.id], event)));
     if setting.name == "timezone" {
         let person = json!({"email": user.email, "user_id": user.id, "timezone": user.timezone});
         events.push(state.to_everyone(realm_user_update(person)));

@@ -56,19 +56,16 @@ fn a_personal_change_tells_the_user_then_everyone_in_zulips_order() {
         bodies(&applied.events),
         vec![
             json!({"type": "realm_user", "op": "update", "person": {"user_id": member, "full_name": "Emma"}}),
+            // No legacy `update_display_settings` events since FL 439.
             json!({"type": "user_settings", "op": "update", "property": "emojiset", "value": "text"}),
-            json!({"type": "update_display_settings", "user": "m@acme.test", "setting_name": "emojiset",
-                   "setting": "text"}),
             json!({"type": "user_settings", "op": "update", "property": "timezone", "value": "Europe/Berlin"}),
-            json!({"type": "update_display_settings", "user": "m@acme.test", "setting_name": "timezone",
-                   "setting": "Europe/Berlin"}),
             json!({"type": "realm_user", "op": "update", "person": {"email": "m@acme.test", "user_id": member,
                    "timezone": "Europe/Berlin"}}),
         ]
     );
     let to: Vec<Vec<crate::ids::UserId>> = applied.events.iter().map(|o| o.users.clone()).collect();
     let everyone = vec![owner, member];
-    assert_eq!(to, vec![everyone.clone(), vec![member], vec![member], vec![member], vec![member], everyone]);
+    assert_eq!(to, vec![everyone.clone(), vec![member], vec![member], everyone]);
     let user = state.user(member).unwrap();
     assert_eq!((user.full_name.as_str(), user.timezone.as_str()), ("Emma", "Europe/Berlin"));
     assert_eq!(user.settings["emojiset"], json!("text"));

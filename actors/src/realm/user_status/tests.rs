@@ -142,11 +142,6 @@ fn away_is_presence_enabled_turned_around() {
                 json!({"type": "user_settings", "op": "update", "property": "presence_enabled", "value": false}),
                 vec![hamlet]
             ),
-            (
-                json!({"type": "update_global_notifications", "user": "hamlet@acme.test",
-                       "notification_name": "presence_enabled", "setting": false}),
-                vec![hamlet]
-            ),
             (json!({"type": "user_status", "user_id": hamlet, "away": true}), vec![hamlet, othello]),
         ]
     );
@@ -155,8 +150,8 @@ fn away_is_presence_enabled_turned_around() {
     assert_eq!(user_status_data(&state), json!({ hamlet.to_string(): {"away": true} }));
     // Sent again even when it does not change, as Zulip's `do_change_user_setting` does.
     let events = update(&mut state, hamlet, json!({"away": false, "status_text": ""})).unwrap();
-    assert_eq!(events.len(), 3);
-    assert_eq!(events[2].0, json!({"type": "user_status", "user_id": hamlet, "away": false, "status_text": ""}));
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1].0, json!({"type": "user_status", "user_id": hamlet, "away": false, "status_text": ""}));
     assert_eq!(shown(&state, hamlet, hamlet), json!({}));
     // A row that shows nothing is left out of the data set.
     assert_eq!(user_status_data(&state), json!({}));

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use super::{export, Scope};
 use crate::ids::RealmId;
+use crate::realm::exports::ExportType;
 use crate::registry::Realms;
 use crate::store::{self, exports::ExportRow, Store};
 use crate::transfer::{ImportError, Quiet};
@@ -121,7 +122,11 @@ impl Worker {
             return;
         }
         let started = std::time::Instant::now();
-        let scope = if row.export_type == 2 { Scope::Standard } else { Scope::Public };
+        let scope = match ExportType::from_stored(row.export_type) {
+            ExportType::Public => Scope::Public,
+            ExportType::FullWithConsent => Scope::Standard,
+            ExportType::FullWithoutConsent => Scope::Full,
+        };
         match self.write(row.realm_id, &scope) {
             Ok(path_id) => {
                 let kept = self.store.write(|tx| store::exports::finish(tx, row.id, &path_id));

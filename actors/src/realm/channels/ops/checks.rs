@@ -11,7 +11,7 @@ use crate::ids::{ChannelId, UserId};
 use crate::realm::catalog;
 use crate::realm::channels::access::channel_permission;
 use crate::realm::group_setting::GroupSettingValue;
-use crate::realm::model::User;
+use crate::realm::model::{Channel, SystemGroup, User};
 use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
 use crate::store;
@@ -134,4 +134,19 @@ fn resolve_principals(state: &RealmState, principals: &Principals) -> ApiResult<
         }
     }
     Ok(users)
+}
+
+/// FL 441: in a private channel with protected history, everyone may start topics
+/// (`can_create_topic_group` is `role:everyone`), as Zulip requires.
+pub fn check_topic_creation_with_history(state: &RealmState, channel: &Channel) -> ApiResult<()> {
+    if !channel.invite_only || channel.history_public_to_subscribers {
+        return Ok(());
+    }
+    let everyone = state.system_group_id(SystemGroup::EVERYONE).map(GroupSettingValue::Group);
+    if Some(state.channel_setting(channel, "can_create_topic_group")) == everyone {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(
+        "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
+    ))
 }

@@ -90,7 +90,7 @@ pub fn new_channel(
         };
         settings.insert("can_administer_channel_group".into(), creator.to_json());
     }
-    Ok(Channel {
+    let channel = Channel {
         id: ChannelId(0),
         name: name.to_owned(),
         description: description.to_owned(),
@@ -105,7 +105,9 @@ pub fn new_channel(
         date_created: now,
         is_archived: false,
         settings,
-    })
+    };
+    super::checks::check_topic_creation_with_history(state, &channel)?;
+    Ok(channel)
 }
 
 /// The next color for a user: the first of the palette they do not use yet, else the

@@ -12,7 +12,7 @@ use rusqlite::Transaction;
 use serde_json::{json, Value};
 
 use super::checks::{check_channel_name, check_only_empty_topic, check_topics_policy, clean_description};
-use super::checks::{parse_retention, EMPTY_TOPIC_ONLY};
+use super::checks::{check_topic_creation_with_history, parse_retention, EMPTY_TOPIC_ONLY};
 use super::events::default_streams_event;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -152,6 +152,7 @@ fn plan_rest(state: &RealmState, actor: &User, change: &mut ChannelChange, updat
         let shown = state.group_setting_api_value(&value).to_json();
         changed.push((permission.name, shown));
     }
+    check_topic_creation_with_history(state, channel)?;
     change.default_change = match update.is_default_stream {
         Some(d) if d != state.default_channels().contains(&channel.id) => {
             require_admin(actor.role)?;

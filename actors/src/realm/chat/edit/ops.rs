@@ -24,7 +24,7 @@ use crate::realm::chat::changes::{access_message, access_message_to_change, even
 use crate::realm::chat::flag;
 use crate::realm::chat::render::{render, Rendered};
 use crate::realm::chat::send::mentions::{check_mentions, mention_bits, mentioned_group_members};
-use crate::realm::chat::send::{normalize_content, normalize_topic, stripped_topic};
+use crate::realm::chat::send::{normalize_content, normalize_topic, stripped_topic, topic_creation_refusal};
 use crate::realm::model::{Channel, User, UserTopic};
 use crate::realm::state::RealmState;
 use crate::realm::topics::policies::policy_events;
@@ -183,6 +183,19 @@ fn validate(
                 check_change_all_limit(state, &dated, topic.is_some(), target.is_some(), now)?;
             }
             ids = dated.into_iter().map(|(id, _)| id).collect();
+        }
+        // A move (but resolving or unresolving a topic) may not start a topic the editor
+        // may not start by sending (FL 441).
+        if topic.is_some() || target.is_some() {
+            let to = target.unwrap_or(channel);
+            let to_topic = topic.as_deref().unwrap_or(&message.topic);
+            if !topic.as_deref().is_some_and(|t| is_resolve_only(&message.topic, t)) {
+                if let Some(refusal) = topic_creation_refusal(state, user, to) {
+                    if !db::topic_has_messages(conn, to.id, to_topic)? {
+                        return Err(refusal);
+                    }
+                }
+            }
         }
     }
     Ok(Validated { message, content, topic, target: target.map(|c| c.id), ids })

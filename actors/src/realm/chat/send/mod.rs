@@ -20,7 +20,7 @@ use actix::prelude::*;
 pub use addressee::{ChannelRef, DirectRef, SendTo};
 pub use content::{normalize_content, normalize_topic, stripped_topic, truncate};
 pub use ops::{plan_notice, plan_send, Notice, NoticeTo, PlannedMessage};
-pub use recipients::check_can_send_to_channel;
+pub use recipients::{check_can_send_to_channel, topic_creation_refusal};
 
 use crate::error::ApiResult;
 use crate::events::Outgoing;

@@ -14,7 +14,9 @@ use super::events::{all_public_streams_audience, all_public_streams_event, messa
 use super::mentions::{
     check_mentions, may_mention, may_mention_anyone, mentioned_group_members, recipient_flags, topic_wildcard_refused,
 };
-use super::recipients::{channel_for_send, direct_participants, direct_recipients, initiation_refused};
+use super::recipients::{
+    channel_for_send, direct_participants, direct_recipients, initiation_refused, topic_creation_refusal,
+};
 use super::{SendMessage, SentMessage};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::{ChannelId, MessageId, RealmId, UserId};
@@ -68,8 +70,11 @@ pub struct PlannedMessage {
     flags: Vec<(UserId, i64)>,
     /// The conversation that must already have messages (the sender may not start one).
     needs_conversation: Option<String>,
-    /// A refusal that Zulip checks after that conversation: it stands if the conversation
-    /// exists.
+    /// The refusal a channel message gets if its topic has no message yet: its sender may
+    /// not start topics there (`can_create_topic_group`, FL 441).
+    new_topic_refusal: Option<ApiError>,
+    /// A refusal that Zulip checks after that conversation or that topic: it stands if the
+    /// conversation or the topic exists.
     refusal: Option<ApiError>,
     /// The sender may use wildcard mentions however many people they reach.
     may_mention_anyone: bool,
@@ -185,10 +190,22 @@ pub fn plan_send(
         SendTo::Direct(direct) => Addressee::Direct(direct_recipients(state, direct)?),
     };
     let content = normalize_content(&msg.content)?;
+    let mut new_topic_refusal = None;
+    let mut policy_refusal = None;
     let (target, needs_conversation) = match addressee {
         Addressee::Channel(channel, topic) => {
             let channel = channel_for_send(state, sender, channel)?;
-            (Target::Channel(channel, check_topics_policy(state, channel, topic)?), None)
+            // Zulip checks who may start a topic before the topic policies.
+            new_topic_refusal = topic_creation_refusal(state, sender, channel);
+            let topic = match check_topics_policy(state, channel, topic.clone()) {
+                Ok(topic) => topic,
+                Err(e) if new_topic_refusal.is_some() => {
+                    policy_refusal = Some(e);
+                    topic
+                }
+                Err(e) => return Err(e),
+            };
+            (Target::Channel(channel, topic), None)
         }
         Addressee::Direct(users) => {
             let participants = direct_participants(state, sender, &users)?;
@@ -203,8 +220,9 @@ pub fn plan_send(
     };
     // A check that needs storage comes before this one: its refusal waits for that answer.
     let refusal = match check_mentions(state, sender, &rendered, channel) {
+        _ if policy_refusal.is_some() => policy_refusal,
         Ok(()) => None,
-        Err(e) if needs_conversation.is_some() => Some(e),
+        Err(e) if needs_conversation.is_some() || new_topic_refusal.is_some() => Some(e),
         Err(e) => return Err(e),
     };
     let group_members = mentioned_group_members(state, &rendered);
@@ -249,6 +267,7 @@ pub fn plan_send(
         recipients,
         flags,
         needs_conversation,
+        new_topic_refusal,
         refusal,
         may_mention_anyone: may_mention_anyone(state, sender.id),
         public_audience,
@@ -308,9 +327,20 @@ impl PlannedMessage {
     /// the sender may not start, the refusal that waits for it, and the topic wildcard's
     /// reach.
     pub fn check_stored(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        self.check_new_topic(tx)?;
         self.check_conversation(tx)?;
         if let Some(channel) = self.channel_id {
             self.topic_wildcard(tx, channel)?;
+        }
+        Ok(())
+    }
+
+    /// A sender who may not start topics in the channel writes only to existing ones.
+    fn check_new_topic(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        if let (Some(channel), Some(refusal)) = (self.channel_id, &self.new_topic_refusal) {
+            if !db::topic_has_messages(tx, channel, &self.topic)? {
+                return Err(refusal.clone());
+            }
         }
         Ok(())
     }
@@ -332,6 +362,7 @@ impl Change for PlannedMessage {
     type Output = SentMessage;
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
+        self.check_new_topic(tx)?;
         self.check_conversation(tx)?;
         let initiated = match self.channel_id {
             Some(channel) => self.topic_wildcard(tx, channel)?,

@@ -9,7 +9,7 @@ use crate::ids::{ChannelId, UserId};
 use crate::realm::channels::ops::check_channel_name;
 use crate::realm::chat::format::dm_key;
 use crate::realm::group_setting::GroupSettingValue;
-use crate::realm::model::{Channel, Role, User};
+use crate::realm::model::{Channel, Role, SystemGroup, User};
 use crate::realm::permissions::has_realm_permission;
 use crate::realm::state::RealmState;
 use crate::validate;
@@ -75,6 +75,24 @@ pub fn check_can_send_to_channel(state: &RealmState, sender: &User, channel: &Ch
         return Ok(());
     }
     Err(not_authorized())
+}
+
+/// Zulip's `check_for_can_create_topic_group_violation`, but for the topic's existence,
+/// which needs storage: the refusal `sender` gets if the topic has no message yet, or
+/// `None` if they may start topics in `channel` (system bots; anyone when the setting is
+/// `role:everyone`; members of `can_create_topic_group`, or a bot whose owner is one).
+pub fn topic_creation_refusal(state: &RealmState, sender: &User, channel: &Channel) -> Option<ApiError> {
+    const SETTING: &str = "can_create_topic_group";
+    let everyone = state.system_group_id(SystemGroup::EVERYONE).map(GroupSettingValue::Group);
+    if sender.is_system_bot() || Some(state.channel_setting(channel, SETTING)) == everyone {
+        return None;
+    }
+    let may_start = |user: &User| state.in_channel_group(channel, SETTING, user);
+    let owner = sender.bot_owner_id.and_then(|id| state.user(id)).filter(|_| sender.is_bot);
+    if may_start(sender) || owner.is_some_and(may_start) {
+        return None;
+    }
+    Some(ApiError::bad_request("You do not have permission to create new topics in this channel."))
 }
 
 /// The recipients a direct message names, with Zulip's errors for unknown ones.

@@ -1,6 +1,9 @@
 //! Deactivating and reactivating accounts (`DELETE /users/me`, `DELETE /users/{user_id}`,
 //! `POST /users/{user_id}/reactivate`).
 
+use std::collections::BTreeMap;
+
+use crate::realm::channels::ops::events::peer_events;
 use crate::realm::invite_data::{Invite, InviteStatus};
 use crate::realm::invites::ops::invites_changed;
 use rusqlite::Transaction;
@@ -8,7 +11,7 @@ use serde_json::json;
 
 use super::access::{access_user, is_last_owner, Access, UserRef};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::ids::UserId;
+use crate::ids::{ChannelId, UserId};
 use crate::realm::events::realm_user_update;
 use crate::realm::model::Role;
 use crate::realm::state::RealmState;
@@ -144,6 +147,13 @@ impl Change for AccountStatus {
             events.push(state.to_everyone(realm_user_update(json!({"user_id": id, "is_active": active}))));
             // Bots: no `realm_bot` event since Zulip 12 (feature level 474): `is_active` is
             // no longer on bot objects, and the bot stays in `realm_bots`.
+            // A deactivated user leaves their channels' subscriber lists: `peer_remove`
+            // for every channel they are subscribed to, archived ones too since FL 428.
+            if !active {
+                let channels: BTreeMap<ChannelId, Vec<UserId>> =
+                    state.subscribed_channels(id).map(|channel| (channel, vec![id])).collect();
+                events.extend(peer_events(state, "peer_remove", &channels));
+            }
         }
         if !revoked.is_empty() {
             for invite in revoked {

@@ -103,6 +103,8 @@ pub fn plan_notice(
         recipients,
         flags,
         needs_conversation: None,
+        // System bots may start topics anywhere.
+        new_topic_refusal: None,
         refusal: None,
         may_mention_anyone: true,
         public_audience,
