@@ -28,6 +28,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0019_web_sessions.sql"),
     include_str!("../../../sql/0020_realm_exports.sql"),
     include_str!("../../../sql/0021_realm_playgrounds.sql"),
+    include_str!("../../../sql/0022_users_imported_stubs_profile_matching.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

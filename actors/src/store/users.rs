@@ -10,7 +10,8 @@ use crate::realm::model::{EmailVisibility, Role, User};
 
 const COLUMNS: &str = "id, realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type, \
     bot_owner_id, timezone, date_joined, avatar_source, avatar_version, api_key, password_hash, \
-    can_create_users, can_change_user_emails, email_address_visibility, settings";
+    can_create_users, can_change_user_emails, email_address_visibility, settings, is_imported_stub, \
+    first_login_pending";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<(User, i64, i64, String)> {
     Ok((
@@ -36,6 +37,8 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(User, i64, i64, String)> {
             email_address_visibility: EmailVisibility::Everyone,
             settings: Map::new(),
             profile_data: Default::default(),
+            is_imported_stub: flag(row.get(20)?),
+            first_login_pending: flag(row.get(21)?),
         },
         row.get(5)?,
         row.get(18)?,
@@ -71,8 +74,9 @@ pub fn insert(conn: &Connection, user: &User) -> StoreResult<UserId> {
     conn.prepare_cached(
         "INSERT INTO users (realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type,
             bot_owner_id, timezone, date_joined, avatar_source, avatar_version, api_key, password_hash,
-            can_create_users, can_change_user_emails, email_address_visibility, settings)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            can_create_users, can_change_user_emails, email_address_visibility, settings, is_imported_stub,
+            first_login_pending)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
     )?
     .execute(params![
         user.realm_id,
@@ -94,6 +98,8 @@ pub fn insert(conn: &Connection, user: &User) -> StoreResult<UserId> {
         user.can_change_user_emails,
         user.email_address_visibility as i64,
         Value::Object(user.settings.clone()).to_string(),
+        user.is_imported_stub,
+        user.first_login_pending,
     ])?;
     Ok(UserId(conn.last_insert_rowid()))
 }
@@ -125,6 +131,16 @@ pub fn set_active(conn: &Connection, id: UserId, active: bool) -> StoreResult<()
 /// Sets a user's role.
 pub fn set_role(conn: &Connection, id: UserId, role: Role) -> StoreResult<()> {
     conn.execute("UPDATE users SET role = ?2 WHERE id = ?1", params![id, role.as_i64()])?;
+    Ok(())
+}
+
+/// Ends a user's wait for their first login (FL 433, 475): no longer an imported stub, and
+/// joined at `date_joined`.
+pub fn set_first_login(conn: &Connection, id: UserId, date_joined: i64) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE users SET is_imported_stub = 0, first_login_pending = 0, date_joined = ?2 WHERE id = ?1",
+        params![id, date_joined],
+    )?;
     Ok(())
 }
 

@@ -194,6 +194,8 @@ fn user() -> User {
         email_address_visibility: EmailVisibility::Everyone,
         settings: Map::new(),
         profile_data: Default::default(),
+        is_imported_stub: false,
+        first_login_pending: false,
     }
 }
 

@@ -139,6 +139,7 @@ fn a_combined_update_leaves_memory_and_database_equal() {
         display_in_profile_summary: false,
         required: false,
         editable_by_user: true,
+        use_for_user_matching: false,
     };
     let (field, _) = create_field(&mut state, &store, owner, new).unwrap();
     let reload = |store: &Store| {
