@@ -134,3 +134,61 @@ async fn user_matching_fields_and_paragraphs_in_the_summary() {
     assert!(list["custom_fields"].as_array().unwrap().iter().all(|f| f.get("use_for_user_matching").is_none()));
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn administrators_change_other_users_settings() {
+    let app = spawn_app().await;
+    let alice = app.create_user("", "alice@agora.test", "Alice", 400).await;
+    let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
+    let patch = |who: &Creds, form: Vec<(&'static str, String)>| {
+        let (app, who) = (&app, who.clone());
+        async move {
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            send(app, &who, Method::PATCH, "/settings", &form).await
+        }
+    };
+    let both = json!({"user_ids": [alice.user_id, bob.user_id], "skip_if_already_edited": true}).to_string();
+    // Alice chose her own `enter_sends` (on, then off again).
+    for value in ["true", "false"] {
+        assert_eq!(patch(&alice, vec![("enter_sends", value.into())]).await.status(), 200);
+    }
+    let must_be_admin =
+        json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
+    expect(patch(&alice, vec![("target_users", both.clone()), ("enter_sends", "true".into())]).await, 400, must_be_admin)
+        .await;
+    let cannot = error("Cannot change this setting for other users.");
+    for (name, value) in [("email", "x@agora.test"), ("presence_enabled", "false"), ("timezone", "Europe/Paris")] {
+        let form = vec![("target_users", both.clone()), (name, value.into())];
+        expect(patch(&app.owner, form).await, 400, cannot.clone()).await;
+    }
+    let cases = [
+        (json!({"user_ids": [1]}), error(r#"target_users["skip_if_already_edited"] field is missing"#)),
+        (json!({"skip_if_already_edited": false}), error("Either user_ids or group_ids must be provided.")),
+        (json!({"user_ids": [999], "skip_if_already_edited": false}), error("Invalid user ID: 999")),
+    ];
+    for (target, expected) in cases {
+        let form = vec![("target_users", target.to_string()), ("enter_sends", "true".into())];
+        expect(patch(&app.owner, form).await, 400, expected).await;
+    }
+
+    // Skipping those who chose: Bob's changes, Alice's stays.
+    let mut alices = Watch::new(&app, &alice, r#"["user_settings"]"#).await;
+    let mut bobs = Watch::new(&app, &bob, r#"["user_settings"]"#).await;
+    let response = patch(&app.owner, vec![("target_users", both.clone()), ("enter_sends", "true".into())]).await;
+    expect(response, 200, json!({"result": "success", "msg": ""})).await;
+    let enter_sends = json!({"type": "user_settings", "op": "update", "property": "enter_sends", "value": true});
+    assert_eq!(bobs.events(&app).await, [enter_sends.clone()]);
+    assert_eq!(alices.events(&app).await, Vec::<Value>::new());
+    // Not skipping: Alice's changes too; Bob's is already so.
+    let everyone = json!({"user_ids": [alice.user_id], "group_ids": [], "skip_if_already_edited": false}).to_string();
+    let response = patch(&app.owner, vec![("target_users", everyone), ("enter_sends", "true".into())]).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(alices.events(&app).await, [enter_sends]);
+    assert_eq!(bobs.events(&app).await, Vec::<Value>::new());
+    let (_, state) = json(
+        send(&app, &bob, Method::POST, "/register", &[("fetch_event_types", r#"["user_settings"]"#)]).await,
+    )
+    .await;
+    assert_eq!(state["user_settings"]["enter_sends"], json!(true));
+    app.stop().await;
+}

@@ -245,6 +245,7 @@ mod tests {
             profile_data: Default::default(),
             is_imported_stub: false,
             first_login_pending: false,
+            self_edited_settings: Default::default(),
         }
     }
 

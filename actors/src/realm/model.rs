@@ -171,6 +171,9 @@ pub struct User {
     /// `date_joined` becomes the time of the first login (FL 475): imported stubs and
     /// accounts created through `POST /users`, until they log in.
     pub first_login_pending: bool,
+    /// The personal settings the user changed themselves (FL 444's
+    /// `skip_if_already_edited`).
+    pub self_edited_settings: BTreeSet<String>,
 }
 
 /// A user's value of one custom profile field.

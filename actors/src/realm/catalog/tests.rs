@@ -92,7 +92,7 @@ const GOLDEN_REALM: &[&str] = &[
     "realm_create_web_public_stream_policy", "realm_wildcard_mention_policy", "realm_authentication_methods",
     "realm_presence_disabled", "max_avatar_file_size_mib", "max_file_upload_size_mib", "max_icon_file_size_mib",
     "realm_upload_quota_mib", "realm_icon_url", "realm_icon_source", "realm_logo_url", "realm_logo_source",
-    "realm_night_logo_url", "realm_night_logo_source", "max_logo_file_size_mib", "realm_url", "realm_uri",
+    "realm_night_logo_url", "realm_night_logo_source", "max_logo_file_size_mib", "realm_url", "realm_uri", "realm_uuid",
     "realm_bot_domain", "realm_available_video_chat_providers", "settings_send_digest_emails",
     "realm_email_auth_enabled", "realm_password_auth_enabled", "server_generation",
     "realm_is_zephyr_mirror_realm", "development_environment", "realm_org_type", "realm_plan_type",
@@ -196,6 +196,7 @@ fn user() -> User {
         profile_data: Default::default(),
         is_imported_stub: false,
         first_login_pending: false,
+        self_edited_settings: Default::default(),
     }
 }
 

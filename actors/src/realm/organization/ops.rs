@@ -123,6 +123,7 @@ fn insert_system_bots(tx: &Transaction<'_>, realm_id: RealmId, now: i64) -> Resu
             profile_data: Default::default(),
             is_imported_stub: false,
             first_login_pending: false,
+            self_edited_settings: Default::default(),
         };
         store::users::insert(tx, &bot)?;
     }

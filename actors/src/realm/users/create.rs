@@ -128,6 +128,7 @@ pub fn plan_account(state: &RealmState, config: &ServerConfig, new: &NewUser, no
         profile_data: Default::default(),
         is_imported_stub: false,
         first_login_pending: false,
+        self_edited_settings: Default::default(),
     };
     let groups = state.role_groups(user.role, now, now);
     NewAccount { user, groups, email_domain: config.fake_email_domain(&realm.subdomain) }

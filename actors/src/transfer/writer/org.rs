@@ -163,6 +163,7 @@ impl Writer<'_> {
             profile_data: Default::default(),
             is_imported_stub: person.is_imported_stub,
             first_login_pending: person.is_imported_stub,
+            self_edited_settings: Default::default(),
         })
     }
 
