@@ -41,10 +41,7 @@ async fn a_users_channels_are_those_the_viewer_may_see() {
     let (_, body) = get(&app, &alice, &path).await;
     assert_eq!(ids(body), json!([public, secret]));
     let (_, body) = get(&app, &app.owner, &path).await;
-    assert_eq!(
-        body,
-        json!({"result": "success", "msg": "", "subscribed_channel_ids": [public, secret]})
-    );
+    assert_eq!(body, json!({"result": "success", "msg": "", "subscribed_channel_ids": [public, secret]}));
     expect(app.as_user(&bob, Method::GET, "/users/999/channels").send().await.unwrap(), 400, error("No such user"))
         .await;
     // A bot's channels are answered too (FL 458).
@@ -104,10 +101,8 @@ async fn user_matching_fields_and_paragraphs_in_the_summary() {
     };
     // FL 476: a paragraph may show in the summary; FL 455: short text and external accounts
     // may match users, other types may not.
-    let (status, body) = json(
-        create(vec![("name", "About"), ("field_type", "2"), ("display_in_profile_summary", "true")]).await,
-    )
-    .await;
+    let (status, body) =
+        json(create(vec![("name", "About"), ("field_type", "2"), ("display_in_profile_summary", "true")]).await).await;
     assert_eq!(status, 200, "{body}");
     let about = body["id"].as_i64().unwrap();
     let (status, body) =
@@ -154,8 +149,12 @@ async fn administrators_change_other_users_settings() {
     }
     let must_be_admin =
         json!({"result": "error", "msg": "Must be an organization administrator", "code": "UNAUTHORIZED_PRINCIPAL"});
-    expect(patch(&alice, vec![("target_users", both.clone()), ("enter_sends", "true".into())]).await, 400, must_be_admin)
-        .await;
+    expect(
+        patch(&alice, vec![("target_users", both.clone()), ("enter_sends", "true".into())]).await,
+        400,
+        must_be_admin,
+    )
+    .await;
     let cannot = error("Cannot change this setting for other users.");
     for (name, value) in [("email", "x@agora.test"), ("presence_enabled", "false"), ("timezone", "Europe/Paris")] {
         let form = vec![("target_users", both.clone()), (name, value.into())];
@@ -185,10 +184,8 @@ async fn administrators_change_other_users_settings() {
     assert_eq!(response.status(), 200);
     assert_eq!(alices.events(&app).await, [enter_sends]);
     assert_eq!(bobs.events(&app).await, Vec::<Value>::new());
-    let (_, state) = json(
-        send(&app, &bob, Method::POST, "/register", &[("fetch_event_types", r#"["user_settings"]"#)]).await,
-    )
-    .await;
+    let (_, state) =
+        json(send(&app, &bob, Method::POST, "/register", &[("fetch_event_types", r#"["user_settings"]"#)]).await).await;
     assert_eq!(state["user_settings"]["enter_sends"], json!(true));
     app.stop().await;
 }
@@ -206,10 +203,7 @@ async fn the_default_avatar_source_the_workplace_users_and_the_realm_uuid() {
     let response = send(&app, &app.owner, Method::PATCH, "/realm", &[("default_avatar_source", "J")]).await;
     assert_eq!(response.status(), 200);
     let events = watch.events(&app).await;
-    assert_eq!(
-        events,
-        [json!({"type": "realm", "op": "update", "property": "default_avatar_source", "value": "J"})]
-    );
+    assert_eq!(events, [json!({"type": "realm", "op": "update", "property": "default_avatar_source", "value": "J"})]);
     let refused = send(&app, &app.owner, Method::PATCH, "/realm", &[("default_avatar_source", "U")]).await;
     assert_eq!(refused.status(), 400);
     let state = crate::helpers::register(&app, &app.owner, &[("fetch_event_types", r#"["realm"]"#)]).await;

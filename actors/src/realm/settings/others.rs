@@ -80,7 +80,8 @@ pub fn plan_others_settings(
     // Agora checks the values as for one's own settings (Zulip skips
     // `check_settings_values` here).
     check_values(&settings)?;
-    let groups: Vec<GroupId> = target.group_ids.iter().map(|id| GroupId(*id)).filter(|g| state.group(*g).is_some()).collect();
+    let groups: Vec<GroupId> =
+        target.group_ids.iter().map(|id| GroupId(*id)).filter(|g| state.group(*g).is_some()).collect();
     let mut ids: BTreeSet<UserId> = state.recursive_members(groups);
     for id in &target.user_ids {
         state.user(UserId(*id)).ok_or_else(|| ApiError::bad_request(format!("Invalid user ID: {id}")))?;
