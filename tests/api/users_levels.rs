@@ -176,7 +176,7 @@ async fn administrators_change_other_users_settings() {
     let response = patch(&app.owner, vec![("target_users", both.clone()), ("enter_sends", "true".into())]).await;
     expect(response, 200, json!({"result": "success", "msg": ""})).await;
     let enter_sends = json!({"type": "user_settings", "op": "update", "property": "enter_sends", "value": true});
-    assert_eq!(bobs.events(&app).await, [enter_sends.clone()]);
+    assert_eq!(bobs.events(&app).await, std::slice::from_ref(&enter_sends));
     assert_eq!(alices.events(&app).await, Vec::<Value>::new());
     // Not skipping: Alice's changes too; Bob's is already so.
     let everyone = json!({"user_ids": [alice.user_id], "group_ids": [], "skip_if_already_edited": false}).to_string();
