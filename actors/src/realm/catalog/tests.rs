@@ -65,7 +65,8 @@ const GOLDEN_LEGACY: &[&str] = &[
 /// `realm_allow_edit_history`.
 #[rustfmt::skip]
 const GOLDEN_REALM: &[&str] = &[
-    "realm_allow_message_editing", "realm_avatar_changes_disabled", "realm_default_code_block_language",
+    "realm_allow_message_editing", "realm_avatar_changes_disabled", "realm_default_avatar_source",
+    "realm_default_code_block_language",
     "realm_default_language", "realm_description", "realm_digest_emails_enabled", "realm_digest_weekday",
     "realm_disallow_disposable_email_addresses", "realm_email_changes_disabled",
     "realm_emails_restricted_to_domains", "realm_enable_guest_user_dm_warning",
@@ -87,7 +88,7 @@ const GOLDEN_REALM: &[&str] = &[
     "realm_can_manage_billing_group", "realm_can_mention_many_users_group",
     "realm_can_move_messages_between_channels_group", "realm_can_move_messages_between_topics_group",
     "realm_can_resolve_topics_group", "realm_can_summarize_topics_group",
-    "realm_direct_message_initiator_group", "realm_direct_message_permission_group",
+    "realm_direct_message_initiator_group", "realm_direct_message_permission_group", "realm_workplace_users_group",
     "realm_create_public_stream_policy", "realm_create_private_stream_policy",
     "realm_create_web_public_stream_policy", "realm_wildcard_mention_policy", "realm_authentication_methods",
     "realm_presence_disabled", "max_avatar_file_size_mib", "max_file_upload_size_mib", "max_icon_file_size_mib",
