@@ -182,6 +182,8 @@ async fn check_organization(app: &TestApp) {
     // People: the team's members with their roles, and Hagrid, who wrote in the team's
     // channel but left it, deactivated; not Draco, of the other team.
     let users = get(app, &harry, "/users").await["members"].as_array().unwrap().clone();
+    // Members are imported stubs until they log in (FL 433); bots are not.
+    assert!(users.iter().all(|u| u["is_imported_stub"] == json!(u["is_bot"] == false)), "{users:?}");
     let mut people: Vec<(String, String, i64, bool)> = users
         .iter()
         .filter(|u| u["is_bot"] == false)

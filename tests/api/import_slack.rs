@@ -214,6 +214,8 @@ async fn a_slack_export_becomes_an_organization_on_a_running_server() {
     let carol = creds(&app, SUB, "carol@acme.test").await;
     let dave = creds(&app, SUB, "dave@acme.test").await;
     let users = get(&app, &ann, "/users").await["members"].as_array().unwrap().clone();
+    // Members are imported stubs until they log in (FL 433); bots are not.
+    assert!(users.iter().all(|u| u["is_imported_stub"] == json!(u["is_bot"] == false)), "{users:?}");
     let people: Vec<(&str, &str, i64, bool, bool, &str)> = users
         .iter()
         .map(|u| {

@@ -67,6 +67,7 @@ mod topic_deletion;
 mod topics;
 mod uploads;
 mod users;
+mod users_levels;
 mod web_client;
 mod web_sessions;
 mod webhooks;

@@ -259,7 +259,7 @@ async fn the_system_bots_are_cross_realm_bots_not_members() {
         bot,
         &json!({"email": "notification-bot@zulip.com", "user_id": id, "avatar_version": 1, "is_admin": false,
                 "is_owner": false, "is_guest": false, "role": 400, "is_bot": true, "full_name": "Notification Bot",
-                "timezone": "", "is_active": true, "date_joined": date_joined, "delivery_email": "notification-bot@zulip.com",
+                "timezone": "", "is_active": true, "date_joined": date_joined, "delivery_email": "notification-bot@zulip.com", "is_imported_stub": false,
                 "avatar_url": avatar, "bot_type": 1, "is_system_bot": true, "bot_owner_id": null}),
     );
     // Not among the organization's users.

@@ -171,8 +171,8 @@ async fn field_definitions_are_validated_with_zulips_messages() {
             error("URL pattern must contain '%(username)s'."),
         ),
         (
-            vec![("name", "X"), ("field_type", "2"), ("display_in_profile_summary", "true")],
-            error("Field type not supported for display in profile summary."),
+            vec![("name", "X"), ("field_type", "2"), ("use_for_user_matching", "true")],
+            error("Field type not supported for user matching."),
         ),
         (
             vec![("name", "X"), ("field_type", "6"), ("display_in_profile_summary", "true")],

@@ -47,6 +47,7 @@ async fn own_profile_has_every_field() {
         "is_active": true,
         "date_joined": date_joined(&body),
         "delivery_email": "owner@agora.test",
+        "is_imported_stub": false,
         "avatar_url": "https://secure.gravatar.com/avatar/b9d9bf51d76ead8e017ab84ee34805d3?d=identicon&version=1",
         "profile_data": {},
         // Welcome Bot's message to the organization's first owner.
@@ -79,6 +80,7 @@ async fn other_users_by_id_and_by_email() {
         "is_active": true,
         "date_joined": date_joined(&body["user"]),
         "delivery_email": "alice@agora.test",
+        "is_imported_stub": false,
         // The address is the real one, so the client computes the gravatar itself.
         "avatar_url": null,
     });
@@ -186,6 +188,7 @@ async fn the_user_list_has_everyone_with_bots_and_deactivated_users() {
             "is_active": true,
             "date_joined": date_joined(bot_dict),
             "delivery_email": "helper-bot@agora.test",
+            "is_imported_stub": false,
             "avatar_url": null,
             "bot_type": 1,
             "bot_owner_id": member.user_id,

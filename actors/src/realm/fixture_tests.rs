@@ -73,6 +73,9 @@ pub fn human(state: &mut RealmState, id: UserId, email: &str, full_name: &str, a
         email_address_visibility: EmailVisibility::Everyone,
         settings: Map::new(),
         profile_data: Default::default(),
+        is_imported_stub: false,
+        first_login_pending: false,
+        self_edited_settings: Default::default(),
     };
     state.put_user(user);
     for group in state.role_groups(role, T0, T0) {

@@ -39,6 +39,8 @@ pub struct UserView<'a> {
     pub date_joined: String,
     /// `null` when the viewer may not see the real address.
     pub delivery_email: Option<&'a str>,
+    /// A placeholder made by an import (FL 433).
+    pub is_imported_stub: bool,
     /// `null` when the client computes the gravatar itself.
     pub avatar_url: Option<String>,
     /// Bots only (their value may be null).
@@ -152,6 +154,7 @@ impl RealmState {
             is_active: Some(target.is_active),
             date_joined: format_date_joined(target.date_joined),
             delivery_email,
+            is_imported_stub: target.is_imported_stub,
             avatar_url: (!gravatar_computable).then(|| avatar_url(target)),
             bot_type: target.is_bot.then_some(target.bot_type),
             is_system_bot: target.is_system_bot().then_some(true),
@@ -240,6 +243,9 @@ mod tests {
             email_address_visibility: visibility,
             settings: Map::new(),
             profile_data: Default::default(),
+            is_imported_stub: false,
+            first_login_pending: false,
+            self_edited_settings: Default::default(),
         }
     }
 

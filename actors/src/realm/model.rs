@@ -176,6 +176,15 @@ pub struct User {
     pub settings: Map<String, Value>,
     /// Values of custom profile fields, by field id.
     pub profile_data: BTreeMap<FieldId, ProfileValue>,
+    /// A placeholder made by an import from another chat system, until its owner's first
+    /// login (FL 433).
+    pub is_imported_stub: bool,
+    /// `date_joined` becomes the time of the first login (FL 475): imported stubs and
+    /// accounts created through `POST /users`, until they log in.
+    pub first_login_pending: bool,
+    /// The personal settings the user changed themselves (FL 444's
+    /// `skip_if_already_edited`).
+    pub self_edited_settings: BTreeSet<String>,
 }
 
 /// A user's value of one custom profile field.
@@ -203,6 +212,8 @@ pub struct CustomProfileField {
     pub display_in_profile_summary: bool,
     pub required: bool,
     pub editable_by_user: bool,
+    /// Typeahead matches users by this field's values (FL 455).
+    pub use_for_user_matching: bool,
 }
 
 impl CustomProfileField {

@@ -31,6 +31,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0022_client_devices.sql"),
     include_str!("../../../sql/0023_messages_features.sql"),
     include_str!("../../../sql/0024_web_home_view_recent.sql"),
+    include_str!("../../../sql/0025_users_imported_stubs_profile_matching.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own

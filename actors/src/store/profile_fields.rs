@@ -12,7 +12,7 @@ use crate::realm::model::{CustomProfileField, ProfileValue};
 pub fn in_realm(conn: &Connection, realm_id: RealmId) -> StoreResult<Vec<CustomProfileField>> {
     let mut stmt = conn.prepare(
         "SELECT id, name, hint, field_type, field_data, sort_order, display_in_profile_summary, required,
-                editable_by_user
+                editable_by_user, use_for_user_matching
          FROM custom_profile_fields WHERE realm_id = ?1 ORDER BY sort_order, id",
     )?;
     let rows = stmt.query_map([realm_id], |row| {
@@ -26,6 +26,7 @@ pub fn in_realm(conn: &Connection, realm_id: RealmId) -> StoreResult<Vec<CustomP
             display_in_profile_summary: flag(row.get(6)?),
             required: flag(row.get(7)?),
             editable_by_user: flag(row.get(8)?),
+            use_for_user_matching: flag(row.get(9)?),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -61,8 +62,8 @@ pub fn values_in_realm(
 pub fn insert(tx: &Connection, realm_id: RealmId, field: &CustomProfileField) -> StoreResult<FieldId> {
     tx.execute(
         "INSERT INTO custom_profile_fields (realm_id, name, hint, field_type, field_data, sort_order,
-                display_in_profile_summary, required, editable_by_user)
-         VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?8)",
+                display_in_profile_summary, required, editable_by_user, use_for_user_matching)
+         VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?8, ?9)",
         rusqlite::params![
             realm_id,
             field.name,
@@ -71,7 +72,8 @@ pub fn insert(tx: &Connection, realm_id: RealmId, field: &CustomProfileField) ->
             field.field_data,
             field.display_in_profile_summary,
             field.required,
-            field.editable_by_user
+            field.editable_by_user,
+            field.use_for_user_matching
         ],
     )?;
     let id = FieldId(tx.last_insert_rowid());
@@ -83,7 +85,7 @@ pub fn insert(tx: &Connection, realm_id: RealmId, field: &CustomProfileField) ->
 pub fn update(tx: &Connection, field: &CustomProfileField) -> StoreResult<()> {
     tx.execute(
         "UPDATE custom_profile_fields SET name = ?2, hint = ?3, field_data = ?4, sort_order = ?5,
-                display_in_profile_summary = ?6, required = ?7, editable_by_user = ?8
+                display_in_profile_summary = ?6, required = ?7, editable_by_user = ?8, use_for_user_matching = ?9
          WHERE id = ?1",
         rusqlite::params![
             field.id,
@@ -93,7 +95,8 @@ pub fn update(tx: &Connection, field: &CustomProfileField) -> StoreResult<()> {
             field.order,
             field.display_in_profile_summary,
             field.required,
-            field.editable_by_user
+            field.editable_by_user,
+            field.use_for_user_matching
         ],
     )?;
     Ok(())

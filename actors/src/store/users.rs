@@ -10,9 +10,10 @@ use crate::realm::model::{EmailVisibility, Role, User};
 
 const COLUMNS: &str = "id, realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type, \
     bot_owner_id, timezone, date_joined, avatar_source, avatar_version, api_key, password_hash, \
-    can_create_users, can_change_user_emails, email_address_visibility, settings";
+    can_create_users, can_change_user_emails, email_address_visibility, settings, is_imported_stub, \
+    first_login_pending, self_edited_settings";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<(User, i64, i64, String)> {
+fn from_row(row: &Row<'_>) -> rusqlite::Result<(User, i64, i64, String, String)> {
     Ok((
         User {
             id: row.get(0)?,
@@ -36,19 +37,30 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(User, i64, i64, String)> {
             email_address_visibility: EmailVisibility::Everyone,
             settings: Map::new(),
             profile_data: Default::default(),
+            is_imported_stub: flag(row.get(20)?),
+            first_login_pending: flag(row.get(21)?),
+            self_edited_settings: Default::default(),
         },
         row.get(5)?,
         row.get(18)?,
         row.get(19)?,
+        row.get(22)?,
     ))
 }
 
-fn finish((mut user, role, visibility, settings): (User, i64, i64, String)) -> StoreResult<User> {
+fn finish((mut user, role, visibility, settings, edited): (User, i64, i64, String, String)) -> StoreResult<User> {
+    user.self_edited_settings =
+        serde_json::from_str(&edited).map_err(|e| StoreError::Corrupt(format!("self_edited_settings: {e}")))?;
     user.role = Role::from_i64(role).ok_or_else(|| StoreError::Corrupt(format!("role {role}")))?;
     user.email_address_visibility = EmailVisibility::from_i64(visibility)
         .ok_or_else(|| StoreError::Corrupt(format!("email_address_visibility {visibility}")))?;
     user.settings = json_object(&settings)?;
     Ok(user)
+}
+
+/// `self_edited_settings` as stored: a JSON array of names.
+fn edited_json(user: &User) -> String {
+    Value::from(user.self_edited_settings.iter().cloned().collect::<Vec<_>>()).to_string()
 }
 
 /// Every user of a realm, by id.
@@ -71,8 +83,9 @@ pub fn insert(conn: &Connection, user: &User) -> StoreResult<UserId> {
     conn.prepare_cached(
         "INSERT INTO users (realm_id, delivery_email, email, full_name, role, is_active, is_bot, bot_type,
             bot_owner_id, timezone, date_joined, avatar_source, avatar_version, api_key, password_hash,
-            can_create_users, can_change_user_emails, email_address_visibility, settings)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            can_create_users, can_change_user_emails, email_address_visibility, settings, is_imported_stub,
+            first_login_pending, self_edited_settings)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
     )?
     .execute(params![
         user.realm_id,
@@ -94,6 +107,9 @@ pub fn insert(conn: &Connection, user: &User) -> StoreResult<UserId> {
         user.can_change_user_emails,
         user.email_address_visibility as i64,
         Value::Object(user.settings.clone()).to_string(),
+        user.is_imported_stub,
+        user.first_login_pending,
+        edited_json(user),
     ])?;
     Ok(UserId(conn.last_insert_rowid()))
 }
@@ -128,6 +144,16 @@ pub fn set_role(conn: &Connection, id: UserId, role: Role) -> StoreResult<()> {
     Ok(())
 }
 
+/// Ends a user's wait for their first login (FL 433, 475): no longer an imported stub, and
+/// joined at `date_joined`.
+pub fn set_first_login(conn: &Connection, id: UserId, date_joined: i64) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE users SET is_imported_stub = 0, first_login_pending = 0, date_joined = ?2 WHERE id = ?1",
+        params![id, date_joined],
+    )?;
+    Ok(())
+}
+
 /// Sets a user's full name.
 pub fn set_full_name(conn: &Connection, id: UserId, full_name: &str) -> StoreResult<()> {
     conn.execute("UPDATE users SET full_name = ?2 WHERE id = ?1", params![id, full_name])?;
@@ -145,7 +171,7 @@ pub fn set_emails(conn: &Connection, id: UserId, delivery_email: &str, email: &s
 pub fn save_own_settings(conn: &Connection, user: &User) -> StoreResult<()> {
     conn.execute(
         "UPDATE users SET full_name = ?2, delivery_email = ?3, email = ?4, timezone = ?5,
-            email_address_visibility = ?6, settings = ?7, password_hash = ?8
+            email_address_visibility = ?6, settings = ?7, password_hash = ?8, self_edited_settings = ?9
          WHERE id = ?1",
         params![
             user.id,
@@ -156,6 +182,7 @@ pub fn save_own_settings(conn: &Connection, user: &User) -> StoreResult<()> {
             user.email_address_visibility as i64,
             Value::Object(user.settings.clone()).to_string(),
             user.password_hash,
+            edited_json(user),
         ],
     )?;
     Ok(())

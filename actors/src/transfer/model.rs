@@ -76,6 +76,10 @@ pub struct Person {
     pub service: Option<(String, i64, String)>,
     /// `(source field id, value as the API shows it)`; person pickers list source user ids.
     pub profile_values: Vec<(i64, String)>,
+    /// A placeholder for someone of another chat system who has not logged in yet (Zulip's
+    /// `is_imported_stub`, FL 433): their first login makes it an ordinary account and sets
+    /// `date_joined` (FL 475).
+    pub is_imported_stub: bool,
 }
 
 impl Person {
@@ -97,6 +101,7 @@ impl Person {
             avatar: None,
             service: None,
             profile_values: Vec::new(),
+            is_imported_stub: false,
         }
     }
 
@@ -118,6 +123,8 @@ pub struct ProfileField {
     pub display_in_profile_summary: bool,
     pub required: bool,
     pub editable_by_user: bool,
+    /// FL 455.
+    pub use_for_user_matching: bool,
 }
 
 /// A user group that is not a system group (those follow the roles).

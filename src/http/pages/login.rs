@@ -10,6 +10,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use agora_actors::error::ErrorCode;
 use agora_actors::ids::UserId;
+use agora_actors::realm::users::RecordLogin;
 use agora_actors::registry::RealmHandle;
 use agora_actors::secrets::{random_alphanumeric, secrets_equal};
 use agora_actors::ApiError;
@@ -140,6 +141,15 @@ pub async fn signed_in_response(
     let Some(entry) = realm.auth().by_id(user_id).cloned() else { return unavailable() };
     if entry.is_bot || !entry.is_active {
         return forged(Frame::of(Some(realm)), "Log in with a person's account.");
+    }
+    // The first login of an imported stub or an API-made account (FL 433, 475).
+    match realm.addr.send(RecordLogin { user_id }).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            tracing::error!(error = %e.msg, "could not record a login");
+            return unavailable();
+        }
+        Err(_) => return unavailable(),
     }
     let sessions = Arc::clone(&state.sessions);
     let (old, realm_id) = (session_token(req), realm.id);

@@ -10,6 +10,7 @@ use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 use crate::http::state::AppState;
 use agora_actors::json_object;
+use agora_actors::realm::users::RecordLogin;
 
 pub async fn fetch_api_key(site: Site, state: web::Data<AppState>, params: Params) -> Result<Success, HttpError> {
     let username = params.required_str("username")?;
@@ -26,6 +27,8 @@ pub async fn fetch_api_key(site: Site, state: web::Data<AppState>, params: Param
         })
         .await?;
     let creds = state.logins.finish(&realm.auth(), pending, verified)?;
+    // The first login of an imported stub or an API-made account (FL 433, 475).
+    realm.addr.send(RecordLogin { user_id: creds.user_id }).await??;
     Ok(params.success(json_object(json!({
         "api_key": creds.api_key,
         "email": creds.email,

@@ -53,6 +53,7 @@ pub(super) fn routes(scope: Scope) -> Scope {
                 .route(Method::GET, get_subscription_status)
                 .build(),
         )
+        .service(Endpoint::new(r"/users/{user_id:\d+}/channels").route(Method::GET, get_user_channels).build())
         .service(
             Endpoint::new("/default_streams")
                 .route(Method::GET, get_default_streams)
@@ -273,6 +274,11 @@ async fn get_subscription_status(
 ) -> Result<Success, HttpError> {
     let (user, stream) = path.into_inner();
     query(&auth, &params, ChannelQuery::IsSubscribed(UserId(path_id(&user)), ChannelId(path_id(&stream)))).await
+}
+
+/// `GET /users/{user_id}/channels` (FL 440).
+async fn get_user_channels(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
+    query(&auth, &params, ChannelQuery::UserChannels(UserId(path_id(&path)))).await
 }
 
 /// `PATCH /streams/{stream_id}`.

@@ -69,6 +69,7 @@ pub async fn create_field(req: Guarded<Admins>) -> Result<Success, HttpError> {
         display_in_profile_summary: params.bool_or("display_in_profile_summary", false)?,
         required: params.bool_or("required", false)?,
         editable_by_user: params.bool_or("editable_by_user", true)?,
+        use_for_user_matching: params.bool_or("use_for_user_matching", false)?,
     };
     let id = auth.realm.addr.send(CreateProfileField { acting: auth.user.user_id, field }).await??;
     Ok(params.success(json_object(json!({ "id": id }))))
@@ -85,6 +86,7 @@ pub async fn update_field(req: Guarded<Admins>, path: web::Path<String>) -> Resu
         display_in_profile_summary: params.bool("display_in_profile_summary")?,
         required: params.bool("required")?,
         editable_by_user: params.bool("editable_by_user")?,
+        use_for_user_matching: params.bool("use_for_user_matching")?,
     };
     auth.realm.addr.send(UpdateProfileField { acting: auth.user.user_id, field_id, changes }).await??;
     Ok(params.ok())

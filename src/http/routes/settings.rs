@@ -9,8 +9,8 @@ use agora_actors::realm::catalog::{Kind, Setting};
 use agora_actors::realm::notices::welcome_test::TestWelcomeBotCustomMessage;
 use agora_actors::realm::settings::organization::{realm_group_settings, realm_settings, wire, Wire};
 use agora_actors::realm::settings::{
-    default_settings, own_settings, OwnSettingsChange, PasswordChange, SettingValue, UpdateOwnSettings,
-    UpdateRealmSettings, UpdateUserDefaults,
+    default_settings, own_settings, AccountFields, OwnSettingsChange, PasswordChange, SettingValue, TargetUsers,
+    UpdateOthersSettings, UpdateOwnSettings, UpdateRealmSettings, UpdateUserDefaults,
 };
 use agora_actors::ApiError;
 use serde_json::Value;
@@ -83,6 +83,14 @@ pub async fn update_settings(
     let old_password = params.str("old_password");
     let new_password = params.str("new_password");
     let settings = setting_values(&params, own_settings())?;
+    if let Some(target) = params.decode("target_users", target_users)? {
+        // FL 444: an administrator changes other users' preferences; the name and the old
+        // password are ignored, as in Zulip.
+        let fields = AccountFields { email: email.is_some(), new_password: new_password.is_some() };
+        let msg = UpdateOthersSettings { user_id: auth.user.user_id, target, fields, settings };
+        auth.realm.addr.send(msg).await??;
+        return Ok(params.ok());
+    }
     let password = match new_password {
         None => None,
         Some(new) => Some(prepare_password_change(&auth, &state, old_password.unwrap_or_default(), new).await?),
@@ -94,6 +102,34 @@ pub async fn update_settings(
         keep_session(&http, &state, &auth).await?;
     }
     Ok(params.ok())
+}
+
+/// `target_users` of `PATCH /settings` (FL 444, Zulip's `TargetUsersData`): `user_ids` and
+/// `group_ids` (lists of integers, empty when absent, not both empty) and the required
+/// `skip_if_already_edited`.
+fn target_users(name: &str, raw: &str) -> Result<TargetUsers, ApiError> {
+    let object = decode::object(name, raw)?;
+    let ids = |key: &str| -> Result<Vec<i64>, ApiError> {
+        match object.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| decode::as_integer(&format!("{name}[\"{key}\"][{i}]"), v))
+                .collect(),
+            Some(_) => Err(ApiError::bad_request(format!("{name}[\"{key}\"] is not a list"))),
+        }
+    };
+    let (user_ids, group_ids) = (ids("user_ids")?, ids("group_ids")?);
+    let skip_if_already_edited = match object.get("skip_if_already_edited") {
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(ApiError::bad_request(format!("{name}[\"skip_if_already_edited\"] is not a boolean"))),
+        None => return Err(ApiError::bad_request(format!("{name}[\"skip_if_already_edited\"] field is missing"))),
+    };
+    if user_ids.is_empty() && group_ids.is_empty() {
+        return Err(ApiError::bad_request("Either user_ids or group_ids must be provided."));
+    }
+    Ok(TargetUsers { user_ids, group_ids, skip_if_already_edited })
 }
 
 /// A browser that changed its user's password stays signed in (as Django's

@@ -176,7 +176,12 @@ pub fn build(scan: &mut Scan, file: &str, root: &Path) -> Result<(Organization, 
         let email = user.email.clone().filter(|e| !e.trim().is_empty());
         let email = email.ok_or_else(|| at(line, format!("user {:?} has no email address", user.username)))?;
         dir.users.insert(user.username.clone(), (id, full_name(user)));
-        org.users.push(Person { is_active: active, ..Person::new(id, email, full_name(user), role) });
+        // Zulip's converter makes every member a stub (FL 433) until they log in.
+        org.users.push(Person {
+            is_active: active,
+            is_imported_stub: true,
+            ..Person::new(id, email, full_name(user), role)
+        });
     }
     for (name, line) in &scan.post_channels {
         if !dir.channels.contains_key(name) {

@@ -119,6 +119,9 @@ impl People {
         self.persons.push(Person {
             is_active: !deleted,
             bot_type: is_bot.then_some(1),
+            // Zulip's converter makes every member a stub (FL 433) until they log in; bots
+            // never log in.
+            is_imported_stub: !is_bot,
             timezone,
             ..Person::new(id, email.clone(), full_name, role)
         });

@@ -179,6 +179,7 @@ pub fn organization(
             display_in_profile_summary: f.display_in_profile_summary,
             required: f.required,
             editable_by_user: f.editable_by_user,
+            use_for_user_matching: f.use_for_user_matching,
         })
         .collect();
     org.profile_fields.sort_by_key(|f| realm.zerver_customprofilefield.iter().find(|r| r.id == f.id).map(|r| r.order));
@@ -400,6 +401,8 @@ fn people(realm: &RealmJson, files: &FileRecords) -> Result<Vec<Person>, ImportE
             avatar: (text(row, "avatar_source") == "U").then(|| avatar(id)).flatten(),
             service: services.get(&id).cloned(),
             profile_values: Vec::new(),
+            // Zulip 12 exports say (FL 433); before, its mirror dummies were the placeholders.
+            is_imported_stub: row.get("is_imported_stub").and_then(Value::as_bool).unwrap_or(dummy),
         });
     }
     Ok(people)

@@ -124,6 +124,9 @@ pub struct ProfileField {
     pub required: bool,
     #[serde(default = "yes")]
     pub editable_by_user: bool,
+    /// FL 455.
+    #[serde(default)]
+    pub use_for_user_matching: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -276,6 +276,8 @@ const VIDEO_CHAT_PROVIDERS: &[i64] = &[0, 1];
 const ORG_TYPES: &[i64] = &[0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000];
 const EDIT_HISTORY_VISIBILITY: &[&str] = &["all", "moves", "none"];
 const TOPICS_POLICIES: &[&str] = &["allow_empty_topic", "disable_empty_topic"];
+/// `default_avatar_source` (FL 456): Gravatar or Jdenticon; never `U`.
+const DEFAULT_AVATAR_SOURCES: &[&str] = &["G", "J"];
 /// A week, the longest email batching period.
 const MAX_BATCHING_PERIOD_SECONDS: i64 = 7 * 24 * 60 * 60;
 const DEFAULT_MOVE_LIMIT_SECONDS: i64 = 7 * 24 * 60 * 60;

@@ -15,6 +15,8 @@ use super::*;
 pub static REALM_SETTINGS: &[Setting] = &[
     flag("allow_message_editing", true),
     flag("avatar_changes_disabled", false),
+    // FL 456: the avatar of new users, `G` (Gravatar) or `J` (Jdenticon).
+    org("default_avatar_source", Kind::StrChoice(DEFAULT_AVATAR_SOURCES), text("G")),
     org("default_code_block_language", Kind::Str, text("")),
     org("default_language", Kind::Str, text("en")),
     org("description", Kind::Str, text("")),
@@ -99,6 +101,9 @@ pub static REALM_SETTINGS: &[Setting] = &[
     group("can_summarize_topics_group", SystemGroup::EVERYONE, GroupRule::new(true, true)),
     group("direct_message_initiator_group", SystemGroup::EVERYONE, GroupRule::new(true, true)),
     group("direct_message_permission_group", SystemGroup::EVERYONE, GroupRule::new(true, true)),
+    // FL 477: who counts as a workplace user for billing. Zulip's default and rule are not
+    // in its published description: members (guests excluded), `role:nobody` allowed.
+    group("workplace_users_group", SystemGroup::MEMBERS, GroupRule::new(true, false)),
     // Settings `realm_data` sends outside the two blocks above.
     org("org_type", Kind::IntChoice(ORG_TYPES), int(0)),
     org("moderation_request_channel_id", Kind::ChannelId, int(-1)),
@@ -294,6 +299,9 @@ pub fn realm_data(state: &RealmState, config: &ServerConfig) -> Map<String, Valu
         "max_logo_file_size_mib": MAX_LOGO_FILE_SIZE_MIB,
         "realm_url": url,
         "realm_uri": url,
+        // FL 466: the salt of Jdenticon avatars (`{realm_uuid}:{user_id}`); the same UUID the
+        // push bouncer knows the organization by.
+        "realm_uuid": crate::push::identity::realm_uuid(config.push.org_id.as_deref().unwrap_or(""), realm.id),
         "realm_bot_domain": config.fake_email_domain(&realm.subdomain),
         "realm_available_video_chat_providers": {
             "disabled": {"name": "None", "id": 0},

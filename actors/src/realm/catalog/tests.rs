@@ -65,7 +65,8 @@ const GOLDEN_LEGACY: &[&str] = &[
 /// `realm_allow_edit_history`.
 #[rustfmt::skip]
 const GOLDEN_REALM: &[&str] = &[
-    "realm_allow_message_editing", "realm_avatar_changes_disabled", "realm_default_code_block_language",
+    "realm_allow_message_editing", "realm_avatar_changes_disabled", "realm_default_avatar_source",
+    "realm_default_code_block_language",
     "realm_default_language", "realm_description", "realm_digest_emails_enabled", "realm_digest_weekday",
     "realm_disallow_disposable_email_addresses", "realm_email_changes_disabled",
     "realm_emails_restricted_to_domains", "realm_enable_guest_user_dm_warning",
@@ -87,12 +88,12 @@ const GOLDEN_REALM: &[&str] = &[
     "realm_can_manage_billing_group", "realm_can_mention_many_users_group",
     "realm_can_move_messages_between_channels_group", "realm_can_move_messages_between_topics_group",
     "realm_can_resolve_topics_group", "realm_can_summarize_topics_group",
-    "realm_direct_message_initiator_group", "realm_direct_message_permission_group",
+    "realm_direct_message_initiator_group", "realm_direct_message_permission_group", "realm_workplace_users_group",
     "realm_create_public_stream_policy", "realm_create_private_stream_policy",
     "realm_create_web_public_stream_policy", "realm_wildcard_mention_policy", "realm_authentication_methods",
     "realm_presence_disabled", "max_avatar_file_size_mib", "max_file_upload_size_mib", "max_icon_file_size_mib",
     "realm_upload_quota_mib", "realm_icon_url", "realm_icon_source", "realm_logo_url", "realm_logo_source",
-    "realm_night_logo_url", "realm_night_logo_source", "max_logo_file_size_mib", "realm_url", "realm_uri",
+    "realm_night_logo_url", "realm_night_logo_source", "max_logo_file_size_mib", "realm_url", "realm_uri", "realm_uuid",
     "realm_bot_domain", "realm_available_video_chat_providers", "settings_send_digest_emails",
     "realm_email_auth_enabled", "realm_password_auth_enabled", "server_generation",
     "realm_is_zephyr_mirror_realm", "development_environment", "realm_org_type", "realm_plan_type",
@@ -199,6 +200,9 @@ fn user() -> User {
         email_address_visibility: EmailVisibility::Everyone,
         settings: Map::new(),
         profile_data: Default::default(),
+        is_imported_stub: false,
+        first_login_pending: false,
+        self_edited_settings: Default::default(),
     }
 }
 

@@ -36,6 +36,8 @@ pub enum ChannelQuery {
     Subscriptions(IncludeSubscribers),
     /// `GET /users/{user_id}/subscriptions/{stream_id}`: `{"is_subscribed": bool}`.
     IsSubscribed(UserId, ChannelId),
+    /// `GET /users/{user_id}/channels` (FL 440): `{"subscribed_channel_ids": [...]}`.
+    UserChannels(UserId),
     /// `GET /default_streams`: `{"default_streams": [...]}`.
     DefaultStreams,
     /// `GET /streams/{id}/email_address` with its `sender_id`: `{"email": ""}`.
@@ -53,6 +55,9 @@ pub fn answer(state: &RealmState, viewer: &User, query: ChannelQuery) -> ApiResu
             ("subscriptions", Value::from(my_subscriptions(state, viewer, include)))
         }
         ChannelQuery::IsSubscribed(user, id) => ("is_subscribed", Value::from(is_subscribed(state, viewer, user, id)?)),
+        ChannelQuery::UserChannels(user) => {
+            ("subscribed_channel_ids", Value::from(user_channels(state, viewer, user)?))
+        }
         ChannelQuery::DefaultStreams => ("default_streams", Value::from(default_streams(state, viewer))),
         ChannelQuery::EmailAddress(id, sender) => ("email", Value::from(email_address(state, viewer, id, sender)?)),
     };
@@ -185,6 +190,18 @@ pub fn is_subscribed(state: &RealmState, viewer: &User, target: UserId, id: Chan
     state.user(target).ok_or_else(|| ApiError::bad_request("No such user"))?;
     let channel = visible_channel(state, viewer, id)?;
     Ok(state.is_subscribed(target, channel.id))
+}
+
+/// `GET /users/{user_id}/channels` (FL 440): the channels `target` (a human or, from FL 458,
+/// a bot; active or not) is subscribed to whose metadata the viewer may see, ascending.
+pub fn user_channels(state: &RealmState, viewer: &User, target: UserId) -> ApiResult<Vec<i64>> {
+    let target = state.user_or_err(target)?;
+    Ok(state
+        .subscribed_channels(target.id)
+        .filter_map(|id| state.channel(id))
+        .filter(|c| state.has_metadata_access(viewer, c))
+        .map(|c| c.id.0)
+        .collect())
 }
 
 /// The subscription data set of `user`: `(subscriptions, unsubscribed, never_subscribed)`,

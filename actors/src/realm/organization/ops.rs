@@ -121,6 +121,9 @@ fn insert_system_bots(tx: &Transaction<'_>, realm_id: RealmId, now: i64) -> Resu
             email_address_visibility: crate::realm::model::EmailVisibility::Everyone,
             settings: Map::new(),
             profile_data: Default::default(),
+            is_imported_stub: false,
+            first_login_pending: false,
+            self_edited_settings: Default::default(),
         };
         store::users::insert(tx, &bot)?;
     }

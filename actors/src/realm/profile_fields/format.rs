@@ -9,7 +9,7 @@ use crate::realm::model::{CustomProfileField, ProfileValue};
 use crate::realm::state::RealmState;
 
 /// A field as `GET /realm/profile_fields`, register and events show it (Zulip's `as_dict`):
-/// `display_in_profile_summary` only when true.
+/// `display_in_profile_summary` and `use_for_user_matching` (FL 455) only when true.
 pub fn field_dict(field: &CustomProfileField) -> Value {
     let mut dict = json!({
         "id": field.id,
@@ -23,6 +23,9 @@ pub fn field_dict(field: &CustomProfileField) -> Value {
     });
     if field.display_in_profile_summary {
         dict["display_in_profile_summary"] = Value::Bool(true);
+    }
+    if field.use_for_user_matching {
+        dict["use_for_user_matching"] = Value::Bool(true);
     }
     dict
 }

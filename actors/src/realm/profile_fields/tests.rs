@@ -25,6 +25,7 @@ fn field(name: &str, field_type: i64) -> NewField {
         display_in_profile_summary: false,
         required: false,
         editable_by_user: true,
+        use_for_user_matching: false,
     }
 }
 
@@ -133,6 +134,7 @@ fn new_field(name: &str, field_type: i64) -> NewField {
         display_in_profile_summary: false,
         required: false,
         editable_by_user: true,
+        use_for_user_matching: false,
     }
 }
 

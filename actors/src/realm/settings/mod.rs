@@ -12,12 +12,14 @@
 
 pub mod format;
 pub mod organization;
+pub mod others;
 pub mod personal;
 pub mod values;
 
 use actix::prelude::*;
 use serde_json::{Map, Value};
 
+pub use others::{AccountFields, TargetUsers};
 pub use personal::{OwnSettingsChange, PasswordChange};
 pub use values::{check_values, default_settings, own_settings, SettingValue};
 
@@ -33,6 +35,27 @@ use crate::presence::audience::presence_enabled;
 pub struct UpdateOwnSettings {
     pub user_id: UserId,
     pub change: OwnSettingsChange,
+}
+
+/// `PATCH /settings` with `target_users` (FL 444): an administrator changes other users'
+/// preferences.
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct UpdateOthersSettings {
+    pub user_id: UserId,
+    pub target: TargetUsers,
+    pub fields: AccountFields,
+    /// Settings, in the order of [`own_settings`].
+    pub settings: Vec<SettingValue>,
+}
+
+impl Handler<UpdateOthersSettings> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: UpdateOthersSettings, _: &mut Self::Context) -> Self::Result {
+        let change = others::plan_others_settings(&self.state, msg.user_id, &msg.target, msg.fields, msg.settings)?;
+        self.commit(change)
+    }
 }
 
 /// `PATCH /realm/user_settings_defaults`: `user_id` changes the defaults for new users.

@@ -132,7 +132,7 @@ fn check_name_change(state: &RealmState, user: &User, requested: &str) -> ApiRes
 }
 
 /// Sets one personal setting on a user record (its own column or `settings`).
-fn apply_setting(user: &mut User, setting: &Setting, value: &Value) {
+pub(super) fn apply_setting(user: &mut User, setting: &Setting, value: &Value) {
     match setting.name {
         "email_address_visibility" => {
             if let Some(v) = value.as_i64().and_then(EmailVisibility::from_i64) {
@@ -194,6 +194,8 @@ pub fn plan_own_settings(
     }
     for (setting, value) in &settings {
         apply_setting(&mut after, setting, value);
+        // Remembered for administrators' `skip_if_already_edited` (FL 444).
+        after.self_edited_settings.insert(setting.name.to_owned());
     }
     after.email = api_email(config, state.realm(), &after);
     // The address changes first, under the old visibility (as if confirmed before the

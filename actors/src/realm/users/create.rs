@@ -126,6 +126,9 @@ pub fn plan_account(state: &RealmState, config: &ServerConfig, new: &NewUser, no
         email_address_visibility: visibility,
         settings: new_user_settings(realm),
         profile_data: Default::default(),
+        is_imported_stub: false,
+        first_login_pending: false,
+        self_edited_settings: Default::default(),
     };
     let groups = state.role_groups(user.role, now, now);
     NewAccount { user, groups, email_domain: config.fake_email_domain(&realm.subdomain) }
@@ -154,7 +157,10 @@ pub fn plan_create_user_as(
     if password_too_weak {
         return Err(ApiError::bad_request("The password is too weak."));
     }
-    plan_create_user(state, config, new, now)
+    let mut account = plan_create_user(state, config, new, now)?;
+    // Its `date_joined` becomes the time of its first login (FL 475).
+    account.user.first_login_pending = new.bot_type.is_none();
+    Ok(account)
 }
 
 impl NewAccount {

@@ -84,6 +84,25 @@ impl Handler<SetUserActive> for RealmActor {
     }
 }
 
+/// A successful login of `user_id` (password, web or API): the first one of an imported stub
+/// or of an account created through `POST /users` ends its wait (FL 433, 475).
+#[derive(Message, Debug)]
+#[rtype(result = "ApiResult<()>")]
+pub struct RecordLogin {
+    pub user_id: UserId,
+}
+
+impl Handler<RecordLogin> for RealmActor {
+    type Result = ApiResult<()>;
+
+    fn handle(&mut self, msg: RecordLogin, _: &mut Self::Context) -> Self::Result {
+        match ops::plan_first_login(&self.state, msg.user_id, clock::now()) {
+            Some(change) => self.commit(change),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `GET /users/me`: the requester's own user object with `max_message_id`.
 #[derive(Message, Debug)]
 #[rtype(result = "ApiResult<Map<String, Value>>")]

@@ -136,6 +136,7 @@ fn a_combined_update_leaves_memory_and_database_equal() {
         display_in_profile_summary: false,
         required: false,
         editable_by_user: true,
+        use_for_user_matching: false,
     };
     let (field, _) = create_field(&mut state, &store, owner, new).unwrap();
     let reload = |store: &Store| {
@@ -179,4 +180,28 @@ fn a_combined_update_leaves_memory_and_database_equal() {
     assert_eq!(err.msg, "Field id 999 not found.");
     assert_eq!(state.user(admin).unwrap().full_name, "Robert Admin");
     assert_eq!(users(&reload(&store))[1..], users(&state)[1..]);
+}
+
+/// An imported stub's first login: no longer a stub, joined then; its later logins change
+/// nothing (FL 433, 475).
+#[test]
+fn an_imported_stubs_first_login_makes_it_an_ordinary_account() {
+    let mut state = memory::state();
+    let stub = memory::user(&mut state, "s@acme.test", Role::Member);
+    let user = state.user_mut(stub).unwrap();
+    user.is_imported_stub = true;
+    user.first_login_pending = true;
+    let when = memory::T0 + 86_400;
+    let applied = plan_first_login(&state, stub, when).unwrap().apply(&mut state);
+    let joined = crate::realm::format::format_date_joined(when);
+    assert_eq!(
+        bodies(&applied.events),
+        vec![
+            json!({"type": "realm_user", "op": "update", "person": {"user_id": stub, "is_imported_stub": false}}),
+            json!({"type": "realm_user", "op": "update", "person": {"user_id": stub, "date_joined": joined}}),
+        ]
+    );
+    let user = state.user(stub).unwrap();
+    assert!(!user.is_imported_stub && !user.first_login_pending && user.date_joined == when);
+    assert!(plan_first_login(&state, stub, when + 1).is_none());
 }

@@ -111,6 +111,7 @@ impl Tables {
                 "last_active_message_id": null, "groups": [], "user_permissions": [], "recipient": recipient,
                 "can_create_users": user.can_create_users, "can_change_user_emails": user.can_change_user_emails,
                 "tos_version": null, "is_staff": false, "is_superuser": false, "long_term_idle": false, "can_forge_sender": false,
+                "is_imported_stub": user.is_imported_stub,
             });
             for setting in USER_SETTINGS.iter().filter(|s| s.name != "timezone") {
                 row[setting.name] = catalog::user_value(user, setting);
@@ -132,6 +133,7 @@ impl Tables {
                 "id": field.id.0, "realm": realm.id.0, "name": field.name, "hint": field.hint, "order": order as i64 + 1,
                 "display_in_profile_summary": field.display_in_profile_summary, "required": field.required,
                 "editable_by_user": field.editable_by_user, "field_type": field.field_type, "field_data": field.field_data,
+                "use_for_user_matching": field.use_for_user_matching,
             }));
         }
         let mut value_id = 0;

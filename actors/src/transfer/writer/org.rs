@@ -161,6 +161,9 @@ impl Writer<'_> {
             email_address_visibility: if person.bot_type.is_some() { EmailVisibility::Everyone } else { visibility },
             settings: person.settings.clone(),
             profile_data: Default::default(),
+            is_imported_stub: person.is_imported_stub,
+            first_login_pending: person.is_imported_stub,
+            self_edited_settings: Default::default(),
         })
     }
 
@@ -176,6 +179,7 @@ impl Writer<'_> {
                 display_in_profile_summary: field.display_in_profile_summary,
                 required: field.required,
                 editable_by_user: field.editable_by_user,
+                use_for_user_matching: field.use_for_user_matching,
             };
             if !(1..=8).contains(&field.field_type) {
                 return Err(ImportError::at(

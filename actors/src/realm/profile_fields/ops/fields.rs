@@ -33,6 +33,8 @@ pub struct NewField {
     pub display_in_profile_summary: bool,
     pub required: bool,
     pub editable_by_user: bool,
+    /// FL 455.
+    pub use_for_user_matching: bool,
 }
 
 /// `PATCH /realm/profile_fields/{id}` arguments; `None` keeps the current value.
@@ -45,6 +47,8 @@ pub struct FieldChanges {
     pub display_in_profile_summary: Option<bool>,
     pub required: Option<bool>,
     pub editable_by_user: Option<bool>,
+    /// FL 455.
+    pub use_for_user_matching: Option<bool>,
 }
 
 pub(super) fn invalid(msg: String) -> ApiError {
@@ -75,13 +79,14 @@ fn check_summary_limit(state: &RealmState, except: Option<FieldId>) -> ApiResult
 }
 
 /// Zulip's `validate_custom_profile_field`: field data, then label and hint (not for default
-/// external accounts, which take theirs from Zulip's table), type, summary support.
+/// external accounts, which take theirs from Zulip's table), type, summary support, then
+/// user matching (FL 455: short text and external accounts only).
 fn check_definition(
     name: &str,
     hint: &str,
     field_type: i64,
     field_data: &Map<String, Value>,
-    display_in_profile_summary: bool,
+    (display_in_profile_summary, use_for_user_matching): (bool, bool),
 ) -> ApiResult<()> {
     validate::field_data(field_type, field_data).map_err(invalid)?;
     if validate::default_external_label(field_type, field_data).is_none() {
@@ -90,8 +95,12 @@ fn check_definition(
     if !validate::is_known_type(field_type) {
         return Err(ApiError::bad_request("Invalid field type."));
     }
-    if display_in_profile_summary && matches!(field_type, field_type::LONG_TEXT | field_type::USER) {
+    // Paragraphs may be shown in the summary from FL 476.
+    if display_in_profile_summary && field_type == field_type::USER {
         return Err(ApiError::bad_request("Field type not supported for display in profile summary."));
+    }
+    if use_for_user_matching && !matches!(field_type, field_type::SHORT_TEXT | field_type::EXTERNAL_ACCOUNT) {
+        return Err(ApiError::bad_request("Field type not supported for user matching."));
     }
     Ok(())
 }
@@ -131,7 +140,8 @@ pub fn plan_create(state: &RealmState, acting: UserId, mut new: NewField) -> Api
     if new.display_in_profile_summary {
         check_summary_limit(state, None)?;
     }
-    check_definition(&new.name, &new.hint, new.field_type, &new.field_data, new.display_in_profile_summary)?;
+    let flags = (new.display_in_profile_summary, new.use_for_user_matching);
+    check_definition(&new.name, &new.hint, new.field_type, &new.field_data, flags)?;
     let (name, hint, field_data) = match validate::default_external_label(new.field_type, &new.field_data) {
         Some(label) => {
             let subtype = new.field_data.get("subtype").cloned().unwrap_or_default();
@@ -150,6 +160,7 @@ pub fn plan_create(state: &RealmState, acting: UserId, mut new: NewField) -> Api
         display_in_profile_summary: new.display_in_profile_summary,
         required: new.required,
         editable_by_user: new.editable_by_user,
+        use_for_user_matching: new.use_for_user_matching,
     };
     Ok(FieldCreation { realm_id: state.realm().id, field })
 }
@@ -235,8 +246,10 @@ pub fn plan_update(state: &RealmState, acting: UserId, id: i64, mut changes: Fie
     field.display_in_profile_summary = changes.display_in_profile_summary.unwrap_or(field.display_in_profile_summary);
     field.required = changes.required.unwrap_or(field.required);
     field.editable_by_user = changes.editable_by_user.unwrap_or(field.editable_by_user);
+    field.use_for_user_matching = changes.use_for_user_matching.unwrap_or(field.use_for_user_matching);
     let new_data = changes.field_data.unwrap_or_else(|| stored_data.clone());
-    check_definition(&field.name, &field.hint, field.field_type, &new_data, field.display_in_profile_summary)?;
+    let flags = (field.display_in_profile_summary, field.use_for_user_matching);
+    check_definition(&field.name, &field.hint, field.field_type, &new_data, flags)?;
     check_unique_label(state, &field.name, Some(field.id))?;
     if validate::has_field_data(field.field_type) {
         field.field_data = Value::Object(new_data.clone()).to_string();
