@@ -244,3 +244,23 @@ async fn devices_are_the_users_own_and_outlive_a_restart() {
     let ids: Vec<&String> = listed.as_object().unwrap().keys().collect();
     assert_eq!(ids, [&first.to_string(), &second.to_string()]);
 }
+
+#[actix_web::test]
+async fn a_new_api_key_removes_the_users_devices() {
+    // Feature level 492: regenerating the key logs every device out, registrations and all.
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
+    let device = client_device(&app, &hamlet).await;
+    let form = e2ee_form(device, [1u8; 32], "2408", "fcm-token");
+    expect(post(&app, &hamlet, REGISTER, &borrowed(&form)).await, 200, success()).await;
+    let kept = client_device(&app, &othello).await;
+
+    let (status, body) = crate::helpers::json(post(&app, &hamlet, "/users/me/api_key/regenerate", &[]).await).await;
+    assert_eq!(status, 200, "{body}");
+    let hamlet = Creds { api_key: body["api_key"].as_str().unwrap().to_owned(), ..hamlet };
+    assert_eq!(devices(&app, &hamlet).await, json!({}));
+    let theirs: Vec<String> = devices(&app, &othello).await.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(theirs, [kept.to_string()]);
+}

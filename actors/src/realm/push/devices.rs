@@ -74,6 +74,14 @@ fn device_event(user: UserId, op: &str, device_id: i64, fields: Value) -> Outgoi
     Outgoing::to(vec![user], Event::new("device", Value::Object(body)))
 }
 
+/// Removes every client device of `user` (their E2EE push registrations with them), as a new
+/// API key does since feature level 492; the `device` remove events for them.
+pub fn remove_all(tx: &Transaction<'_>, user: UserId) -> ApiResult<Vec<Outgoing>> {
+    let ids: Vec<i64> = db::of_user(tx, user)?.into_iter().map(|d| d.id).collect();
+    db::delete_all(tx, user)?;
+    Ok(ids.into_iter().map(|id| device_event(user, "remove", id, json!({}))).collect())
+}
+
 /// Zulip's "Invalid `device_id`".
 fn invalid_device() -> ApiError {
     ApiError::bad_request("Invalid `device_id`")

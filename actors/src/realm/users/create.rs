@@ -239,12 +239,14 @@ fn user_created_events(state: &RealmState, user: &User, groups: &[GroupId]) -> V
 pub struct NewApiKey {
     user_id: UserId,
     api_key: String,
+    /// The `device` remove events of the user's client devices, removed with the old key.
+    events: Vec<Outgoing>,
 }
 
 /// Plans a new API key for a user of the organization.
 pub fn plan_new_api_key(state: &RealmState, user_id: UserId) -> ApiResult<NewApiKey> {
     state.user_or_err(user_id)?;
-    Ok(NewApiKey { user_id, api_key: new_api_key() })
+    Ok(NewApiKey { user_id, api_key: new_api_key(), events: Vec::new() })
 }
 
 /// A human replacing their own key (`POST /users/me/api_key/regenerate`); bots' keys are
@@ -270,6 +272,8 @@ impl Change for NewApiKey {
         store::users::set_api_key(tx, self.user_id, &self.api_key)?;
         // As Zulip: a new key logs every device out, so their push registrations go.
         store::push::clear_devices(tx, self.user_id, crate::clock::now_micros() / 1000)?;
+        // And since feature level 492 its client devices with their E2EE registrations.
+        self.events = crate::realm::push::devices::remove_all(tx, self.user_id)?;
         Ok(())
     }
 
@@ -278,7 +282,7 @@ impl Change for NewApiKey {
             user.api_key = self.api_key.clone();
         }
         tracing::info!(realm.id = %state.realm().id, user.id = %self.user_id, "regenerated API key");
-        Applied::new(self.api_key, Vec::new()).with_auth()
+        Applied::new(self.api_key, self.events).with_auth()
     }
 }
 
