@@ -7,11 +7,12 @@ use crate::config::ServerConfig;
 use crate::realm::RealmState;
 use crate::{json_object, markdown};
 
-/// The Zulip API feature level Agora follows.
+/// The Zulip API feature level Agora follows: 498, Zulip 12.0's release level (the
+/// differences that remain are listed in `docs/api.md`).
 pub const FEATURE_LEVEL: i64 = 498;
-/// The Zulip release whose API Agora speaks (feature level 419 is in the 11.0 series), as
-/// Zulip's `ZULIP_VERSION`: a plain release number that tools parse (`MAJOR.MINOR`).
-pub const ZULIP_VERSION: &str = "11.0";
+/// The Zulip release whose API Agora speaks, as Zulip's `ZULIP_VERSION`: a plain release
+/// number that tools parse (`MAJOR.MINOR`).
+pub const ZULIP_VERSION: &str = "12.0";
 /// Zulip's `zulip_merge_base` for a release: the release itself.
 pub const ZULIP_MERGE_BASE: &str = ZULIP_VERSION;
 /// Agora's own version. Zulip's responses have no field for it (and clients refuse unknown

@@ -39,8 +39,8 @@ async fn register_returns_a_queue_and_the_state_it_starts_from() {
     assert_eq!(body["last_event_id"], json!(-1));
     assert_eq!(body["zulip_feature_level"], json!(498));
     // A release number tools parse; Agora names itself in the `Server` header only.
-    assert_eq!(body["zulip_version"], json!("11.0"));
-    assert_eq!(body["zulip_merge_base"], json!("11.0"));
+    assert_eq!(body["zulip_version"], json!("12.0"));
+    assert_eq!(body["zulip_merge_base"], json!("12.0"));
     assert!(body.get("agora_version").is_none(), "{body}");
     assert_eq!(body["event_queue_longpoll_timeout_seconds"], json!(90));
     assert_eq!(body["max_message_length"], json!(10000));
@@ -74,10 +74,11 @@ async fn register_returns_a_queue_and_the_state_it_starts_from() {
             "timezone",
             "date_joined",
             "delivery_email",
+            "is_imported_stub",
             "avatar_url",
             "profile_data"
         ],
-        "Zulip's order, as in the golden register response"
+        "Zulip's order, as in the golden register response (with is_imported_stub, level 433)"
     );
     assert_eq!(body["realm_users"][0]["profile_data"], json!({}));
     // Groups: the eight system groups, by id.

@@ -804,3 +804,21 @@ async fn the_mentions_operator_finds_direct_mentions_of_a_user() {
     )
     .await;
 }
+
+#[actix_web::test]
+async fn channels_archived_finds_what_the_user_received_in_archived_channels() {
+    // Feature level 489: `channels:archived`, and negated the channels that are not archived.
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let old = channel(&app, "old plans", false, true, &[&hamlet]).await;
+    channel(&app, "current", false, true, &[&hamlet]).await;
+    let archived = to_channel(&app, &app.owner, "old plans", "t", "before the archive").await;
+    let kept = to_channel(&app, &app.owner, "current", "t", "still here").await;
+    let dm = direct(&app, &app.owner, &hamlet.email, "hello").await;
+    let response = crate::helpers::send(&app, &app.owner, Method::DELETE, &format!("/streams/{old}"), &[]).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(narrowed(&app, &hamlet, json!([["channels", "archived"]])).await, vec![archived]);
+    let others = json!([{"operator": "channels", "operand": "archived", "negated": true}]);
+    let got = narrowed(&app, &hamlet, others).await;
+    assert!(got.contains(&kept) && !got.contains(&archived) && !got.contains(&dm), "{got:?}");
+}

@@ -14,8 +14,8 @@ fn base() -> serde_json::Value {
             "github": false, "discord": false, "azuread": false, "gitlab": false, "google": false,
             "apple": false, "saml": false, "openid connect": false
         },
-        "zulip_version": "11.0",
-        "zulip_merge_base": "11.0",
+        "zulip_version": "12.0",
+        "zulip_merge_base": "12.0",
         "zulip_feature_level": 498,
         "push_notifications_enabled": false,
         "is_incompatible": false,

@@ -33,6 +33,8 @@ pub enum Scope {
 pub enum Condition {
     /// In this channel.
     Channel(ChannelId),
+    /// In one of these channels (`channels:archived`, FL 489: the archived ones).
+    ChannelIn(Vec<ChannelId>),
     /// A channel message in this topic (compared case-insensitively).
     Topic(String),
     /// A channel message whose topic starts with this text (resolved topics).
@@ -230,6 +232,11 @@ impl Filter {
         };
         match condition {
             Condition::Channel(id) => q.bind("m.channel_id IS ?", Sql::Integer(id.0)),
+            // A direct message is in no channel: NULL, so neither the term nor its negation
+            // (only channels that are not archived) takes it.
+            Condition::ChannelIn(ids) => {
+                q.bind("m.channel_id IN (SELECT value FROM json_each(?))", Sql::Text(json_ids(ids.iter().map(|c| c.0))))
+            }
             Condition::Topic(topic) => {
                 q.bind("m.channel_id IS NOT NULL AND m.topic = ? COLLATE NOCASE", Sql::Text(topic.clone()))
             }

@@ -181,7 +181,8 @@ fn empty_sets() -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("realm_embedded_bots", vec![("realm_embedded_bots", json!([]))]),
         ("realm_incoming_webhook_bots", vec![("realm_incoming_webhook_bots", json!([]))]),
         ("stop_words", vec![("stop_words", json!(STOP_WORDS))]),
-        ("video_calls", vec![("has_zoom_token", json!(false))]),
+        // `has_webex_token` since feature level 493: no Webex integration here either.
+        ("video_calls", vec![("has_zoom_token", json!(false)), ("has_webex_token", json!(false))]),
     ]
 }
 

@@ -181,6 +181,9 @@ fn condition(
         "channel" | "stream" => Condition::Channel(channel_operand(state, operand)?.id),
         "channels" | "streams" => match text.as_str() {
             "public" | "web-public" if !term.negated => return Ok(None),
+            // FL 489: the messages the user received in archived channels (negated: in
+            // the others).
+            "archived" => Condition::ChannelIn(state.channels().filter(|c| c.is_archived).map(|c| c.id).collect()),
             _ => return Err(bad_narrow(&format!("unknown channels operand {text}"))),
         },
         "topic" => Condition::Topic(text),
