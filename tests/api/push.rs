@@ -240,7 +240,7 @@ async fn legacy_registrations_are_forwarded() {
     assert_eq!(form["user_uuid"].len(), 36);
     let expected_auth = format!("Basic {}", STANDARD.encode(format!("{ORG_ID}:{ORG_KEY}")));
     assert_eq!(legacy[0].auth.as_deref(), Some(expected_auth.as_str()));
-    assert!(legacy[0].user_agent.starts_with("ZulipServer/11.0 (Agora "));
+    assert!(legacy[0].user_agent.starts_with("ZulipServer/12.0 (Agora "));
     let data = register(&app, &hamlet, &[("fetch_event_types", r#"["realm"]"#)]).await;
     assert_eq!(data["realm_push_notifications_enabled"], true);
     // Removing a token forwards the removal.
