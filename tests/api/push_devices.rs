@@ -264,3 +264,19 @@ async fn a_new_api_key_removes_the_users_devices() {
     let theirs: Vec<String> = devices(&app, &othello).await.as_object().unwrap().keys().cloned().collect();
     assert_eq!(theirs, [kept.to_string()]);
 }
+
+#[actix_web::test]
+async fn an_encrypted_registration_replaces_the_legacy_one_of_the_same_token() {
+    // Feature level 483: the phone's legacy registration goes once its token is registered
+    // for encrypted notifications; another token's stays.
+    let bouncer = stand_in().await;
+    let app = app_with_bouncer(&bouncer).await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    for token in ["fcm-token", "other-phone"] {
+        expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", token)]).await, 200, success()).await;
+    }
+    e2ee_device(&app, &hamlet, [3u8; 32], "fcm-token").await;
+    let gone = bouncer.wait_for("push/unregister", 1).await;
+    assert_eq!(gone.len(), 1);
+    assert_eq!((gone[0].form()["token"].as_str(), gone[0].form()["token_kind"].as_str()), ("fcm-token", "2"));
+}

@@ -279,6 +279,7 @@ impl DeviceChange {
                 db::save(tx, &d)?;
                 let fields = json!({"push_token_id": token_id_base64(*token_id), "pending_push_token_id": null});
                 self.events.push(device_event(user, "update", d.id, fields));
+                self.remove_legacy_twin(tx, *token_id)?;
             }
             PushDeviceOutcome::Failed { device_id, token_id, error_code, .. } => {
                 let Some(mut d) = db::get(tx, user, *device_id)? else { return Ok(()) };
@@ -305,6 +306,34 @@ impl DeviceChange {
         }
         Ok(())
     }
+}
+
+impl DeviceChange {
+    /// Feature level 483: once a device's token is registered for encrypted notifications,
+    /// the user's legacy registration of the same token (whose token id it is) goes, here
+    /// and at the bouncer, so that the phone is not notified twice.
+    fn remove_legacy_twin(&mut self, tx: &Transaction<'_>, token_id: i64) -> ApiResult<()> {
+        for legacy in outbox::devices_of(tx, self.user_id)? {
+            let Some(token) = legacy.token.as_deref() else { continue };
+            if legacy_token_id(token) != token_id {
+                continue;
+            }
+            let kind = super::TokenKind::parse(&legacy.token_kind)?;
+            outbox::remove_token(tx, self.user_id, kind.as_str(), token)?;
+            let data = json!({"token": token, "token_kind": kind.number()});
+            let now_ms = crate::clock::now_micros() / 1000;
+            outbox::enqueue(tx, self.realm_id, self.user_id, "unregister", &data, now_ms, now_ms)?;
+        }
+        Ok(())
+    }
+}
+
+/// The token id of a token, as the app makes it: the first 8 bytes of its SHA-256, read as
+/// a signed big-endian integer (as [`parse_token_id`] reads the Base64 form).
+fn legacy_token_id(token: &str) -> i64 {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(token.as_bytes());
+    i64::from_be_bytes(hash[..8].try_into().expect("eight bytes"))
 }
 
 /// Zulip's `check_push_key`.
@@ -351,6 +380,10 @@ mod tests {
         let id = parse_token_id("hGsEWGmyyfI=").unwrap();
         assert!(id < 0);
         assert_eq!(token_id_base64(id), "hGsEWGmyyfI=");
+        // A token's own id: the first 8 bytes of its SHA-256.
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(b"fcm-token");
+        assert_eq!(token_id_base64(legacy_token_id("fcm-token")), STANDARD.encode(&digest[..8]));
         // Shorter values are sign-extended, as Python's int.from_bytes(signed=True).
         assert_eq!(parse_token_id("/w==").unwrap(), -1);
         assert_eq!(parse_token_id("AQ==").unwrap(), 1);
