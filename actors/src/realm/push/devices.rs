@@ -333,7 +333,9 @@ impl DeviceChange {
 fn legacy_token_id(token: &str) -> i64 {
     use sha2::Digest;
     let hash = sha2::Sha256::digest(token.as_bytes());
-    i64::from_be_bytes(hash[..8].try_into().expect("eight bytes"))
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&hash[..8]);
+    i64::from_be_bytes(first)
 }
 
 /// Zulip's `check_push_key`.
