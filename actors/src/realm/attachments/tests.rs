@@ -28,8 +28,10 @@ fn an_upload_becomes_its_owners_attachment_with_an_add_event() {
     let event = serde_json::Value::Object(applied.events[0].event.body().clone());
     assert_eq!(
         event,
-        json!({"type": "attachment", "op": "add", "upload_space_used": 5, "attachment": {
-            "id": 0, "name": "a.txt", "path_id": "1/ab/x/a.txt", "size": 5, "create_time": 100000, "messages": []}})
+        // Since feature levels 443 and 472: seconds, and `message_ids`.
+        json!({"type": "attachment", "op": "add", "attachment": {
+            "id": 0, "name": "a.txt", "path_id": "1/ab/x/a.txt", "size": 5, "create_time": 100, "message_ids": []},
+            "upload_space_used": 5})
     );
     assert_eq!(state.uploads().space_used(), 5);
     assert_eq!(plan_create(&state, UserId(999), upload("1/ab/y/a.txt", 5), 100).unwrap_err().msg, "No such user");

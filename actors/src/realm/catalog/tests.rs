@@ -36,12 +36,13 @@ const GOLDEN_USER_SETTINGS: &[&str] = &[
     "hide_ai_features", "emojiset_choices", "timezone", "available_notification_sounds",
 ];
 
-/// Personal settings added between FL 373 and FL 419, in Zulip's order; they follow
+/// Personal settings added between FL 373 and FL 498, in Zulip's order; they follow
 /// `hide_ai_features`.
 const NEWER_USER_SETTINGS: &[&str] = &[
     "resolved_topic_notice_auto_read_policy",
     "web_left_sidebar_unreads_count_summary",
     "web_left_sidebar_show_channel_folders",
+    "web_inbox_show_channel_folders",
 ];
 
 /// The top-level legacy keys of the golden response, `color_scheme` to
@@ -243,6 +244,7 @@ fn expected_user_settings() -> Value {
     all.extend(json_object(json!({
         "resolved_topic_notice_auto_read_policy": "except_followed",
         "web_left_sidebar_unreads_count_summary": true, "web_left_sidebar_show_channel_folders": true,
+        "web_inbox_show_channel_folders": true,
         "emojiset_choices": [
             {"key": "google", "text": "Google"}, {"key": "twitter", "text": "Twitter"},
             {"key": "text", "text": "Plain text"}, {"key": "google-blob", "text": "Google blobs"},

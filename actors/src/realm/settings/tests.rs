@@ -211,7 +211,11 @@ fn settings_follow_zulips_parameter_order() {
     assert_eq!(names.len(), catalog::USER_SETTINGS.len());
     assert_eq!(&names[..3], ["twenty_four_hour_time", "web_mark_read_on_scroll_policy", "web_channel_default_view"]);
     // Settings newer than Zulip 10.2 come last.
-    assert!(names.ends_with(&["web_left_sidebar_unreads_count_summary", "web_left_sidebar_show_channel_folders"]));
+    assert!(names.ends_with(&[
+        "web_left_sidebar_unreads_count_summary",
+        "web_left_sidebar_show_channel_folders",
+        "web_inbox_show_channel_folders"
+    ]));
     let defaults: Vec<&str> = default_settings().iter().map(|s| s.name).collect();
     assert_eq!(defaults[0], "starred_message_counts");
     for absent in
