@@ -57,6 +57,19 @@ impl Rule for Humans {
     }
 }
 
+/// Bots: other users are refused (`/bot_storage` since Zulip 12, feature level 494).
+pub struct Bots;
+
+impl Rule for Bots {
+    fn check(user: &AuthEntry, _: &Params) -> Result<(), ApiError> {
+        if user.is_bot {
+            Ok(())
+        } else {
+            Err(ApiError::bots_only())
+        }
+    }
+}
+
 /// Administrators holding `can_create_users` (`POST /users`), checked once the three
 /// required parameters are known to be there, so that the password is hashed only for them.
 pub struct UserCreators;

@@ -205,7 +205,7 @@ async fn without_a_bouncer_e2ee_registration_is_refused_and_push_is_off() {
     let (_, settings) = json(app.request(Method::GET, "/server_settings").send().await.unwrap()).await;
     assert_eq!(settings["push_notifications_enabled"], false);
     // Legacy tokens are kept (Zulip stores them either way).
-    expect(post(&app, &app.owner, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await, 200, success()).await;
+    fcm_token(&app, &app.owner, "abc").await;
     let removed = send(&app, &app.owner, Method::DELETE, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await;
     expect(removed, 200, success()).await;
     let again = send(&app, &app.owner, Method::DELETE, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await;
@@ -250,6 +250,11 @@ async fn legacy_registrations_are_forwarded() {
     assert_eq!(gone[0].form()["token"], "c0ffee");
 }
 
+/// Registers a legacy FCM token for `who` (`POST /users/me/android_gcm_reg_id`).
+pub(crate) async fn fcm_token(app: &TestApp, who: &Creds, token: &str) {
+    expect(post(app, who, "/users/me/android_gcm_reg_id", &[("token", token)]).await, 200, success()).await;
+}
+
 /// Registers an end-to-end encrypted FCM device for `who` (a device record, then its key
 /// and token) and waits until the bouncer has its token; its id.
 pub(crate) async fn e2ee_device(app: &TestApp, who: &Creds, key: [u8; 32], token: &str) -> i64 {
@@ -286,7 +291,7 @@ async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    fcm_token(&app, &hamlet, "fcm-token").await;
     let key = [5u8; 32];
     e2ee_device(&app, &hamlet, key, "fcm-e2ee").await;
 
@@ -373,7 +378,7 @@ async fn a_muted_topic_sends_nothing() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    fcm_token(&app, &hamlet, "fcm-token").await;
     let subs = r#"[{"name": "denmark"}]"#;
     let principals = format!("[{}, {}]", hamlet.user_id, app.owner.user_id);
     let form = [("subscriptions", subs), ("principals", principals.as_str())];
@@ -404,7 +409,7 @@ async fn a_bouncer_that_is_down_delays_without_losing_or_repeating() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    fcm_token(&app, &hamlet, "fcm-token").await;
     bouncer.wait_for("push/register", 1).await;
     bouncer.stand.down.store(true, Ordering::SeqCst);
     let first = dm(&app, &app.owner, &hamlet, "one").await;
@@ -430,7 +435,7 @@ async fn deactivated_users_lose_their_devices() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-token")]).await, 200, success()).await;
+    fcm_token(&app, &hamlet, "fcm-token").await;
     let path = format!("/users/{}", hamlet.user_id);
     assert_eq!(send(&app, &app.owner, Method::DELETE, &path, &[]).await.status(), 200);
     let cleared = bouncer.wait_for("push/unregister/all", 1).await;

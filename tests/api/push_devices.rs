@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use crate::bots::create_bot;
 use crate::helpers::{error, expect, missing, post, register, spawn_app_at, success, Creds, TestApp, Watch};
 use crate::push::{
-    app_with_bouncer, borrowed, client_device, e2ee_device, e2ee_form, push_key, stand_in, token_id, wait_active,
+    app_with_bouncer, borrowed, client_device, e2ee_device, e2ee_form, fcm_token, push_key, stand_in, token_id,
+    wait_active,
 };
 
 const REGISTER: &str = "/mobile_push/register";
@@ -273,7 +274,7 @@ async fn an_encrypted_registration_replaces_the_legacy_one_of_the_same_token() {
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     for token in ["fcm-token", "other-phone"] {
-        expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", token)]).await, 200, success()).await;
+        fcm_token(&app, &hamlet, token).await;
     }
     e2ee_device(&app, &hamlet, [3u8; 32], "fcm-token").await;
     let gone = bouncer.wait_for("push/unregister", 1).await;

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::bots::create_bot;
 use crate::helpers::{error, expect, post, spawn_app, success};
-use crate::push::{app_with_bouncer, client_device, e2ee_device, open, stand_in, token_id};
+use crate::push::{app_with_bouncer, client_device, e2ee_device, fcm_token, open, stand_in, token_id};
 
 fn not_recognized() -> Value {
     json!({"result": "error", "msg": "Device not recognized", "code": "INVALID_PUSH_DEVICE_TOKEN"})
@@ -32,7 +32,7 @@ async fn test_notifications_are_checked_as_zulip_checks_them() {
     // No device is no error for legacy devices: there is nothing to send to.
     expect(post(&app, &hamlet, LEGACY, &[]).await, 200, success()).await;
     expect(post(&app, &hamlet, LEGACY, &[("token", "abc")]).await, 400, not_recognized()).await;
-    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "abc")]).await, 200, success()).await;
+    fcm_token(&app, &hamlet, "abc").await;
     // Without a push notification service, as on a Zulip server without one, nothing goes
     // out, and nothing fails.
     expect(post(&app, &hamlet, LEGACY, &[("token", "abc")]).await, 200, success()).await;
@@ -51,7 +51,7 @@ async fn test_notifications_reach_the_bouncer_for_the_chosen_devices() {
     let bouncer = stand_in().await;
     let app = app_with_bouncer(&bouncer).await;
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
-    expect(post(&app, &hamlet, "/users/me/android_gcm_reg_id", &[("token", "fcm-1")]).await, 200, success()).await;
+    fcm_token(&app, &hamlet, "fcm-1").await;
     let apns = [("token", "c0ffee"), ("appid", "org.zulip.Zulip")];
     expect(post(&app, &hamlet, "/users/me/apns_device_token", &apns).await, 200, success()).await;
 

@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 use super::{path_id, Endpoint};
 use crate::http::auth::Authed;
 use crate::http::decode;
+use crate::http::guard::{Bots, Guarded};
 use crate::http::params::Params;
 use crate::http::response::{HttpError, Success};
 
@@ -130,37 +131,27 @@ pub async fn regenerate_key(auth: Authed, path: web::Path<String>, params: Param
     Ok(params.success(json_object(json!({ "api_key": api_key }))))
 }
 
-/// Bot storage is for bots only (Zulip 12, feature level 494): checked after the parameters,
-/// as Zulip's views check it.
-fn bots_only(auth: &Authed) -> Result<(), ApiError> {
-    if auth.user.is_bot {
-        Ok(())
-    } else {
-        Err(ApiError::bots_only())
-    }
-}
-
 /// `GET /bot_storage`.
-pub async fn get_storage(auth: Authed, params: Params) -> Result<Success, HttpError> {
+pub async fn get_storage(req: Guarded<Bots>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let keys = params.decode("keys", decode::string_list)?;
-    bots_only(&auth)?;
     let storage = auth.realm.read(StorageGet { user: auth.user.user_id, keys }).await??;
     Ok(params.success(json_object(json!({ "storage": storage }))))
 }
 
 /// `PUT /bot_storage`.
-pub async fn put_storage(auth: Authed, params: Params) -> Result<Success, HttpError> {
+pub async fn put_storage(req: Guarded<Bots>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let storage = params.decode("storage", string_dict)?.ok_or_else(|| ApiError::missing_argument("storage"))?;
     let entries = storage.into_iter().map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned())).collect::<Vec<_>>();
-    bots_only(&auth)?;
     auth.realm.addr.send(PutBotStorage(StoragePut { user: auth.user.user_id, entries })).await??;
     Ok(params.ok())
 }
 
 /// `DELETE /bot_storage`.
-pub async fn remove_storage(auth: Authed, params: Params) -> Result<Success, HttpError> {
+pub async fn remove_storage(req: Guarded<Bots>) -> Result<Success, HttpError> {
+    let Guarded { auth, params, .. } = req;
     let keys = params.decode("keys", decode::string_list)?;
-    bots_only(&auth)?;
     auth.realm.addr.send(RemoveBotStorage(StorageRemove { user: auth.user.user_id, keys })).await??;
     Ok(params.ok())
 }

@@ -82,19 +82,24 @@ pub fn attachment_of<'s>(state: &'s RealmState, realm: RealmId, path_id: &str) -
     state.uploads().by_path(path_id)
 }
 
+/// The attachment at `path_id` if the active user `user_id` may read it; `None` for a
+/// refusal and for a file that does not exist alike.
+fn readable<'s>(
+    state: &'s RealmState,
+    conn: &Connection,
+    user_id: UserId,
+    path_id: &str,
+) -> ApiResult<Option<&'s Attachment>> {
+    let Some(user) = state.user(user_id).filter(|u| u.is_active) else { return Ok(None) };
+    let Some(a) = attachment_of(state, state.realm().id, path_id) else { return Ok(None) };
+    Ok(may_read(state, conn, user, a)?.then_some(a))
+}
+
 impl HistoryRead for FileAccess {
     type Output = Option<ServedFile>;
 
     fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
-        let Some(user) = state.user(self.user_id).filter(|u| u.is_active) else {
-            return Ok(None);
-        };
-        let Some(a) = attachment_of(state, state.realm().id, &self.path_id) else {
-            return Ok(None);
-        };
-        if !may_read(state, conn, user, a)? {
-            return Ok(None);
-        }
+        let Some(a) = readable(state, conn, self.user_id, &self.path_id)? else { return Ok(None) };
         Ok(Some(ServedFile { path_id: a.path_id.clone(), name: a.name.clone(), content_type: a.content_type.clone() }))
     }
 }
@@ -111,16 +116,7 @@ impl HistoryRead for ThumbnailStatus {
     type Output = Option<bool>;
 
     fn run(self, state: &RealmState, conn: &Connection) -> ApiResult<Self::Output> {
-        let Some(user) = state.user(self.user_id).filter(|u| u.is_active) else {
-            return Ok(None);
-        };
-        let Some(a) = attachment_of(state, state.realm().id, &self.path_id) else {
-            return Ok(None);
-        };
-        if !may_read(state, conn, user, a)? {
-            return Ok(None);
-        }
-        let made = a.image.as_ref().is_some_and(|image| !image.thumbnails.is_empty());
-        Ok(Some(made))
+        let Some(a) = readable(state, conn, self.user_id, &self.path_id)? else { return Ok(None) };
+        Ok(Some(a.image.as_ref().is_some_and(|image| !image.thumbnails.is_empty())))
     }
 }

@@ -195,7 +195,6 @@ impl DeviceChange {
         }
         let (kind, raw_token_id, bouncer_key, registration) = token;
         let token_id = parse_token_id(raw_token_id)?;
-        let timestamp = self.now;
         match key {
             None => {
                 // Rotating the token.
@@ -205,20 +204,7 @@ impl DeviceChange {
                 if device.push_registration_error_code.is_none() && device.push_token_id == Some(token_id) {
                     return Ok(());
                 }
-                device.pending_push_token_id = Some(token_id);
-                device.push_token_last_updated_timestamp = Some(timestamp);
-                device.push_registration_error_code = None;
-                db::save(tx, &device)?;
-                self.events.push(device_event(
-                    self.user_id,
-                    "update",
-                    device.id,
-                    json!({
-                        "pending_push_token_id": token_id_base64(token_id),
-                        "push_token_last_updated_timestamp": timestamp,
-                        "push_registration_error_code": null,
-                    }),
-                ));
+                self.events.push(await_token(tx, self.user_id, self.now, &mut device, token_id, json!({}))?);
             }
             Some((raw_key, key_id)) => {
                 let bytes = parse_key(raw_key)?;
@@ -232,22 +218,9 @@ impl DeviceChange {
                 }
                 device.push_key = Some(bytes);
                 device.push_key_id = Some(key_id);
-                device.pending_push_token_id = Some(token_id);
                 device.push_token_kind = Some(kind.as_str().to_owned());
-                device.push_token_last_updated_timestamp = Some(timestamp);
-                device.push_registration_error_code = None;
-                db::save(tx, &device)?;
-                self.events.push(device_event(
-                    self.user_id,
-                    "update",
-                    device.id,
-                    json!({
-                        "push_key_id": key_id,
-                        "pending_push_token_id": token_id_base64(token_id),
-                        "push_token_last_updated_timestamp": timestamp,
-                        "push_registration_error_code": null,
-                    }),
-                ));
+                let first = json!({"push_key_id": key_id});
+                self.events.push(await_token(tx, self.user_id, self.now, &mut device, token_id, first)?);
             }
         }
         // The bouncer learns the token from the worker, so that its failures are retried
@@ -326,6 +299,28 @@ impl DeviceChange {
         }
         Ok(())
     }
+}
+
+/// Marks `device`'s token `token_id` as waiting for the bouncer (at `now`) and saves it; the
+/// `update` event telling its user: the `first` fields (the new key id, if any), then the
+/// pending token and its time.
+fn await_token(
+    tx: &Transaction<'_>,
+    user: UserId,
+    now: i64,
+    device: &mut ClientDevice,
+    token_id: i64,
+    first: Value,
+) -> ApiResult<Outgoing> {
+    device.pending_push_token_id = Some(token_id);
+    device.push_token_last_updated_timestamp = Some(now);
+    device.push_registration_error_code = None;
+    db::save(tx, device)?;
+    let mut fields = crate::json_object(first);
+    fields.insert("pending_push_token_id".into(), json!(token_id_base64(token_id)));
+    fields.insert("push_token_last_updated_timestamp".into(), json!(now));
+    fields.insert("push_registration_error_code".into(), Value::Null);
+    Ok(device_event(user, "update", device.id, Value::Object(fields)))
 }
 
 /// The token id of a token, as the app makes it: the first 8 bytes of its SHA-256, read as
