@@ -5,7 +5,9 @@
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
-use crate::helpers::{error, expect, json, register, send, spawn_app, success, Creds, TestApp, Watch};
+use crate::helpers::{
+    channel_event_notices_on, error, expect, json, register, send, spawn_app, success, Creds, TestApp, Watch,
+};
 
 /// System group ids of the root organization.
 const ADMINISTRATORS: i64 = 2;
@@ -133,6 +135,7 @@ async fn python_client_add_subscriptions_creates_the_channel() {
 #[actix_web::test]
 async fn python_client_get_subscriptions_and_the_subscription_object() {
     let app = spawn_app().await;
+    channel_event_notices_on(&app).await;
     let (alice, _, _) = users(&app).await;
     let (status, _) = subscribe(&app, &alice, "Denmark", &[]).await;
     assert_eq!(status, 200);
@@ -767,6 +770,7 @@ async fn privacy_changes_create_and_delete_for_who_gains_or_loses_access() {
 #[actix_web::test]
 async fn archiving_a_channel() {
     let app = spawn_app().await;
+    channel_event_notices_on(&app).await;
     let (alice, bob, _) = users(&app).await;
     subscribe(&app, &app.owner, "general", &[("is_default_stream", "true")]).await;
     let form = [("type", "stream"), ("to", "general"), ("topic", "plans"), ("content", "Before the archive.")];
@@ -820,8 +824,10 @@ async fn archiving_a_channel() {
     assert_eq!((status, body), (200, json!({"result": "success", "msg": "", "subscribers": [app.owner.user_id]})));
     let (status, body) = get(&app, &bob, "/users/me/1/topics").await;
     assert_eq!(status, 200);
-    let notice = body["topics"][1]["max_id"].clone();
-    let topics = json!([{"name": "plans", "max_id": sent["id"]}, {"name": "channel events", "max_id": notice}]);
+    // The newest message is Notification Bot's "Channel #**general** has been archived.".
+    let archived_notice = sent["id"].as_i64().unwrap() + 1;
+    let topics =
+        json!([{"name": "channel events", "max_id": archived_notice}, {"name": "plans", "max_id": sent["id"]}]);
     assert_eq!(body, json!({"result": "success", "msg": "", "topics": topics}));
 }
 

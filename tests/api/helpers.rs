@@ -106,20 +106,6 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let owner = read_owner(&data_dir);
     let client = reqwest::Client::new();
     let app = TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None };
-    // Zulip's test data turns on the channel event notices a new organization lacks (FL
-    // 434, `send_channel_events_messages`); the tests expect them as Zulip's do.
-    // (Through the actor: an HTTP request would count against the tests' rate limits, and a
-    // restarted server's owner may have a new key.)
-    if !app.owner.email.is_empty() {
-        let realm = app.realms.find("").await.unwrap().unwrap();
-        let setting = agora_actors::realm::catalog::realm_setting("send_channel_events_messages").unwrap();
-        let msg = agora_actors::realm::settings::UpdateRealmSettings {
-            user_id: agora_actors::ids::UserId(app.owner.user_id),
-            settings: vec![(setting, json!(true))],
-            group_settings: Vec::new(),
-        };
-        let _ = realm.addr.send(msg).await;
-    }
     app
 }
 
@@ -221,6 +207,14 @@ pub async fn json(response: Response) -> (u16, Value) {
     let text = response.text().await.unwrap();
     assert!(text.ends_with('\n'), "body lacks Zulip's trailing newline: {text:?}");
     (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
+}
+
+/// Turns on Notification Bot's notices in each channel's "channel events" topic (level
+/// 434's `send_channel_events_messages`), off in a new organization as in Zulip 12.
+pub async fn channel_event_notices_on(app: &TestApp) {
+    let on = [("send_channel_events_messages", "true")];
+    let (status, body) = json(send(app, &app.owner, Method::PATCH, "/realm", &on).await).await;
+    assert_eq!(status, 200, "{body}");
 }
 
 /// Asserts a response's status and its exact body: the same keys in the same order, the

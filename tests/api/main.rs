@@ -9,6 +9,7 @@ mod bodies;
 mod bots;
 mod browser;
 mod calls;
+mod channel_event_notices;
 mod channels;
 mod cli;
 mod compression;

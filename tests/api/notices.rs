@@ -23,6 +23,7 @@ fn s(v: &str) -> String {
 #[actix_web::test]
 async fn subscribing_others_tells_them_and_new_channels_are_announced() {
     let app = spawn_app().await;
+    channel_event_notices_on(&app).await;
     let owner = app.owner.clone();
     let alice = app.create_user("", "alice@example.com", "Alice", 400).await;
     let bob = app.create_user("", "bob@example.com", "Bob", 400).await;
@@ -111,6 +112,7 @@ async fn subscribing_others_tells_them_and_new_channels_are_announced() {
 #[actix_web::test]
 async fn moving_and_resolving_a_topic_is_told_in_both_topics() {
     let app = spawn_app().await;
+    channel_event_notices_on(&app).await;
     let owner = app.owner.clone();
     let alice = app.create_user("", "alice@example.com", "Alice", 400).await;
     make_channel(&app, &owner, "general", false).await;

@@ -45,6 +45,7 @@ fn complete(done: bool) -> Value {
 #[actix_web::test]
 async fn administrators_delete_a_topic_in_batches_and_everyone_is_told() {
     let app = spawn_app().await;
+    channel_event_notices_on(&app).await;
     let owner = app.owner.clone();
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     let denmark = make_channel(&app, &owner, "denmark", false).await;

@@ -66,8 +66,8 @@ async fn register_has_zulip_12s_realm_keys() {
     );
     assert_eq!(state["user_settings"]["web_inbox_show_channel_folders"], json!(true));
     assert_eq!(state["realm_user_settings_defaults"]["web_inbox_show_channel_folders"], json!(true));
-    // The tests' organization has channel event notices on, as Zulip's test data has.
-    assert_eq!(state["realm_send_channel_events_messages"], json!(true));
+    // Off in a new organization, as in Zulip 12 (the notices' own tests turn them on).
+    assert_eq!(state["realm_send_channel_events_messages"], json!(false));
     app.stop().await;
 }
 
@@ -103,8 +103,8 @@ async fn channel_event_notices_follow_send_channel_events_messages() {
     let state = register(&app, &owner, &[("fetch_event_types", r#"["realm"]"#)]).await;
     assert_eq!(state["realm_send_channel_events_messages"], json!(false));
     let create = |name: &'static str| {
-        // Agora posts a channel's notices from `POST /channels/create` when it is announced.
-        let form = [("name", name), ("subscribers", "[]"), ("announce", "true")];
+        // Not announced: the notice in the new channel comes all the same.
+        let form = [("name", name), ("subscribers", "[]")];
         let owner = owner.clone();
         let app = &app;
         async move {

@@ -297,6 +297,7 @@ async fn update_stream(auth: Authed, path: web::Path<String>, params: Params) ->
         is_default_stream: params.bool("is_default_stream")?,
         message_retention_days: retention(&params),
         topics_policy: loose_str(&params, "topics_policy"),
+        is_archived: params.bool("is_archived")?,
         folder_id,
         settings: channel_group_settings(&params)?,
     };

@@ -21,6 +21,7 @@ use super::actor::RealmActor;
 use crate::clock::now;
 use crate::error::ApiResult;
 use crate::ids::{ChannelId, UserId};
+use crate::realm::notices::channel_events::{channel_archived_notice, channel_update_notices};
 use crate::realm::notices::subscription_notices;
 
 /// `POST /users/me/subscriptions`.
@@ -119,8 +120,9 @@ impl Handler<CreateChannel> for RealmActor {
         };
         let change = ops::plan_create_channel(&self.state, msg.acting, new, now())?;
         let id = self.commit(change)?;
-        if let (true, Some(acting)) = (msg.announce, self.state.user(msg.acting).cloned()) {
-            let notices = subscription_notices(&self.state, &acting, &Default::default(), &[id], true, false);
+        // The channel-created notice comes whether or not the channel is announced.
+        if let Some(acting) = self.state.user(msg.acting) {
+            let notices = subscription_notices(&self.state, acting, &Default::default(), &[id], msg.announce, false);
             self.post_notices(notices);
         }
         Ok(id)
@@ -141,7 +143,14 @@ impl Handler<UpdateChannel> for RealmActor {
 
     fn handle(&mut self, msg: UpdateChannel, _: &mut Self::Context) -> Self::Result {
         let change = ops::plan_update(&self.state, msg.acting, msg.channel_id, msg.update)?;
-        self.commit(change)
+        let (old, new) = change.channels();
+        let (old, new) = (old.clone(), new.clone());
+        self.commit(change)?;
+        if let Some(acting) = self.state.user(msg.acting) {
+            let notices = channel_update_notices(&self.state, acting, &old, &new);
+            self.post_notices(notices);
+        }
+        Ok(())
     }
 }
 
@@ -150,7 +159,12 @@ impl Handler<ArchiveChannel> for RealmActor {
 
     fn handle(&mut self, msg: ArchiveChannel, _: &mut Self::Context) -> Self::Result {
         let change = ops::plan_archive(&self.state, msg.acting, msg.channel_id)?;
-        self.commit(change)
+        self.commit(change)?;
+        if let Some(channel) = self.state.channel(msg.channel_id) {
+            let notices = channel_archived_notice(&self.state, channel);
+            self.post_notices(notices);
+        }
+        Ok(())
     }
 }
 

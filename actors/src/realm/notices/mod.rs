@@ -9,6 +9,7 @@
 //! is gone) is logged and skipped: it never fails what it reports.
 
 pub mod bot_alerts;
+pub mod channel_events;
 pub mod moves;
 pub mod reports;
 pub mod texts;

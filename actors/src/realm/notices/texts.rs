@@ -215,27 +215,101 @@ pub fn new_channels(acting: &User, links: &[String]) -> String {
 /// itself go.
 pub const CHANNEL_EVENTS_TOPIC: &str = "channel events";
 
+/// The name of a channel's access policy (Zulip's `Stream.PERMISSION_POLICIES`).
+pub fn access_policy_name(channel: &Channel) -> &'static str {
+    match (channel.is_web_public, channel.invite_only, channel.history_public_to_subscribers) {
+        (true, _, _) => "Web-public",
+        (false, false, true) => "Public",
+        (false, false, false) => "Public, protected history",
+        (false, true, true) => "Private, shared history",
+        (false, true, false) => "Private, protected history",
+    }
+}
+
+/// A description in a channel event notice: itself, or an italic "No description.".
+fn shown_description(description: &str) -> String {
+    if description.is_empty() {
+        "*No description.*".to_owned()
+    } else {
+        description.to_owned()
+    }
+}
+
 /// The first message of a new channel: who created it, its kind and its description; none
 /// for a public channel whose history is protected.
 pub fn channel_created(acting: &User, channel: &Channel) -> Option<String> {
-    let kind = if channel.is_web_public {
-        "Web-public"
-    } else if !channel.invite_only {
-        if !channel.history_public_to_subscribers {
-            return None;
-        }
-        "Public"
-    } else if channel.history_public_to_subscribers {
-        "Private, shared history"
-    } else {
-        "Private, protected history"
-    };
-    let description =
-        if channel.description.is_empty() { "*No description.*".to_owned() } else { channel.description.clone() };
+    let kind = access_policy_name(channel);
+    if kind == "Public, protected history" {
+        return None;
+    }
+    let description = shown_description(&channel.description);
     Some(format!(
         "**{kind}** channel created by {}. **Description:**\n```` quote\n{description}\n````",
         silent_mention(acting)
     ))
+}
+
+/// `who` changed a channel's access policy.
+pub fn access_permissions_changed(who: &str, old: &str, new: &str) -> String {
+    format!(
+        "{who} changed the [access permissions](/help/channel-permissions) for this channel from **{old}** to **{new}**."
+    )
+}
+
+/// `who` changed who may post in a channel (each side as `with_permission` lists it).
+pub fn posting_permissions_changed(who: &str, old: &str, new: &str) -> String {
+    format!(
+        "{who} changed the [posting permissions](/help/channel-posting-policy) for this channel:\n\n* **Old**: {old}\n* **New**: {new}\n"
+    )
+}
+
+/// `who` changed a channel's description.
+pub fn description_changed(who: &str, old: &str, new: &str) -> String {
+    let (old, new) = (shown_description(old), shown_description(new));
+    format!(
+        "{who} changed the description for this channel.\n\n* **Old description:**\n```` quote\n{old}\n````\n* **New description:**\n```` quote\n{new}\n````"
+    )
+}
+
+/// `who` changed a channel's retention period, in days (-1: forever; the organization's
+/// period where the channel inherits it).
+pub fn retention_changed(who: &str, old: i64, new: i64) -> String {
+    let period = |days: i64| if days == -1 { "Forever".to_owned() } else { format!("{days} days") };
+    let summary = if new == -1 {
+        "Messages in this channel will now be retained forever.".to_owned()
+    } else {
+        format!("Messages in this channel will now be automatically deleted {new} days after they are sent.")
+    };
+    format!(
+        "{who} has changed the [message retention period](/help/message-retention-policy) for this channel:\n* **Old retention period**: {}\n* **New retention period**: {}\n\n{summary}",
+        period(old),
+        period(new)
+    )
+}
+
+/// How the general chat setting is named in notices (Zulip's
+/// `TOPICS_POLICY_DISPLAY_NAME_MAP`).
+fn topics_policy_name(policy: &str) -> &'static str {
+    match policy {
+        "allow_empty_topic" => "*general chat* topic allowed",
+        "disable_empty_topic" => "No *general chat* topic",
+        "empty_topic_only" => "Only *general chat* topic allowed",
+        _ => "Automatic",
+    }
+}
+
+/// `who` changed whether the channel takes messages in the general chat topic.
+pub fn topics_policy_changed(who: &str, old: &str, new: &str) -> String {
+    format!(
+        "{who} changed the \"Allow posting to the *general chat* topic?\" setting from **{}** to **{}**.",
+        topics_policy_name(old),
+        topics_policy_name(new)
+    )
+}
+
+/// A channel is back in use.
+pub fn channel_unarchived(name: &str) -> String {
+    format!("Channel #**{name}** has been unarchived.")
 }
 
 /// The signup announcement (Zulip's `notify_new_user`).

@@ -38,6 +38,8 @@ pub struct ChannelUpdate {
     pub is_default_stream: Option<bool>,
     pub message_retention_days: Option<Value>,
     pub topics_policy: Option<String>,
+    /// `Some(false)` unarchives the channel (`true` is not taken here: `DELETE` archives).
+    pub is_archived: Option<bool>,
     /// `Some(None)` takes the channel out of its folder.
     pub folder_id: Option<Option<i64>>,
     /// Raw `{"new": .., "old": ..}` values of the `can_*_group` parameters given.
@@ -111,6 +113,9 @@ pub fn plan_update(
             changed.push(("message_retention_days", json!(days)));
         }
     }
+    if update.is_archived == Some(false) {
+        plan_unarchive(state, channel, changed)?;
+    }
     if let Some(policy) = &update.topics_policy {
         check_topics_policy(state, actor, policy)?;
         change.check_empty_topic_only = policy == EMPTY_TOPIC_ONLY;
@@ -169,6 +174,24 @@ fn plan_rest(state: &RealmState, actor: &User, change: &mut ChannelChange, updat
     Ok(())
 }
 
+/// Unarchiving (Zulip's `do_unarchive_stream`): only an archived channel, and a private one
+/// only while someone (even deactivated) is still subscribed.
+fn plan_unarchive(
+    state: &RealmState,
+    channel: &mut Channel,
+    changed: &mut Vec<(&'static str, Value)>,
+) -> ApiResult<()> {
+    if !channel.is_archived {
+        return Err(ApiError::bad_request("Channel is not currently deactivated"));
+    }
+    if channel.invite_only && state.subscribers(channel.id).next().is_none() {
+        return Err(ApiError::bad_request("Channel is private and have no subscribers"));
+    }
+    channel.is_archived = false;
+    changed.push(("is_archived", json!(false)));
+    Ok(())
+}
+
 /// `invite_only`, `history_public_to_subscribers` and `is_web_public` changes.
 fn plan_privacy(
     state: &RealmState,
@@ -218,6 +241,11 @@ fn plan_privacy(
 }
 
 impl ChannelChange {
+    /// The channel before and after the update.
+    pub fn channels(&self) -> (&Channel, &Channel) {
+        (&self.old, &self.channel)
+    }
+
     /// Whether the update changes nothing (it still may be refused by the write).
     fn is_empty(&self) -> bool {
         self.changed.is_empty() && self.default_change.is_none()
@@ -306,6 +334,13 @@ fn update_events(
             }
         }
         events.push(Outgoing::to(stayed.clone(), Event::new("stream", fields)));
+        if property == "is_archived" {
+            // Clients without the `archived_channels` capability had the channel deleted
+            // when it was archived: they get it created again instead.
+            let dict = Value::Object(format::stream_dict(state, channel));
+            let body = json!({"op": "create", "streams": [dict], "for_unarchive": true});
+            events.push(Outgoing::to(stayed.clone(), Event::new("stream", body)));
+        }
         if property == "can_send_message_group" {
             let policy = format::stream_post_policy(state, channel);
             if policy != post_policy_before {

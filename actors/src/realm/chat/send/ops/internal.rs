@@ -36,17 +36,28 @@ pub struct Notice {
     pub unread_only: Option<BTreeSet<UserId>>,
     /// Recipients who get it starred (Welcome Bot's messages).
     pub starred_for: Vec<UserId>,
+    /// It may go to an archived channel (Zulip's `archived_channel_notice`: the notices
+    /// about the channel itself).
+    pub archived_ok: bool,
 }
 
 impl Notice {
     /// A notice with no special flags.
     pub fn new(sender: UserId, to: NoticeTo, content: String) -> Notice {
-        Notice { sender, to, content, read_for: Vec::new(), unread_only: None, starred_for: Vec::new() }
+        Notice {
+            sender,
+            to,
+            content,
+            read_for: Vec::new(),
+            unread_only: None,
+            starred_for: Vec::new(),
+            archived_ok: false,
+        }
     }
 }
 
-/// Plans a notice. A deactivated or missing channel is refused (the caller logs and goes
-/// on: a notice never fails what it reports).
+/// Plans a notice. A missing channel, or an archived one unless the notice may go there,
+/// is refused (the caller logs and goes on: a notice never fails what it reports).
 pub fn plan_notice(
     state: &RealmState,
     notice: Notice,
@@ -61,7 +72,7 @@ pub fn plan_notice(
         NoticeTo::Channel(id, topic) => {
             let channel = state
                 .channel(*id)
-                .filter(|c| !c.is_archived)
+                .filter(|c| !c.is_archived || notice.archived_ok)
                 .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
             let mut users: BTreeSet<UserId> =
                 state.subscribers(channel.id).filter(|u| state.user(*u).is_some_and(|u| u.is_active)).collect();
