@@ -77,6 +77,8 @@ async fn channel_changes_are_told_in_channel_events() {
     expect(send(&app, &o, Method::PATCH, &path, &form).await, 200, success()).await;
     let form = [("message_retention_days", "unlimited"), ("is_private", "false")];
     expect(send(&app, &o, Method::PATCH, &path, &form).await, 200, success()).await;
+    let same = error("Channel already has that name.");
+    expect(send(&app, &o, Method::PATCH, &path, &[("new_name", " designs ")]).await, 400, same).await;
     // A request that changes nothing says nothing.
     expect(send(&app, &o, Method::PATCH, &path, &[("description", "")]).await, 200, success()).await;
     let told = notices(&app, &member, id).await;

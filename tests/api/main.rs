@@ -13,6 +13,7 @@ mod channel_event_notices;
 mod channels;
 mod cli;
 mod compression;
+mod deactivation_actions;
 mod docs;
 mod drafts;
 mod edit_typing;

@@ -228,6 +228,25 @@ pub fn newest_in_topic(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The newest `limit` messages `sender` sent in `channels`, and their direct messages
+/// when `direct`, newest first.
+pub fn newest_sent_by(
+    conn: &Connection,
+    sender: UserId,
+    channels: &[ChannelId],
+    direct: bool,
+    limit: usize,
+) -> StoreResult<Vec<MessageId>> {
+    let channels = serde_json::to_string(&channels.iter().map(|c| c.0).collect::<Vec<_>>()).unwrap_or_default();
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.id FROM messages m WHERE m.sender_id = ?1
+           AND ((m.channel_id IS NULL AND ?2) OR m.channel_id IN (SELECT value FROM json_each(?3)))
+         ORDER BY m.id DESC LIMIT ?4",
+    )?;
+    let rows = stmt.query_map(params![sender, direct, channels, limit as i64], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// A stored message's new state after an edit or a move.
 #[derive(Debug, Clone)]
 pub struct EditedMessage<'a> {

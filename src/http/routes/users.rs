@@ -5,8 +5,8 @@ use agora_actors::ids::UserId;
 use agora_actors::realm::format::UserDictOptions;
 use agora_actors::realm::model::Role;
 use agora_actors::realm::users::{
-    CreateUserAs, DeactivateOwnUser, DeactivateUser, GetOwnProfile, GetUser, ListUsers, NewUser, ReactivateUser,
-    RegenerateOwnApiKey, UpdateUser, UserRef, UserUpdate,
+    CreateUserAs, DeactivateOwnUser, DeactivateUser, DeactivationActions, GetOwnProfile, GetUser, ListUsers, NewUser,
+    ReactivateUser, RegenerateOwnApiKey, UpdateUser, UserRef, UserUpdate,
 };
 use agora_actors::secrets::{hash_password, password_is_strong};
 use agora_actors::ApiError;
@@ -137,9 +137,28 @@ pub async fn deactivate_own_user(auth: Authed, params: Params) -> Result<Success
 /// `DELETE /users/{user_id}`.
 pub async fn deactivate_user(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let comment = params.str("deactivation_notification_comment");
-    let msg = DeactivateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()), comment };
+    let actions = deactivation_actions(&params)?;
+    let msg = DeactivateUser { acting: auth.user.user_id, target: user_ref(path.into_inner()), comment, actions };
     auth.realm.addr.send(msg).await??;
     Ok(params.ok())
+}
+
+/// `actions` of `DELETE /users/{user_id}` (level 459): a JSON object of booleans, each
+/// `false` when absent; other keys are ignored, as Zulip's model ignores them.
+fn deactivation_actions(params: &Params) -> Result<DeactivationActions, ApiError> {
+    let Some(object) = params.decode("actions", decode::object)? else { return Ok(DeactivationActions::default()) };
+    let flag = |key: &str| match object.get(key) {
+        None => Ok(false),
+        Some(value) => {
+            value.as_bool().ok_or_else(|| ApiError::bad_request(format!("actions[\"{key}\"] is not a boolean")))
+        }
+    };
+    Ok(DeactivationActions {
+        delete_profile: flag("delete_profile")?,
+        delete_public_channel_messages: flag("delete_public_channel_messages")?,
+        delete_private_channel_messages: flag("delete_private_channel_messages")?,
+        delete_direct_messages: flag("delete_direct_messages")?,
+    })
 }
 
 /// `POST /users/{user_id}/reactivate`.

@@ -41,6 +41,20 @@ pub fn plan_change(state: &RealmState, user_id: UserId, uploaded: bool) -> ApiRe
     Ok(AvatarChange { user })
 }
 
+/// Removes an uploaded avatar, by an administrator (no setting stops them): back to the
+/// organization's default avatar. `None` when the user has no uploaded avatar.
+pub fn plan_remove(state: &RealmState, user_id: UserId) -> ApiResult<Option<AvatarChange>> {
+    let user = state.user_or_err(user_id)?;
+    if user.avatar_source != "U" {
+        return Ok(None);
+    }
+    let default = state.realm().settings.get("default_avatar_source").and_then(|v| v.as_str()).unwrap_or("G");
+    let mut user = user.clone();
+    user.avatar_source = default.to_owned();
+    user.avatar_version += 1;
+    Ok(Some(AvatarChange { user }))
+}
+
 impl Change for AvatarChange {
     type Output = String;
 

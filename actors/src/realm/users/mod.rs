@@ -11,13 +11,15 @@ use serde_json::{Map, Value};
 
 pub use create::{create_user, regenerate_api_key, regenerate_own_api_key};
 pub use create::{CreatedUser, NewUser};
-pub use ops::{set_active, UserRef, UserUpdate};
+pub use ops::{set_active, DeactivationActions, UserRef, UserUpdate};
 
 use super::actor::RealmActor;
 use super::format::UserDictOptions;
 use crate::clock;
 use crate::error::ApiResult;
-use crate::ids::UserId;
+use crate::ids::{ChannelId, UserId};
+use crate::realm::avatars::ops::plan_remove;
+use crate::realm::chat::changes::purge::{purge, Selection};
 
 /// Creates an account (its password already hashed by the caller).
 #[derive(Message, Debug, Clone)]
@@ -152,6 +154,8 @@ pub struct DeactivateUser {
     pub target: UserRef,
     /// `deactivation_notification_comment`: checked as Zulip checks it; Agora sends no mail.
     pub comment: Option<String>,
+    /// `actions` (level 459).
+    pub actions: DeactivationActions,
 }
 
 /// `POST /users/{user_id}/reactivate`.
@@ -209,11 +213,73 @@ impl Handler<DeactivateOwnUser> for RealmActor {
 }
 
 impl Handler<DeactivateUser> for RealmActor {
-    type Result = ApiResult<()>;
+    /// Deleting messages is not atomic: other requests are served between the batches.
+    type Result = ResponseActFuture<Self, ApiResult<()>>;
 
     fn handle(&mut self, msg: DeactivateUser, _: &mut Self::Context) -> Self::Result {
-        let change = ops::plan_deactivate(&self.state, msg.acting, &msg.target, msg.comment.as_deref())?;
-        self.commit(change)
+        let planned = ops::plan_deactivate(&self.state, msg.acting, &msg.target, msg.comment.as_deref());
+        let accounts = match planned.and_then(|change| {
+            let accounts = change.accounts().to_vec();
+            self.commit(change).map(|()| accounts)
+        }) {
+            Ok(accounts) => accounts,
+            Err(e) => return Box::pin(fut::ready(Err(e))),
+        };
+        // The bots first, then the user (`accounts` has the user first).
+        let mut order: Vec<UserId> = accounts[1..].to_vec();
+        order.extend(accounts.first());
+        deactivation_actions(order, msg.acting, msg.actions)
+    }
+}
+
+/// The `actions` of a deactivation, account after account: the profile, then the messages.
+fn deactivation_actions(
+    mut accounts: Vec<UserId>,
+    acting: UserId,
+    actions: DeactivationActions,
+) -> ResponseActFuture<RealmActor, ApiResult<()>> {
+    if accounts.is_empty() {
+        return Box::pin(fut::ready(Ok(())));
+    }
+    let account = accounts.remove(0);
+    Box::pin(fut::ready(()).then(
+        move |(), actor: &mut RealmActor, _| -> ResponseActFuture<RealmActor, ApiResult<()>> {
+            if actions.delete_profile {
+                if let Err(e) = actor.delete_profile(acting, account) {
+                    return Box::pin(fut::ready(Err(e)));
+                }
+            }
+            let channels: Vec<ChannelId> = actor
+                .state
+                .channels()
+                .filter(|c| {
+                    if c.invite_only {
+                        actions.delete_private_channel_messages
+                    } else {
+                        actions.delete_public_channel_messages
+                    }
+                })
+                .map(|c| c.id)
+                .collect();
+            let selection = Selection::SentBy { sender: account, channels, direct: actions.delete_direct_messages };
+            let rest = move |done: ApiResult<usize>, _: &mut RealmActor, _: &mut Context<RealmActor>| match done {
+                Ok(_) => deactivation_actions(accounts, acting, actions),
+                Err(e) => Box::pin(fut::ready(Err(e))) as ResponseActFuture<RealmActor, ApiResult<()>>,
+            };
+            Box::pin(purge(selection, Some(acting)).then(rest))
+        },
+    ))
+}
+
+impl RealmActor {
+    /// A deleted profile: "Deleted user", and no uploaded avatar.
+    fn delete_profile(&mut self, acting: UserId, account: UserId) -> ApiResult<()> {
+        let renamed = ops::plan_deleted_profile(&self.state, acting, account)?;
+        self.commit(renamed)?;
+        if let Some(avatar) = plan_remove(&self.state, account)? {
+            self.commit(avatar)?;
+        }
+        Ok(())
     }
 }
 

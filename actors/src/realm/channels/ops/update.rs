@@ -85,13 +85,14 @@ pub fn plan_update(
     if let Some(name) = &update.new_name {
         let name = name.trim();
         check_channel_name(name)?;
-        if name != channel.name {
-            if state.channel_by_name(name).is_some_and(|c| c.id != id) {
-                return Err(ApiError::bad_request("Channel name is already in use."));
-            }
-            channel.name = name.to_owned();
-            changed.push(("name", json!(name)));
+        if name == channel.name {
+            return Err(ApiError::bad_request("Channel already has that name."));
         }
+        if state.channel_by_name(name).is_some_and(|c| c.id != id) {
+            return Err(ApiError::bad_request("Channel name is already in use."));
+        }
+        channel.name = name.to_owned();
+        changed.push(("name", json!(name)));
     }
     if let Some(description) = &update.description {
         let description = clean_description(description)?;

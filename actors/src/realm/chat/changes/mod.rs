@@ -1,12 +1,13 @@
 //! Changing messages after they are sent: reactions (`reactions`), typing notifications
-//! (`typing`, and while editing, `typing_edit`), deletion (`delete`, and of a whole topic,
-//! `delete_topic`) and the edit history (`history`), on top of one access check shared by
-//! every message endpoint ([`access_message`]).
+//! (`typing`, and while editing, `typing_edit`), deletion (`delete`, of a whole topic,
+//! `delete_topic`, and by a rule, `purge`) and the edit history (`history`), on top of one
+//! access check shared by every message endpoint ([`access_message`]).
 
 pub mod delete;
 pub mod delete_topic;
 pub mod emoji;
 pub mod history;
+pub mod purge;
 pub mod reactions;
 pub mod typing;
 pub mod typing_edit;

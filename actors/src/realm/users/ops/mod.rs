@@ -11,5 +11,8 @@ pub mod update;
 
 pub use access::{access_user, is_last_owner, Access, UserRef};
 pub use first_login::{plan_first_login, FirstLogin};
-pub use status::{plan_deactivate, plan_deactivate_own, plan_reactivate, plan_set_active, set_active, AccountStatus};
-pub use update::{checked_full_name, plan_role, plan_update, UserEdit, UserUpdate};
+pub use status::{
+    plan_deactivate, plan_deactivate_own, plan_reactivate, plan_set_active, set_active, AccountStatus,
+    DeactivationActions,
+};
+pub use update::{checked_full_name, plan_deleted_profile, plan_role, plan_update, UserEdit, UserUpdate};

@@ -33,6 +33,25 @@ pub struct AccountStatus {
     revoked: Vec<Invite>,
 }
 
+/// What else `DELETE /users/{user_id}` does (`actions`, level 459), to the user's bots
+/// first, then to the user: rename them "Deleted user" and remove their uploaded avatar,
+/// and delete the messages they sent in public channels, in the other channels, or
+/// directly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeactivationActions {
+    pub delete_profile: bool,
+    pub delete_public_channel_messages: bool,
+    pub delete_private_channel_messages: bool,
+    pub delete_direct_messages: bool,
+}
+
+impl AccountStatus {
+    /// The accounts it changes: the user, then the bots they own.
+    pub fn accounts(&self) -> &[UserId] {
+        &self.users
+    }
+}
+
 /// Plans deactivating (`active: false`) or reactivating an account.
 pub fn plan_set_active(state: &RealmState, user_id: UserId, active: bool) -> ApiResult<AccountStatus> {
     let user = state.user_or_err(user_id)?;

@@ -129,6 +129,23 @@ pub fn plan_role(state: &RealmState, target: UserId, role: Role, now: i64) -> Ap
     })
 }
 
+/// A deleted profile (`DELETE /users/{user_id}` with `delete_profile`): the name becomes
+/// "Deleted user", unchecked (several may bear it), and nothing else changes.
+pub fn plan_deleted_profile(state: &RealmState, acting: UserId, target: UserId) -> ApiResult<UserEdit> {
+    let user = state.user_or_err(target)?;
+    Ok(UserEdit {
+        acting: Some(acting),
+        target,
+        role: None,
+        full_name: Some(DELETED_USER_NAME.to_owned()).filter(|n| *n != user.full_name),
+        emails: None,
+        profile: None,
+    })
+}
+
+/// The name a deleted profile takes.
+pub const DELETED_USER_NAME: &str = "Deleted user";
+
 /// Zulip's rules for changing a role: only owners touch the owner role, the last owner
 /// keeps it, and (as the specification's example error says) a guest does not become an
 /// administrator or owner in one step.
