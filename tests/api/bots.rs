@@ -530,3 +530,42 @@ async fn a_bots_subscription_and_membership_are_queried_as_a_users() {
     let (status, body) = json(member).await;
     assert_eq!((status, body["result"].as_str()), (200, Some("success")), "{body}");
 }
+
+#[actix_web::test]
+async fn a_bots_short_name_gives_it_a_new_email() {
+    let app = spawn_app().await;
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let othello = app.create_user("", "othello@agora.test", "Othello", 400).await;
+    let bot = create_bot(&app, &hamlet, "helper", &[]).await;
+    create_bot(&app, &hamlet, "taken", &[]).await;
+    let path = format!("/bots/{}", bot.user_id);
+    let patch = |who: &Creds, short_name: &str| {
+        let form = [("short_name", short_name.to_owned())];
+        let request = app.as_user(who, Method::PATCH, &path).form(&form);
+        async move { request.send().await.unwrap() }
+    };
+    expect(patch(&othello, "mine").await, 400, error("Insufficient permission")).await;
+    expect(patch(&hamlet, "  ").await, 400, error("Bad name or username")).await;
+    expect(patch(&hamlet, "a b").await, 400, error("Bad name or username")).await;
+    expect(patch(&hamlet, "taken").await, 400, error("Username already in use")).await;
+    let mut watch = Watch::new(&app, &hamlet, r#"["realm_user", "realm_bot"]"#).await;
+    // The same name changes nothing.
+    assert_eq!(patch(&hamlet, "helper").await.status(), 200);
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+
+    assert_eq!(patch(&hamlet, " assistant ").await.status(), 200);
+    let email = format!("assistant-bot@{HOST}");
+    let events = watch.events(&app).await;
+    let people: Vec<&Value> = events.iter().map(|e| &e["person"]).collect();
+    assert_eq!(people[0], &json!({"user_id": bot.user_id, "delivery_email": email}));
+    assert_eq!(people.last().unwrap(), &&json!({"user_id": bot.user_id, "new_email": email}));
+    assert!(events.iter().all(|e| e["type"] == "realm_user"), "no realm_bot event since level 474: {events:?}");
+    // The bot signs in with its new address; the old one no longer works.
+    let (status, me) = json(get(&app, &Creds { email: email.clone(), ..bot.clone() }, "/users/me").await).await;
+    assert_eq!((status, &me["email"]), (200, &json!(email)));
+    let (status, _) = json(get(&app, &bot, "/users/me").await).await;
+    assert_eq!(status, 401);
+    // And the old address is free again.
+    create_bot(&app, &hamlet, "helper", &[("full_name", "Second helper")]).await;
+    app.stop().await;
+}

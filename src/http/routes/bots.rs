@@ -98,6 +98,7 @@ pub async fn list_bots(auth: Authed, params: Params) -> Result<Success, HttpErro
 pub async fn update_bot(auth: Authed, path: web::Path<String>, params: Params) -> Result<Success, HttpError> {
     let update = BotUpdate {
         full_name: params.str("full_name"),
+        short_name: params.str("short_name"),
         bot_owner_id: params.decode("bot_owner_id", decode::integer)?,
         config_data: params.decode("config_data", string_dict)?,
         service_payload_url: params.decode("service_payload_url", url)?,

@@ -129,7 +129,7 @@ impl Handler<UpdateBot> for RealmActor {
     type Result = ApiResult<Map<String, Value>>;
 
     fn handle(&mut self, msg: UpdateBot, _: &mut Self::Context) -> Self::Result {
-        let edit = update::plan_update_bot(&self.state, msg.acting, msg.bot, msg.update)?;
+        let edit = update::plan_update_bot(&self.state, &self.config, msg.acting, msg.bot, msg.update)?;
         if let Some(role) = msg.role {
             let unchanged = self.state.user(msg.bot).is_some_and(|b| b.role.as_i64() == role);
             if !unchanged {

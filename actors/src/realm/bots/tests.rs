@@ -84,7 +84,7 @@ fn an_owner_change_tells_each_side_what_it_needs() {
     let other = memory::user(&mut state, "o@acme.test", Role::Member);
     let id = bot(&mut state, member, "b-bot@acme.test");
     let update = BotUpdate { bot_owner_id: Some(other.0), service_interface: 1, ..Default::default() };
-    let applied = plan_update_bot(&state, member, id, update).unwrap().apply(&mut state);
+    let applied = plan_update_bot(&state, &ServerConfig::default(), member, id, update).unwrap().apply(&mut state);
     let kinds: Vec<(String, Vec<UserId>)> = applied
         .events
         .iter()

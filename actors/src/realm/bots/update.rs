@@ -1,11 +1,12 @@
-//! `PATCH /bots/{bot_id}` (Zulip's `patch_bot_backend`): name, owner, default channels,
-//! the outgoing webhook's URL and interface, configuration. The role goes through the
+//! `PATCH /bots/{bot_id}` (Zulip's `patch_bot_backend`): name, short name (so email),
+//! owner, default channels, the outgoing webhook's URL and interface, configuration. The role goes through the
 //! users feature's role change first, as Zulip changes it before the rest.
 
 use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
 
 use super::ops::{access_bot, channel_by_name, check_bot_name_available};
+use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, UserId};
@@ -13,6 +14,7 @@ use crate::realm::bot_data::{bot_added, bot_updated, service_dicts, BotProfile};
 use crate::realm::events::realm_user_update;
 use crate::realm::format::avatar_url;
 use crate::realm::permissions::require_member;
+use crate::realm::settings::format::delivery_email_events;
 use crate::realm::state::RealmState;
 use crate::realm::{Applied, Change};
 use crate::store;
@@ -22,6 +24,8 @@ use crate::validate;
 #[derive(Debug, Clone, Default)]
 pub struct BotUpdate {
     pub full_name: Option<String>,
+    /// A new short name, and so a new email `<short_name>-bot@<domain>` (level 447).
+    pub short_name: Option<String>,
     pub bot_owner_id: Option<i64>,
     pub config_data: Option<Map<String, Value>>,
     pub service_payload_url: Option<String>,
@@ -37,6 +41,8 @@ pub struct BotUpdate {
 pub struct BotEdit {
     bot: UserId,
     full_name: Option<String>,
+    /// The new email (real and API: a bot's address is public).
+    email: Option<String>,
     owner: Option<(Option<UserId>, UserId)>,
     profile: BotProfile,
     /// The `realm_bot` fields that changed (each its own event, as Zulip sends them).
@@ -45,12 +51,19 @@ pub struct BotEdit {
 }
 
 /// Plans `PATCH /bots/{bot_id}` (the role aside), with Zulip's checks in its order.
-pub fn plan_update_bot(state: &RealmState, acting: UserId, bot: UserId, req: BotUpdate) -> ApiResult<BotEdit> {
+pub fn plan_update_bot(
+    state: &RealmState,
+    config: &ServerConfig,
+    acting: UserId,
+    bot: UserId,
+    req: BotUpdate,
+) -> ApiResult<BotEdit> {
     let acting = require_member(state, acting)?;
     let bot = access_bot(state, acting, bot)?;
     let mut edit = BotEdit {
         bot: bot.id,
         full_name: None,
+        email: None,
         owner: None,
         profile: state.bots().profile(bot.id),
         changed: Vec::new(),
@@ -62,6 +75,21 @@ pub fn plan_update_bot(state: &RealmState, acting: UserId, bot: UserId, req: Bot
             check_bot_name_available(state, &name)?;
             // Only `realm_user` hears of it since Zulip 12 (feature level 474).
             edit.full_name = Some(name);
+        }
+    }
+    if let Some(raw) = &req.short_name {
+        // As at creation (Zulip's `validate_short_name_and_construct_bot_email`); the same
+        // address is no change.
+        let short_name = validate::python_strip(raw);
+        let email = format!("{short_name}-bot@{}", config.fake_email_domain(&state.realm().subdomain));
+        if short_name.is_empty() || !validate::is_valid_email(&email) {
+            return Err(ApiError::bad_request("Bad name or username"));
+        }
+        if email != bot.delivery_email {
+            if state.email_taken(&email, Some(bot.id)) {
+                return Err(ApiError::bad_request("Username already in use"));
+            }
+            edit.email = Some(email);
         }
     }
     if let Some(owner_id) = req.bot_owner_id {
@@ -127,6 +155,9 @@ impl Change for BotEdit {
         if let Some(name) = &self.full_name {
             store::users::set_full_name(tx, self.bot, name)?;
         }
+        if let Some(email) = &self.email {
+            store::users::set_emails(tx, self.bot, email, email)?;
+        }
         if let Some((_, owner)) = self.owner {
             store::users::set_bot_owner(tx, self.bot, owner)?;
         }
@@ -138,7 +169,19 @@ impl Change for BotEdit {
     /// and the administrators; a new owner who is no administrator gets `add`, the previous
     /// one `delete` (Zulip's `send_bot_owner_update_events`).
     fn apply(self, state: &mut RealmState) -> Applied<Map<String, Value>> {
-        let BotEdit { bot, full_name, owner, profile, changed, request } = self;
+        let BotEdit { bot, full_name, email, owner, profile, changed, request } = self;
+        let mut events = Vec::new();
+        // The bot signs in with its address: the server's credentials follow.
+        let auth = email.is_some();
+        if let Some(email) = email {
+            // Zulip's `do_change_user_delivery_email`: no `realm_bot` event since level 474.
+            if let Some(mut user) = state.user(bot).cloned() {
+                user.delivery_email = email.clone();
+                user.email = email;
+                state.put_user(user.clone());
+                events.extend(delivery_email_events(state, &user));
+            }
+        }
         if let Some(user) = state.user_mut(bot) {
             if let Some(name) = &full_name {
                 user.full_name = name.clone();
@@ -148,7 +191,6 @@ impl Change for BotEdit {
             }
         }
         state.bots_mut().put(profile.clone());
-        let mut events = Vec::new();
         let Some(user) = state.user(bot) else {
             return Applied::new(Map::new(), events);
         };
@@ -177,7 +219,12 @@ impl Change for BotEdit {
         if let Some(owner) = user.bot_owner_id.and_then(|id| state.user(id)) {
             reply.insert("bot_owner".into(), json!(owner.email));
         }
-        Applied::new(reply, events)
+        let applied = Applied::new(reply, events);
+        if auth {
+            applied.with_auth()
+        } else {
+            applied
+        }
     }
 }
 

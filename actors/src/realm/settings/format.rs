@@ -55,7 +55,8 @@ pub fn delivery_email_events(state: &RealmState, user: &User) -> Vec<Outgoing> {
     if user.avatar_source == "G" {
         events.push(avatar_event(state, user));
     }
-    if user.email_address_visibility == EmailVisibility::Everyone {
+    // A bot's address is always public (Zulip's `email_address_is_realm_public`).
+    if user.email_address_visibility == EmailVisibility::Everyone || user.is_bot {
         events.push(api_email_event(state, user));
     }
     events
