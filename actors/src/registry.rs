@@ -294,6 +294,8 @@ impl RealmRegistry {
         // Its timer for the scheduled messages and reminders already pending (queued: the
         // actor handles it first, before any request).
         addr.do_send(crate::realm::scheduled::ArmScheduler);
+        // And for the retention policy.
+        addr.do_send(crate::realm::retention::StartRetention);
         let handle = RealmHandle {
             id,
             addr: RealmAddr::new(addr),

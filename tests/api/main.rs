@@ -60,6 +60,7 @@ mod realms;
 mod register_golden;
 mod reminders;
 mod restart;
+mod retention;
 mod saved_snippets;
 mod scheduled;
 mod server_settings;

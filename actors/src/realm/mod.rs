@@ -50,6 +50,7 @@ pub mod push;
 pub mod realm_emoji;
 pub mod realm_icon;
 pub mod register;
+pub mod retention;
 pub mod saved_snippets;
 pub mod scheduled;
 pub mod scheduled_data;

@@ -247,6 +247,25 @@ pub fn newest_sent_by(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The oldest `limit` messages sent before `before` (Unix seconds) in `channel`, or among
+/// the organization's direct messages when `None`, oldest first.
+pub fn oldest_before(
+    conn: &Connection,
+    realm: RealmId,
+    channel: Option<ChannelId>,
+    before: i64,
+    limit: usize,
+) -> StoreResult<Vec<MessageId>> {
+    let sql = if channel.is_some() {
+        "SELECT id FROM messages WHERE channel_id = ?2 AND date_sent < ?3 ORDER BY id LIMIT ?4"
+    } else {
+        "SELECT id FROM messages WHERE realm_id = ?1 AND channel_id IS NULL AND date_sent < ?3 ORDER BY id LIMIT ?4"
+    };
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params![realm, channel, before, limit as i64], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// A stored message's new state after an edit or a move.
 #[derive(Debug, Clone)]
 pub struct EditedMessage<'a> {

@@ -1,9 +1,10 @@
 //! Deleting many messages chosen by a rule rather than one by one (Zulip's
 //! `do_delete_messages` of a selection): a deactivated user's messages (`DELETE
-//! /users/{user_id}` `actions`, level 459). Batches of [`BATCH_SIZE`], newest first, each its
-//! own transaction; between batches the realm actor serves its other requests. Each batch
-//! sends one `delete_message` event per topic and per direct message conversation, and the
-//! new `first_message_id` of a channel whose first message went.
+//! /users/{user_id}` `actions`, level 459) and those past the retention period (level
+//! 452). Batches of [`BATCH_SIZE`], each its own transaction; between batches the realm
+//! actor serves its other requests. Each batch sends one `delete_message` event per topic
+//! and per direct message conversation, and the new `first_message_id` of a channel whose
+//! first message went.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,6 +27,9 @@ use crate::store::{self, reactions};
 pub enum Selection {
     /// What `sender` sent in these channels, and their direct messages when `direct`.
     SentBy { sender: UserId, channels: Vec<ChannelId>, direct: bool },
+    /// What was sent before `before` (Unix seconds) in `channel`, or directly when `None`
+    /// (the retention policy).
+    SentBefore { channel: Option<ChannelId>, before: i64 },
 }
 
 /// Where a deleted message was, as Zulip groups `delete_message` events: a topic (its name
@@ -55,6 +59,9 @@ impl Change for Batch {
         let ids = match &self.selection {
             Selection::SentBy { sender, channels, direct } => {
                 store::messages::newest_sent_by(tx, *sender, channels, *direct, BATCH_SIZE)?
+            }
+            Selection::SentBefore { channel, before } => {
+                store::messages::oldest_before(tx, self.state.realm().id, *channel, *before, BATCH_SIZE)?
             }
         };
         let mut channels = BTreeSet::new();
@@ -146,6 +153,23 @@ fn step(
             Err(e) => Box::pin(fut::ready(Err(e))),
             Ok(0) => Box::pin(fut::ready(Ok(so_far))),
             Ok(n) => step(selection, acting, so_far + n),
+        }
+    }))
+}
+
+/// [`purge`] of each selection in turn; replies how many messages went in all.
+pub fn purge_all(
+    mut selections: Vec<Selection>,
+    acting: Option<UserId>,
+) -> ResponseActFuture<RealmActor, ApiResult<usize>> {
+    if selections.is_empty() {
+        return Box::pin(fut::ready(Ok(0)));
+    }
+    let first = selections.remove(0);
+    Box::pin(purge(first, acting).then(move |done, _, _| -> ResponseActFuture<RealmActor, ApiResult<usize>> {
+        match done {
+            Ok(n) => Box::pin(purge_all(selections, acting).map(move |rest, _, _| rest.map(|m| m + n))),
+            Err(e) => Box::pin(fut::ready(Err(e))),
         }
     }))
 }
