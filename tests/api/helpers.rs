@@ -105,8 +105,7 @@ pub async fn spawn_with(settings: Settings) -> TestApp {
     let join = actix_web::rt::spawn(app.run());
     let owner = read_owner(&data_dir);
     let client = reqwest::Client::new();
-    let app = TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None };
-    app
+    TestApp { address, data_dir, owner, realms, client, hash_pool, metrics_port, handle, join, _tmp: None }
 }
 
 /// The bootstrap owner's credentials, from the files the server wrote (empty when the

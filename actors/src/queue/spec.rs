@@ -220,12 +220,10 @@ impl QueueSpec {
             "update_display_settings" | "update_global_notifications" => !caps.user_settings_object,
             // Every emoji for older clients, the one that changed for those that ask so.
             "realm_emoji" => (event.op() == Some("update")) != caps.individual_emoji_changes,
-            // An archived channel is `update is_archived` for clients that know archived
-            // channels, and `delete` (marked `for_archive`) for the others; unarchived, it
-            // is `create` (marked `for_unarchive`) for those others.
+            // (Un)archived: `update is_archived` for clients that know archived channels,
+            // `delete` or `create` (marked `for_archive`) for the others.
             "stream" => match event.op() {
-                Some("delete") => !(is_true(event.get("for_archive")) && caps.archived_channels),
-                Some("create") => !(is_true(event.get("for_unarchive")) && caps.archived_channels),
+                Some("delete" | "create") => !(is_true(event.get("for_archive")) && caps.archived_channels),
                 Some("update") => {
                     event.get("property").and_then(Value::as_str) != Some("is_archived") || caps.archived_channels
                 }
@@ -293,12 +291,9 @@ impl QueueSpec {
                     body.shift_remove("deactivated");
                 })
             }
-            "stream" if event.get("for_archive").is_some() || event.get("for_unarchive").is_some() => {
-                reshape(event, |body| {
-                    body.shift_remove("for_archive");
-                    body.shift_remove("for_unarchive");
-                })
-            }
+            "stream" if event.get("for_archive").is_some() => reshape(event, |body| {
+                body.shift_remove("for_archive");
+            }),
             "user_topic" if !caps.empty_topic_name => rename_empty_topic(event, &["topic_name"]),
             "custom_profile_fields" if !caps.pronouns_field_type_supported => reshape(event, |body| {
                 if let Some(Value::Array(fields)) = body.get_mut("fields") {

@@ -339,7 +339,7 @@ fn update_events(
             // Clients without the `archived_channels` capability had the channel deleted
             // when it was archived: they get it created again instead.
             let dict = Value::Object(format::stream_dict(state, channel));
-            let body = json!({"op": "create", "streams": [dict], "for_unarchive": true});
+            let body = json!({"op": "create", "streams": [dict], "for_archive": true});
             events.push(Outgoing::to(stayed.clone(), Event::new("stream", body)));
         }
         if property == "can_send_message_group" {
