@@ -4,6 +4,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
+use crate::bots::create_bot;
 use crate::helpers::{error, expect, json, send, spawn_app, success, Creds, TestApp, Watch};
 
 /// A new channel `name` with `principals`, created by the owner; its id.
@@ -66,7 +67,7 @@ async fn deactivating_with_actions_deletes_the_profile_and_chosen_messages() {
     // Only administrators deactivate others.
     let owner_path = format!("/users/{}", o.user_id);
     let refused = send(&app, &spammer, Method::DELETE, &owner_path, &[("actions", "{}")]).await;
-    assert_eq!(refused.status(), 400);
+    expect(refused, 400, error("Insufficient permission")).await;
 
     let mut watch = Watch::new(&app, &o, r#"["realm_user", "delete_message", "stream"]"#).await;
     let actions = r#"{"delete_profile": true, "delete_public_channel_messages": true, "delete_direct_messages": true, "unknown": 1}"#;
@@ -122,5 +123,47 @@ async fn a_channels_first_message_follows_a_deleted_users_messages() {
     );
     let (_, body) = json(send(&app, &o, Method::GET, &format!("/streams/{secret}"), &[]).await).await;
     assert_eq!(body["stream"]["first_message_id"], json!(second));
+    app.stop().await;
+}
+
+#[actix_web::test]
+async fn the_bots_messages_go_first_then_the_users_in_batches() {
+    let app = spawn_app().await;
+    let o = app.owner.clone();
+    let spammer = app.create_user("", "spammer@agora.test", "Spammer", 400).await;
+    let bot = create_bot(&app, &spammer, "spamhelper", &[]).await;
+    let open = channel(&app, "open", false, &[o.user_id, spammer.user_id, bot.user_id]).await;
+    let to = open.to_string();
+    let from_bot = send_message(&app, &bot, &[("type", "stream"), ("to", &to), ("topic", "b"), ("content", "x")]).await;
+    let mut sent = Vec::new();
+    for i in 0..120 {
+        let topic = if i % 2 == 0 { "even" } else { "odd" };
+        sent.push(
+            send_message(&app, &spammer, &[("type", "stream"), ("to", &to), ("topic", topic), ("content", "x")]).await,
+        );
+    }
+    let kept = send_message(&app, &o, &[("type", "stream"), ("to", &to), ("topic", "even"), ("content", "mine")]).await;
+    // Without actions, nothing but the deactivation.
+    let bystander = app.create_user("", "bystander@agora.test", "Bystander", 400).await;
+    let mut watch = Watch::new(&app, &o, r#"["delete_message"]"#).await;
+    let path = format!("/users/{}", bystander.user_id);
+    expect(send(&app, &o, Method::DELETE, &path, &[("actions", "{}")]).await, 200, success()).await;
+    assert_eq!(watch.events(&app).await, Vec::<Value>::new());
+
+    let actions = r#"{"delete_public_channel_messages": true}"#;
+    let path = format!("/users/{}", spammer.user_id);
+    expect(send(&app, &o, Method::DELETE, &path, &[("actions", actions)]).await, 200, success()).await;
+    let events = watch.events(&app).await;
+    let ids = |e: &Value| e["message_ids"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect::<Vec<_>>();
+    // The bot's message first; then the user's newest 100 (one event per topic), then the rest.
+    assert_eq!((ids(&events[0]), &events[0]["topic"]), (vec![from_bot], &json!("b")));
+    let topics: Vec<&Value> = events[1..].iter().map(|e| &e["topic"]).collect();
+    assert_eq!(topics, vec![&json!("even"), &json!("odd"), &json!("even"), &json!("odd")]);
+    assert_eq!(ids(&events[1]).len() + ids(&events[2]).len(), 100);
+    let mut deleted: Vec<i64> = events[1..].iter().flat_map(ids).collect();
+    deleted.sort();
+    assert_eq!(deleted, sent);
+    let left = remaining(&app).await;
+    assert!(left.contains(&kept) && !left.contains(&from_bot), "{left:?}");
     app.stop().await;
 }

@@ -29,6 +29,15 @@ async fn retention_in(app: &TestApp, days: i64) -> usize {
     realm.addr.send(msg).await.unwrap().unwrap()
 }
 
+/// The direct messages `who` can fetch.
+async fn direct_ids(app: &TestApp, who: &Creds) -> Vec<i64> {
+    let narrow = json!([{"operator": "is", "operand": "dm"}]).to_string();
+    let form = [("anchor", "oldest"), ("num_before", "0"), ("num_after", "100"), ("narrow", narrow.as_str())];
+    let (status, body) = json(app.as_user(who, Method::GET, "/messages").query(&form).send().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    body["messages"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect()
+}
+
 #[actix_web::test]
 async fn expired_messages_go_by_each_channels_period() {
     let app = spawn_app().await;
@@ -52,8 +61,14 @@ async fn expired_messages_go_by_each_channels_period() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(retention_in(&app, 29).await, 0, "not yet");
     let mut watch = Watch::new(&app, &o, r#"["delete_message", "stream"]"#).await;
-    // The channel's message and the direct ones (Welcome Bot's to the member among them).
-    assert!(retention_in(&app, 31).await >= 2);
+    // The channel's message and every direct message (Welcome Bot's among them).
+    let mut direct = direct_ids(&app, &o).await;
+    direct.extend(direct_ids(&app, &member).await);
+    direct.sort();
+    direct.dedup();
+    assert!(direct.contains(&dm), "{direct:?}");
+    assert_eq!(retention_in(&app, 31).await, 1 + direct.len());
+    assert_eq!(direct_ids(&app, &member).await, Vec::<i64>::new());
     let events = watch.events(&app).await;
     let deletions: Vec<_> = events.iter().filter(|e| e["type"] == "delete_message").cloned().collect();
     assert_eq!(

@@ -89,6 +89,8 @@ pub struct RealmActor {
     /// The timer armed for the earliest due scheduled message or reminder, with its due
     /// time (see `realm::scheduled::delivery`).
     pub(super) scheduler: Option<(i64, SpawnHandle)>,
+    /// A retention run is under way (the timer skips its next turn until it ends).
+    pub(super) retention_running: bool,
     /// Queues that took events and whose waiting polls are not answered yet (`fan_out.rs`).
     pub(super) to_wake: Vec<Arc<SharedQueue>>,
     /// When each bot's owner was last told of a message to a missing or empty channel
@@ -176,6 +178,7 @@ impl RealmActor {
             presence,
             presence_actor,
             scheduler: None,
+            retention_running: false,
             pending: Vec::new(),
             groups: GroupStats::default(),
             to_wake: Vec::new(),

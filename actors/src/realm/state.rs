@@ -126,6 +126,11 @@ impl RealmState {
         &self.realm
     }
 
+    /// The organization's `message_retention_days` (-1: forever).
+    pub fn realm_retention_days(&self) -> i64 {
+        self.realm.settings.get("message_retention_days").and_then(serde_json::Value::as_i64).unwrap_or(-1)
+    }
+
     /// A user of this realm, or one of its system bots.
     pub fn user(&self, id: UserId) -> Option<&User> {
         self.users.get(&id).or_else(|| self.system_bots.get(&id)).map(|u| &**u)

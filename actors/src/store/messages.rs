@@ -228,22 +228,24 @@ pub fn newest_in_topic(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The newest `limit` messages `sender` sent in `channels`, and their direct messages
-/// when `direct`, newest first.
+/// The newest `limit` messages below `below` that `sender` sent in `channels`, and their
+/// direct messages when `direct`, newest first (through `messages_sender`; the caller pages
+/// down with `below`, so the messages it keeps are read once).
 pub fn newest_sent_by(
     conn: &Connection,
     sender: UserId,
     channels: &[ChannelId],
     direct: bool,
+    below: MessageId,
     limit: usize,
 ) -> StoreResult<Vec<MessageId>> {
     let channels = serde_json::to_string(&channels.iter().map(|c| c.0).collect::<Vec<_>>()).unwrap_or_default();
     let mut stmt = conn.prepare_cached(
-        "SELECT m.id FROM messages m WHERE m.sender_id = ?1
+        "SELECT m.id FROM messages m WHERE m.sender_id = ?1 AND m.id < ?5
            AND ((m.channel_id IS NULL AND ?2) OR m.channel_id IN (SELECT value FROM json_each(?3)))
          ORDER BY m.id DESC LIMIT ?4",
     )?;
-    let rows = stmt.query_map(params![sender, direct, channels, limit as i64], |r| r.get(0))?;
+    let rows = stmt.query_map(params![sender, direct, channels, limit as i64, below], |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -256,10 +258,13 @@ pub fn oldest_before(
     before: i64,
     limit: usize,
 ) -> StoreResult<Vec<MessageId>> {
+    // Through `messages_channel_date` and `messages_direct_date`.
     let sql = if channel.is_some() {
-        "SELECT id FROM messages WHERE channel_id = ?2 AND date_sent < ?3 ORDER BY id LIMIT ?4"
+        "SELECT id FROM messages WHERE channel_id = ?2 AND channel_id IS NOT NULL AND date_sent < ?3
+         ORDER BY date_sent, id LIMIT ?4"
     } else {
-        "SELECT id FROM messages WHERE realm_id = ?1 AND channel_id IS NULL AND date_sent < ?3 ORDER BY id LIMIT ?4"
+        "SELECT id FROM messages WHERE realm_id = ?1 AND channel_id IS NULL AND date_sent < ?3
+         ORDER BY date_sent, id LIMIT ?4"
     };
     let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt.query_map(params![realm, channel, before, limit as i64], |r| r.get(0))?;

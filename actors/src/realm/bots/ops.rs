@@ -80,6 +80,27 @@ fn check_bot_creation_policy(state: &RealmState, user: &User, bot_type: i64) -> 
     Err(ApiError::bad_request("Insufficient permission"))
 }
 
+/// A bot's short name, stripped: "Bad name or username" when nothing is left (Zulip's
+/// `check_short_name`).
+fn checked_short_name(raw: &str) -> ApiResult<&str> {
+    let short_name = validate::python_strip(raw);
+    if short_name.is_empty() {
+        return Err(ApiError::bad_request("Bad name or username"));
+    }
+    Ok(short_name)
+}
+
+/// A bot's address from its short name, `<short_name>-bot@<domain>` (Zulip's
+/// `validate_short_name_and_construct_bot_email`), with the same refusals.
+pub fn bot_email(state: &RealmState, config: &ServerConfig, raw: &str) -> ApiResult<String> {
+    let short_name = checked_short_name(raw)?;
+    let email = format!("{short_name}-bot@{}", config.fake_email_domain(&state.realm().subdomain));
+    if !validate::is_valid_email(&email) {
+        return Err(ApiError::bad_request("Bad name or username"));
+    }
+    Ok(email)
+}
+
 /// Plans `POST /bots`, with Zulip's checks in Zulip's order (`add_bot_backend`).
 pub fn plan_create_bot(
     state: &RealmState,
@@ -89,22 +110,16 @@ pub fn plan_create_bot(
     now: i64,
 ) -> ApiResult<NewBot> {
     let acting = require_member(state, acting)?;
-    let short_name = validate::python_strip(&req.short_name).to_owned();
-    if short_name.is_empty() {
-        return Err(ApiError::bad_request("Bad name or username"));
-    }
+    let short_name = checked_short_name(&req.short_name)?;
     let service_name = match req.bot_type {
         INCOMING_WEBHOOK_BOT => req.service_name.clone().filter(|s| !s.is_empty()),
-        _ => Some(req.service_name.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| short_name.clone())),
+        _ => Some(req.service_name.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| short_name.to_owned())),
     };
     let full_name = validate::full_name(&req.full_name)?;
-    let email = format!("{short_name}-bot@{}", config.fake_email_domain(&state.realm().subdomain));
     if req.bot_type == EMBEDDED_BOT {
         return Err(ApiError::bad_request("Embedded bots are not enabled."));
     }
-    if !validate::is_valid_email(&email) {
-        return Err(ApiError::bad_request("Bad name or username"));
-    }
+    let email = bot_email(state, config, short_name)?;
     if state.email_taken(&email, None) {
         return Err(ApiError::bad_request("Username already in use"));
     }

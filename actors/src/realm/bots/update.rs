@@ -5,7 +5,7 @@
 use rusqlite::Transaction;
 use serde_json::{json, Map, Value};
 
-use super::ops::{access_bot, channel_by_name, check_bot_name_available};
+use super::ops::{access_bot, bot_email, channel_by_name, check_bot_name_available};
 use crate::config::ServerConfig;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
@@ -78,13 +78,8 @@ pub fn plan_update_bot(
         }
     }
     if let Some(raw) = &req.short_name {
-        // As at creation (Zulip's `validate_short_name_and_construct_bot_email`); the same
-        // address is no change.
-        let short_name = validate::python_strip(raw);
-        let email = format!("{short_name}-bot@{}", config.fake_email_domain(&state.realm().subdomain));
-        if short_name.is_empty() || !validate::is_valid_email(&email) {
-            return Err(ApiError::bad_request("Bad name or username"));
-        }
+        // Checked as at creation; the same address is no change.
+        let email = bot_email(state, config, raw)?;
         if email != bot.delivery_email {
             if state.email_taken(&email, Some(bot.id)) {
                 return Err(ApiError::bad_request("Username already in use"));

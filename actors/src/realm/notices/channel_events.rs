@@ -40,8 +40,7 @@ pub fn channel_update_notices(state: &RealmState, acting: &User, old: &Channel, 
         contents.push(texts::access_permissions_changed(&who, old_policy, new_policy));
     }
     if old.message_retention_days != new.message_retention_days {
-        let realm_days = state.realm().settings.get("message_retention_days").and_then(Value::as_i64).unwrap_or(-1);
-        let days = |d: Option<i64>| d.unwrap_or(realm_days);
+        let days = |d: Option<i64>| d.unwrap_or_else(|| state.realm_retention_days());
         let (from, to) = (days(old.message_retention_days), days(new.message_retention_days));
         contents.push(texts::retention_changed(&who, from, to));
     }
@@ -55,7 +54,7 @@ pub fn channel_update_notices(state: &RealmState, acting: &User, old: &Channel, 
         contents.push(texts::description_changed(&who, &old.description, &new.description));
     }
     if old.name != new.name {
-        contents.push(format!("{who} renamed channel **{}** to **{}**.", old.name, new.name));
+        contents.push(texts::channel_renamed(&who, &old.name, &new.name));
     }
     let posting = "can_send_message_group";
     let (old_posting, new_posting) = (state.channel_setting(old, posting), state.channel_setting(new, posting));

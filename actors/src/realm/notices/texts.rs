@@ -307,6 +307,11 @@ pub fn topics_policy_changed(who: &str, old: &str, new: &str) -> String {
     )
 }
 
+/// `who` renamed a channel.
+pub fn channel_renamed(who: &str, old: &str, new: &str) -> String {
+    format!("{who} renamed channel **{old}** to **{new}**.")
+}
+
 /// A channel is back in use.
 pub fn channel_unarchived(name: &str) -> String {
     format!("Channel #**{name}** has been unarchived.")

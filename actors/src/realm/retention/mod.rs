@@ -1,13 +1,13 @@
 //! The message retention policy (Zulip's `archive_messages`, with the `delete_message`
 //! events of level 452): channel messages older than the channel's `message_retention_days`
 //! (or the organization's, when it inherits), and direct messages older than the
-//! organization's, are deleted. -1 keeps messages forever. The realm actor runs it when it
-//! starts and then every [`RETENTION_INTERVAL`], in batches between its other requests.
+//! organization's, are deleted. -1 keeps messages forever. The realm actor runs it a minute
+//! after it starts and then every [`RETENTION_INTERVAL`] (daily, as Zulip's cron job), in
+//! batches between its other requests; one run at a time.
 
 use std::time::Duration;
 
 use actix::prelude::*;
-use serde_json::Value;
 
 use crate::clock;
 use crate::error::ApiResult;
@@ -16,7 +16,7 @@ use crate::realm::chat::changes::purge::{purge_all, Selection};
 use crate::realm::state::RealmState;
 
 /// How often the policy is applied.
-pub const RETENTION_INTERVAL: Duration = Duration::from_secs(3600);
+pub const RETENTION_INTERVAL: Duration = Duration::from_secs(86_400);
 
 /// Seconds in a day.
 const DAY: i64 = 86_400;
@@ -37,7 +37,7 @@ pub struct ApplyRetention {
 /// What the policy deletes at `now`: each channel's expired messages, then the direct
 /// messages'.
 pub fn expired(state: &RealmState, now: i64) -> Vec<Selection> {
-    let realm_days = state.realm().settings.get("message_retention_days").and_then(Value::as_i64).unwrap_or(-1);
+    let realm_days = state.realm_retention_days();
     let mut selections: Vec<Selection> = state
         .channels()
         .filter_map(|c| {
@@ -73,10 +73,17 @@ impl Handler<ApplyRetentionNow> for RealmActor {
 
     fn handle(&mut self, _: ApplyRetentionNow, _: &mut Self::Context) -> Self::Result {
         let realm = self.state.realm().id;
-        Box::pin(purge_all(expired(&self.state, clock::now()), None).map(move |done, _, _| match done {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(realm.id = %realm, messages = n, "retention policy deleted messages"),
-            Err(e) => tracing::warn!(realm.id = %realm, error = %e, "retention policy failed"),
+        if self.retention_running {
+            return Box::pin(fut::ready(()));
+        }
+        self.retention_running = true;
+        Box::pin(purge_all(expired(&self.state, clock::now()), None).map(move |done, actor: &mut RealmActor, _| {
+            actor.retention_running = false;
+            match done {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(realm.id = %realm, messages = n, "retention policy deleted messages"),
+                Err(e) => tracing::warn!(realm.id = %realm, error = %e, "retention policy failed"),
+            }
         }))
     }
 }

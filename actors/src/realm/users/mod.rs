@@ -17,9 +17,11 @@ use super::actor::RealmActor;
 use super::format::UserDictOptions;
 use crate::clock;
 use crate::error::ApiResult;
-use crate::ids::{ChannelId, UserId};
+use crate::ids::{MessageId, UserId};
 use crate::realm::avatars::ops::plan_remove;
 use crate::realm::chat::changes::purge::{purge, Selection};
+use crate::realm::model::Channel;
+use crate::realm::state::RealmState;
 
 /// Creates an account (its password already hashed by the caller).
 #[derive(Message, Debug, Clone)]
@@ -242,33 +244,42 @@ fn deactivation_actions(
         return Box::pin(fut::ready(Ok(())));
     }
     let account = accounts.remove(0);
-    Box::pin(fut::ready(()).then(
-        move |(), actor: &mut RealmActor, _| -> ResponseActFuture<RealmActor, ApiResult<()>> {
-            if actions.delete_profile {
-                if let Err(e) = actor.delete_profile(acting, account) {
-                    return Box::pin(fut::ready(Err(e)));
-                }
+    let this_one = move |(),
+                         actor: &mut RealmActor,
+                         _: &mut Context<RealmActor>|
+          -> ResponseActFuture<RealmActor, ApiResult<()>> {
+        if actions.delete_profile {
+            if let Err(e) = actor.delete_profile(acting, account) {
+                return Box::pin(fut::ready(Err(e)));
             }
-            let channels: Vec<ChannelId> = actor
-                .state
-                .channels()
-                .filter(|c| {
-                    if c.invite_only {
-                        actions.delete_private_channel_messages
-                    } else {
-                        actions.delete_public_channel_messages
-                    }
-                })
-                .map(|c| c.id)
-                .collect();
-            let selection = Selection::SentBy { sender: account, channels, direct: actions.delete_direct_messages };
-            let rest = move |done: ApiResult<usize>, _: &mut RealmActor, _: &mut Context<RealmActor>| match done {
-                Ok(_) => deactivation_actions(accounts, acting, actions),
-                Err(e) => Box::pin(fut::ready(Err(e))) as ResponseActFuture<RealmActor, ApiResult<()>>,
-            };
-            Box::pin(purge(selection, Some(acting)).then(rest))
-        },
-    ))
+        }
+        let Some(selection) = sent_messages(&actor.state, account, actions) else {
+            return deactivation_actions(accounts, acting, actions);
+        };
+        let rest = move |done: ApiResult<usize>, _: &mut RealmActor, _: &mut Context<RealmActor>| match done {
+            Ok(_) => deactivation_actions(accounts, acting, actions),
+            Err(e) => Box::pin(fut::ready(Err(e))) as ResponseActFuture<RealmActor, ApiResult<()>>,
+        };
+        Box::pin(purge(selection, Some(acting)).then(rest))
+    };
+    Box::pin(fut::ready(()).then(this_one))
+}
+
+/// The messages `account` sent that `actions` deletes, if any: in public channels (Zulip's
+/// `get_public_streams_queryset`: open, with shared history), in the others, directly; up
+/// to the last message sent now.
+fn sent_messages(state: &RealmState, account: UserId, actions: DeactivationActions) -> Option<Selection> {
+    let DeactivationActions {
+        delete_public_channel_messages: public, delete_private_channel_messages: private, ..
+    } = actions;
+    let direct = actions.delete_direct_messages;
+    if !(public || private || direct) {
+        return None;
+    }
+    let is_public = |c: &Channel| !c.invite_only && c.history_public_to_subscribers;
+    let channels = state.channels().filter(|c| if is_public(c) { public } else { private }).map(|c| c.id).collect();
+    let below = MessageId(state.last_message_id().0 + 1);
+    Some(Selection::SentBy { sender: account, channels, direct, below })
 }
 
 impl RealmActor {

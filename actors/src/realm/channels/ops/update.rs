@@ -318,6 +318,9 @@ fn update_events(
         events.push(Outgoing::to(gained, Event::new("stream", json!({"op": "create", "streams": [dict]}))));
     }
     let post_policy_before = format::stream_post_policy(state, old);
+    // Clients without the `archived_channels` capability had the channel deleted when it
+    // was archived: they get it created again, once, as it is after the whole request.
+    let unarchived = changed.iter().any(|(property, _)| *property == "is_archived");
     for (property, value) in changed {
         // Zulip names the channel by its name before a rename.
         let name = if property == "name" { old.name.as_str() } else { channel.name.as_str() };
@@ -335,13 +338,6 @@ fn update_events(
             }
         }
         events.push(Outgoing::to(stayed.clone(), Event::new("stream", fields)));
-        if property == "is_archived" {
-            // Clients without the `archived_channels` capability had the channel deleted
-            // when it was archived: they get it created again instead.
-            let dict = Value::Object(format::stream_dict(state, channel));
-            let body = json!({"op": "create", "streams": [dict], "for_archive": true});
-            events.push(Outgoing::to(stayed.clone(), Event::new("stream", body)));
-        }
         if property == "can_send_message_group" {
             let policy = format::stream_post_policy(state, channel);
             if policy != post_policy_before {
@@ -349,6 +345,11 @@ fn update_events(
                 events.push(Outgoing::to(stayed.clone(), Event::new("stream", fields)));
             }
         }
+    }
+    if unarchived {
+        let dict = Value::Object(format::stream_dict(state, channel));
+        let body = json!({"op": "create", "streams": [dict], "for_archive": true});
+        events.push(Outgoing::to(stayed, Event::new("stream", body)));
     }
     if default_changed {
         events.push(default_streams_event(state));

@@ -274,8 +274,9 @@ fn channel_administration_is_checked_before_anything_changes() {
         )
     );
     assert_eq!(applied.events[0].users, users(&[1, 2]));
-    // The same name again changes nothing and sends nothing.
-    assert!(ops::plan_update(&state, OWNER, general, rename("lobby")).unwrap().apply(&mut state).events.is_empty());
+    // The same name again is refused, as in Zulip.
+    let same = ops::plan_update(&state, OWNER, general, rename("lobby")).unwrap_err();
+    assert_eq!(same.msg, "Channel already has that name.");
     let retention = ops::ChannelUpdate { message_retention_days: Some(json!(7)), ..Default::default() };
     let admin = add_user(&mut state, 3, Role::Administrator);
     assert_eq!(ops::plan_update(&state, admin, general, retention).unwrap_err().msg, "Must be an organization owner");

@@ -12,7 +12,7 @@ use actix::prelude::*;
 use rusqlite::Transaction;
 use serde_json::json;
 
-use super::{event_recipients, new_first_message};
+use super::{event_recipients, first_message_changed, new_first_message};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, MessageId, UserId};
@@ -120,11 +120,7 @@ impl Change for Batch {
         let told: Vec<UserId> = told.into_iter().collect();
         let mut events = Vec::new();
         if let Some(first) = first {
-            state.set_first_channel_message(channel, first);
-            let name = state.channel(channel).map(|c| c.name.clone()).unwrap_or_default();
-            let body = json!({"op": "update", "property": "first_message_id", "value": first, "stream_id": channel,
-                              "name": name});
-            events.push(Outgoing::to(told.clone(), Event::new("stream", body)));
+            events.push(first_message_changed(state, channel, first, told.clone()));
         }
         let body = json!({"message_ids": ids, "stream_id": channel, "topic": spelled.to_lowercase(),
                           "message_type": "stream"});

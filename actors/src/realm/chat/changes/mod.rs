@@ -101,6 +101,21 @@ pub fn new_first_message(
     }
 }
 
+/// A channel's new first message, set in the state, and its `stream` update event to
+/// `told` (Zulip's `check_update_first_message_id`: who is told of the deletion).
+pub fn first_message_changed(
+    state: &mut RealmState,
+    channel: ChannelId,
+    first: Option<MessageId>,
+    told: Vec<UserId>,
+) -> crate::events::Outgoing {
+    state.set_first_channel_message(channel, first);
+    let name = state.channel(channel).map(|c| c.name.clone()).unwrap_or_default();
+    let body = serde_json::json!({"op": "update", "property": "first_message_id", "value": first,
+                                  "stream_id": channel, "name": name});
+    crate::events::Outgoing::to(told, crate::events::Event::new("stream", body))
+}
+
 /// Who gets the events of a change to `message` (Zulip's
 /// `event_recipient_ids_for_action_on_messages`), ascending: for a direct message, its
 /// recipients; for a channel message, the channel's subscribers, narrowed to those who

@@ -13,7 +13,7 @@ use rusqlite::Transaction;
 use serde_json::json;
 
 use super::delete_topic::BATCH_SIZE;
-use super::{event_recipients, new_first_message};
+use super::{event_recipients, first_message_changed, new_first_message};
 use crate::error::ApiResult;
 use crate::events::{Event, Outgoing};
 use crate::ids::{ChannelId, MessageId, UserId};
@@ -25,8 +25,9 @@ use crate::store::{self, reactions};
 /// Which messages go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {
-    /// What `sender` sent in these channels, and their direct messages when `direct`.
-    SentBy { sender: UserId, channels: Vec<ChannelId>, direct: bool },
+    /// What `sender` sent in these channels, and their direct messages when `direct`,
+    /// below `below` (the purge pages down from the newest message when it starts).
+    SentBy { sender: UserId, channels: Vec<ChannelId>, direct: bool, below: MessageId },
     /// What was sent before `before` (Unix seconds) in `channel`, or directly when `None`
     /// (the retention policy).
     SentBefore { channel: Option<ChannelId>, before: i64 },
@@ -52,13 +53,13 @@ struct Batch {
 }
 
 impl Change for Batch {
-    /// How many messages it deleted.
-    type Output = usize;
+    /// How many messages it deleted, and the oldest of them.
+    type Output = (usize, Option<MessageId>);
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         let ids = match &self.selection {
-            Selection::SentBy { sender, channels, direct } => {
-                store::messages::newest_sent_by(tx, *sender, channels, *direct, BATCH_SIZE)?
+            Selection::SentBy { sender, channels, direct, below } => {
+                store::messages::newest_sent_by(tx, *sender, channels, *direct, *below, BATCH_SIZE)?
             }
             Selection::SentBefore { channel, before } => {
                 store::messages::oldest_before(tx, self.state.realm().id, *channel, *before, BATCH_SIZE)?
@@ -98,26 +99,24 @@ impl Change for Batch {
     }
 
     /// Each channel's `first_message_id` update, then a `delete_message` per place.
-    fn apply(self, state: &mut RealmState) -> Applied<usize> {
+    fn apply(self, state: &mut RealmState) -> Applied<(usize, Option<MessageId>)> {
         let mut events = Vec::new();
         for (channel, first) in self.firsts {
-            state.set_first_channel_message(channel, first);
-            let name = state.channel(channel).map(|c| c.name.clone()).unwrap_or_default();
-            let body = json!({"op": "update", "property": "first_message_id", "value": first, "stream_id": channel,
-                              "name": name});
-            // Told to who is told of the deletions there, as Zulip's `check_update_first_message_id`.
             let told: BTreeSet<UserId> = self
                 .done
                 .iter()
                 .filter(|(place, _)| matches!(place, Place::Topic(c, _) if *c == channel))
                 .flat_map(|(_, (_, told))| told.iter().copied())
                 .collect();
-            events.push(Outgoing::to(told.into_iter().collect(), Event::new("stream", body)));
+            events.push(first_message_changed(state, channel, first, told.into_iter().collect()));
         }
-        let mut count = 0;
+        let (mut count, mut oldest) = (0, None);
         for (place, (mut ids, told)) in self.done {
             ids.sort();
             count += ids.len();
+            if let Some(&first) = ids.first() {
+                oldest = Some(oldest.map_or(first, |o: MessageId| o.min(first)));
+            }
             let body = match place {
                 Place::Topic(channel, topic) => {
                     json!({"message_ids": ids, "stream_id": channel, "topic": topic, "message_type": "stream"})
@@ -126,7 +125,7 @@ impl Change for Batch {
             };
             events.push(Outgoing::to(told.into_iter().collect(), Event::new("delete_message", body)));
         }
-        Applied::new(count, events)
+        Applied::new((count, oldest), events)
     }
 }
 
@@ -151,8 +150,14 @@ fn step(
         };
         match actor.commit(batch) {
             Err(e) => Box::pin(fut::ready(Err(e))),
-            Ok(0) => Box::pin(fut::ready(Ok(so_far))),
-            Ok(n) => step(selection, acting, so_far + n),
+            Ok((0, _)) => Box::pin(fut::ready(Ok(so_far))),
+            Ok((n, oldest)) => {
+                let mut selection = selection;
+                if let (Selection::SentBy { below, .. }, Some(oldest)) = (&mut selection, oldest) {
+                    *below = oldest;
+                }
+                step(selection, acting, so_far + n)
+            }
         }
     }))
 }
