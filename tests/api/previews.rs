@@ -120,7 +120,7 @@ async fn a_preview_shows_the_placeholder_until_its_thumbnail_is_made() {
          src=\"/static/images/loading/loader-black.svg\"></a></div>"
     );
     let before = rendered(&app, &hamlet, id).await;
-    assert_eq!(before, format!("<p>look: <a href=\"{url}\">cut.png</a></p>{placeholder}"));
+    assert_eq!(before, format!("<p>look: <a href=\"{url}\">cut.png</a></p>\n{placeholder}"));
     // In Markdown image syntax, the placeholder is an `inline-image` (FL 437).
     let to_self = json!([owner.user_id]).to_string();
     let inline =
@@ -191,4 +191,25 @@ async fn images_waiting_for_thumbnails_are_thumbnailed_after_a_restart() {
     assert_eq!(response.headers()["content-type"], "image/webp");
     app.stop().await;
     drop(tmp);
+}
+
+#[actix_web::test]
+async fn an_uploaded_video_plays_inline() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let to = json!([owner.user_id]).to_string();
+    // A `.mov` too, since level 495.
+    for name in ["clip.mp4", "clip.mov"] {
+        let url = image(&app, &owner, name, b"not really a video".to_vec()).await;
+        let content = format!("see [{name}]({url})");
+        let id = sent(&app, &owner, &[("type", "direct"), ("to", &to), ("content", &content)]).await;
+        assert_eq!(
+            rendered(&app, &owner, id).await,
+            format!(
+                "<p>see <a href=\"{url}\">{name}</a></p>\n<div class=\"message_inline_image message_inline_video\">\
+                 <a href=\"{url}\" title=\"{name}\"><video preload=\"metadata\" src=\"{url}\"></video></a></div>"
+            )
+        );
+    }
+    app.stop().await;
 }

@@ -43,6 +43,7 @@ const TAGS: &[&str] = &[
     "time",
     "tr",
     "ul",
+    "video",
 ];
 
 /// Each element's attributes (`class` values are checked by `filter`).
@@ -63,6 +64,7 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
     ),
     ("span", &["class", "data-user-id", "data-user-group-id", "aria-label", "role", "title"]),
     ("div", &["class", "data-code-language"]),
+    ("video", &["preload", "src"]),
     ("code", &["class"]),
     ("time", &["datetime"]),
     ("ol", &["start"]),
@@ -86,7 +88,7 @@ const CLASSES: &[(&str, &[&str])] = &[
             "highlight",
         ],
     ),
-    ("div", &["codehilite", "message_inline_image"]),
+    ("div", &["codehilite", "message_inline_image", "message_inline_video"]),
     ("img", &["image-loading-placeholder", "emoji", "inline-image"]),
 ];
 

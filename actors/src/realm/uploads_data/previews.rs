@@ -1,10 +1,11 @@
-//! Inline previews of uploaded images in rendered messages (Zulip's
+//! Inline previews of uploaded images and videos in rendered messages (Zulip's
 //! `InlineInterestingLinkProcessor` for `/user_uploads/` links, with the thumbnail markup
 //! of `zerver/lib/thumbnail.py`).
 //!
-//! Each paragraph's links to an uploaded image of the organization get a
-//! `<div class="message_inline_image">` after the paragraph, in order; a paragraph that is
-//! only such a link is replaced by its preview. A preview whose thumbnail is made shows it
+//! Each paragraph's links to an uploaded image or video (`.mp4`, `.webm`, and since level
+//! 495 `.mov`) of the organization get a `<div class="message_inline_image">` (with
+//! `message_inline_video` and a `<video>` for videos) after the paragraph, in order; a
+//! paragraph that is only a link to an image is replaced by its preview. A preview whose thumbnail is made shows it
 //! (`/user_uploads/thumbnail/<path_id>/840x560.webp`); one whose thumbnail is not made yet
 //! shows Zulip's loading placeholder, and is rewritten once the thumbnail exists
 //! ([`ready_preview`]).
@@ -77,8 +78,23 @@ fn inline_images(uploads: &UploadsData, html: &str) -> String {
     out
 }
 
-/// The whole preview of an image linked with `title`.
+/// Whether an upload is a video a preview plays: by its name's extension, as Zulip's
+/// `is_video` guesses the type from the URL (`video/mp4`, `video/webm`, `video/quicktime`).
+fn is_video(a: &Attachment) -> bool {
+    let extension = a.path_id.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    matches!(extension.as_str(), "mp4" | "webm" | "mov")
+}
+
+/// The whole preview of an image or video linked with `title`.
 fn preview(a: &Attachment, title: &str) -> Option<String> {
+    if a.image.is_none() && is_video(a) {
+        let url = format!("/user_uploads/{}", escape_attr(&a.path_id));
+        return Some(format!(
+            "<div class=\"message_inline_image message_inline_video\"><a href=\"{url}\" title=\"{}\">\
+             <video preload=\"metadata\" src=\"{url}\"></video></a></div>",
+            escape_attr(title)
+        ));
+    }
     Some(format!(
         "<div class=\"message_inline_image\"><a href=\"/user_uploads/{}\" title=\"{}\">{}</a></div>",
         escape_attr(&a.path_id),
@@ -108,8 +124,8 @@ fn unescape(text: &str) -> String {
     text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
 }
 
-/// The uploaded images a paragraph links (in order) and whether the paragraph is only one
-/// such link.
+/// The uploaded images and videos a paragraph links (in order) and whether the paragraph
+/// is only a link to one image.
 fn linked_images<'u>(uploads: &'u UploadsData, paragraph: &str) -> (Vec<(&'u Attachment, String)>, bool) {
     let mut found = Vec::new();
     let mut rest = paragraph;
@@ -120,21 +136,21 @@ fn linked_images<'u>(uploads: &'u UploadsData, paragraph: &str) -> (Vec<(&'u Att
         let text_start = after.find('>').map_or(after.len(), |i| i + 1);
         let text_end = after[text_start..].find("</a>").map_or(after.len(), |i| text_start + i);
         let text = &after[text_start..text_end];
-        if let Some(a) = uploads.by_path(&path_id).filter(|a| a.image.is_some()) {
+        if let Some(a) = uploads.by_path(&path_id).filter(|a| a.image.is_some() || is_video(a)) {
             let title = if text.contains('<') { a.name.clone() } else { unescape(text) };
             found.push((a, title));
         }
         rest = &after[text_end..];
     }
-    let only = found.len() == 1 && {
+    let only = found.len() == 1 && found[0].0.image.is_some() && {
         let inner = paragraph.trim_start_matches("<p>").trim_end_matches("</p>");
         inner.starts_with("<a href=\"/user_uploads/") && inner.ends_with("</a>") && inner.matches("<a ").count() == 1
     };
     (found, only)
 }
 
-/// Adds the previews of uploaded images to rendered HTML; whether any was added (the
-/// message then has an image, for `has:image`).
+/// Adds the previews of uploaded images and videos to rendered HTML; whether an image's
+/// was added (the message then has an image, for `has:image`).
 pub fn add_previews(uploads: &UploadsData, html: &str) -> (String, bool) {
     if !html.contains("/user_uploads/") {
         return (html.to_owned(), false);
@@ -148,11 +164,15 @@ pub fn add_previews(uploads: &UploadsData, html: &str) -> (String, bool) {
         let Some(len) = rest[start..].find("</p>").map(|i| i + "</p>".len()) else { break };
         out.push_str(&rest[..start]);
         let paragraph = &rest[start..start + len];
-        let (images, only) = linked_images(uploads, paragraph);
-        let previews: Vec<String> = images.iter().filter_map(|(a, title)| preview(a, title)).collect();
-        any |= !previews.is_empty();
+        let (linked, only) = linked_images(uploads, paragraph);
+        let previews: Vec<String> = linked.iter().filter_map(|(a, title)| preview(a, title)).collect();
+        any |= linked.iter().any(|(a, _)| a.image.is_some());
         if !(only && previews.len() == 1) {
             out.push_str(paragraph);
+            if !previews.is_empty() {
+                // Zulip's previews follow their paragraph on a line of their own.
+                out.push('\n');
+            }
         }
         for p in previews {
             out.push_str(&p);
@@ -210,7 +230,7 @@ mod tests {
         let (out, _) = add_previews(&uploads(false), html);
         assert_eq!(
             out,
-            "<p>look <a href=\"/user_uploads/2/ab/XyZ/a.png\">this</a></p><div class=\"message_inline_image\">\
+            "<p>look <a href=\"/user_uploads/2/ab/XyZ/a.png\">this</a></p>\n<div class=\"message_inline_image\">\
              <a href=\"/user_uploads/2/ab/XyZ/a.png\" title=\"this\"><img class=\"image-loading-placeholder\" \
              data-original-content-type=\"image/png\" data-original-dimensions=\"1000x800\" \
              src=\"/static/images/loading/loader-black.svg\"></a></div>"
@@ -225,5 +245,48 @@ mod tests {
     fn other_links_get_no_preview() {
         let html = "<p><a href=\"/user_uploads/2/ab/Other/b.png\">b</a> <a href=\"https://x.example\">x</a></p>";
         assert_eq!(add_previews(&uploads(true), html), (html.to_owned(), false));
+    }
+}
+
+#[cfg(test)]
+mod video_tests {
+    use super::*;
+    use crate::ids::UserId;
+
+    fn video(name: &str) -> UploadsData {
+        let mut data = UploadsData::default();
+        data.put(Attachment {
+            id: 1,
+            owner_id: UserId(1),
+            path_id: format!("2/ab/XyZ/{name}"),
+            name: name.into(),
+            size: 10,
+            content_type: Some("video/quicktime".into()),
+            create_time: 0,
+            is_realm_public: false,
+            is_web_public: false,
+            image: None,
+        });
+        data
+    }
+
+    #[test]
+    fn an_uploaded_video_plays_inline_after_its_paragraph() {
+        for name in ["clip.mp4", "clip.webm", "Clip.MOV"] {
+            let html = format!("<p><a href=\"/user_uploads/2/ab/XyZ/{name}\">{name}</a></p>");
+            let (out, image) = add_previews(&video(name), &html);
+            assert!(!image, "a video is no image");
+            assert_eq!(
+                out,
+                format!(
+                    "{html}\n<div class=\"message_inline_image message_inline_video\">\
+                     <a href=\"/user_uploads/2/ab/XyZ/{name}\" title=\"{name}\"><video preload=\"metadata\" \
+                     src=\"/user_uploads/2/ab/XyZ/{name}\"></video></a></div>"
+                )
+            );
+            assert_eq!(crate::markdown::sanitize::clean(&out), out, "the sanitizer keeps it");
+        }
+        let other = "<p><a href=\"/user_uploads/2/ab/XyZ/clip.avi\">clip.avi</a></p>";
+        assert_eq!(add_previews(&video("clip.avi"), other), (other.to_owned(), false));
     }
 }
