@@ -5,7 +5,8 @@
 //!   mobile apps' way) or a browser's session; `/user_uploads/download/...` forces a download;
 //! - `/user_uploads/temporary/{token}/{filename}`: the same without credentials, for 60 s;
 //! - `/user_uploads/thumbnail/{realm_id}/{path}/{format}`: an image's thumbnail;
-//! - `/user_avatars/{path}`: avatars and custom emoji, public as in Zulip.
+//! - `/user_avatars/{path}`: avatars and custom emoji, public as in Zulip; Jdenticon
+//!   avatars are drawn on request.
 //!
 //! A file the requester may not read gets the same 404 as a file that does not exist. Files
 //! are served with their type, `Content-Disposition` (inline only for the types Zulip deems
@@ -19,8 +20,11 @@ use actix_web::http::header::{
     self, Charset, ContentDisposition, DispositionParam, DispositionType, ExtendedValue, HeaderValue,
 };
 use actix_web::{web, HttpRequest, HttpResponse};
+use agora_actors::ids::{RealmId, UserId};
+use agora_actors::push::identity::realm_uuid;
 use agora_actors::realm::attachments::{FileAccess, ServedFile};
 use agora_actors::uploads::images::INLINE_MIME_TYPES;
+use agora_actors::uploads::jdenticon;
 use agora_actors::uploads::StoredFile;
 use agora_actors::ApiError;
 
@@ -244,10 +248,52 @@ async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<St
     if !name.ends_with(".png") && !export {
         return not_found_page(&req);
     }
+    if let Some(jdenticon) = jdenticon_request(&path) {
+        return serve_jdenticon(&req, &state, jdenticon).await;
+    }
     let kind = if export { "application/gzip" } else { "image/png" };
     match open(&state, format!("user_avatars/{path}")).await {
         Ok(Some(stored)) => respond(&req, stored, kind, &name, export),
         Ok(None) => not_found_page(&req),
         Err(e) => error_response(&e.0),
     }
+}
+
+/// A Jdenticon avatar's path: `{realm_id}/jdenticon/{user_id}.png`, or `-medium.png`.
+fn jdenticon_request(path: &str) -> Option<(RealmId, UserId, u32)> {
+    let mut parts = path.split('/');
+    let (realm, kind, file) = (parts.next()?, parts.next()?, parts.next()?);
+    if kind != "jdenticon" || parts.next().is_some() {
+        return None;
+    }
+    let stem = file.strip_suffix(".png")?;
+    let (user, size) = match stem.strip_suffix("-medium") {
+        Some(user) => (user, jdenticon::SIZES[1]),
+        None => (stem, jdenticon::SIZES[0]),
+    };
+    let number = |s: &str| s.bytes().all(|b| b.is_ascii_digit()).then(|| s.parse::<i64>().ok()).flatten();
+    Some((RealmId(number(realm)?), UserId(number(user)?), size))
+}
+
+/// Draws the Jdenticon of a user whose avatar is one (anyone may see it, as any avatar):
+/// from the organization's `realm_uuid` and the user's id, as clients that draw it
+/// themselves do; nothing is stored.
+async fn serve_jdenticon(
+    req: &HttpRequest,
+    state: &AppState,
+    (realm, user, size): (RealmId, UserId, u32),
+) -> HttpResponse {
+    let Ok(Some(handle)) = state.realms.find_by_id(realm).await else { return not_found_page(req) };
+    if handle.state().user(user).is_none_or(|u| u.avatar_source != "J") {
+        return not_found_page(req);
+    }
+    let uuid = realm_uuid(state.config.push.org_id.as_deref().unwrap_or(""), realm);
+    let drawn = web::block(move || jdenticon::png(&jdenticon::seed(&uuid, user.0), size)).await;
+    let Ok(png) = drawn else { return error_response(&ApiError::internal()) };
+    HttpResponse::Ok()
+        .content_type("image/png")
+        .insert_header((header::CACHE_CONTROL, "private, immutable"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::CONTENT_SECURITY_POLICY, UPLOAD_CSP))
+        .body(png)
 }

@@ -126,3 +126,59 @@ async fn administrators_upload_the_organization_icon() {
     assert!(body["icon_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"), "{body}");
     assert_eq!(watch.events(&app).await[0]["data"]["icon_source"], json!("G"));
 }
+
+#[actix_web::test]
+async fn jdenticon_avatars_are_drawn_from_the_realm_uuid_and_the_user_id() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let response = send(&app, &owner, Method::PATCH, "/realm", &[("default_avatar_source", "J")]).await;
+    assert_eq!(response.status(), 200);
+    // Accounts made from now on get a Jdenticon; earlier ones keep their gravatar.
+    let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
+    let (_, me) = json(app.as_user(&hamlet, Method::GET, "/users/me").send().await.unwrap()).await;
+    let url = format!("/user_avatars/1/jdenticon/{}.png?version=1", hamlet.user_id);
+    assert_eq!(me["avatar_url"], json!(url));
+    // Even to clients that compute gravatars themselves (`client_gravatar`).
+    let (_, users) =
+        json(app.as_user(&owner, Method::GET, "/users").query(&[("client_gravatar", "true")]).send().await.unwrap())
+            .await;
+    let listed = users["members"].as_array().unwrap().iter().find(|u| u["user_id"] == hamlet.user_id).unwrap().clone();
+    assert_eq!((&listed["avatar_url"], &listed["avatar_version"]), (&json!(url), &json!(1)));
+    let owner_entry =
+        users["members"].as_array().unwrap().iter().find(|u| u["user_id"] == owner.user_id).unwrap().clone();
+    assert_eq!(owner_entry["avatar_url"], json!(null), "the owner's is still a gravatar");
+
+    // Served to anyone, drawn from `{realm_uuid}:{user_id}` as clients that draw it do.
+    let state = crate::helpers::register(&app, &owner, &[("fetch_event_types", r#"["realm"]"#)]).await;
+    let uuid = state["realm_uuid"].as_str().unwrap().to_owned();
+    let medium = url.replace(".png?", "-medium.png?");
+    for (url, size) in [(&url, 100), (&medium, 500)] {
+        let served = fetch_file(&app, None, url).await;
+        assert_eq!((served.status().as_u16(), served.headers()["content-type"].to_str().unwrap()), (200, "image/png"));
+        let bytes = served.bytes().await.unwrap();
+        let drawn = agora_actors::uploads::jdenticon::png(&format!("{uuid}:{}", hamlet.user_id), size);
+        assert_eq!(bytes.as_ref(), drawn.as_slice());
+        let image = image::load_from_memory(&bytes).unwrap();
+        assert_eq!((image.width(), image.height()), (size, size));
+    }
+    // No icon for a user whose avatar is no Jdenticon, nor for one who does not exist.
+    for path in [format!("/user_avatars/1/jdenticon/{}.png", owner.user_id), "/user_avatars/1/jdenticon/999.png".into()]
+    {
+        assert_eq!(fetch_file(&app, None, &path).await.status(), 404, "{path}");
+    }
+
+    // Removing an avatar never uploaded changes nothing; an uploaded one goes back to the
+    // organization's default.
+    let mut watch = Watch::new(&app, &owner, r#"["realm_user"]"#).await;
+    let (status, body) = json(send(&app, &hamlet, Method::DELETE, "/users/me/avatar", &[]).await).await;
+    assert_eq!((status, &body["avatar_url"]), (200, &json!(url)));
+    assert_eq!(watch.events(&app).await, Vec::<serde_json::Value>::new());
+    let upload = app.as_user(&hamlet, Method::POST, "/users/me/avatar").multipart(image_form(png(64, 64)));
+    assert_eq!(upload.send().await.unwrap().status(), 200);
+    let (_, body) = json(send(&app, &hamlet, Method::DELETE, "/users/me/avatar", &[]).await).await;
+    let back = format!("/user_avatars/1/jdenticon/{}.png?version=3", hamlet.user_id);
+    assert_eq!(body["avatar_url"], json!(back));
+    let events = watch.events(&app).await;
+    assert_eq!(events.last().unwrap()["person"]["avatar_source"], json!("J"));
+    app.stop().await;
+}

@@ -68,22 +68,27 @@ pub fn format_date_joined(unix_seconds: i64) -> String {
 /// The URL of a user's avatar, versioned so clients refetch after a change: the uploaded
 /// one (`/user_avatars/...`), else the gravatar.
 pub fn avatar_url(user: &User) -> String {
-    if user.avatar_source == "U" {
-        return format!("/user_avatars/{}.png?version={}", avatar_path(user.realm_id, user.id), user.avatar_version);
+    match user.avatar_source.as_str() {
+        "U" => format!("/user_avatars/{}.png?version={}", avatar_path(user.realm_id, user.id), user.avatar_version),
+        "J" => format!("/user_avatars/{}.png?version={}", jdenticon_path(user), user.avatar_version),
+        _ => gravatar_url(user, ""),
     }
-    gravatar_url(user, "")
 }
 
 /// The avatar at Zulip's medium size (500 pixels).
 pub fn avatar_url_medium(user: &User) -> String {
-    if user.avatar_source == "U" {
-        return format!(
-            "/user_avatars/{}-medium.png?version={}",
-            avatar_path(user.realm_id, user.id),
-            user.avatar_version
-        );
+    match user.avatar_source.as_str() {
+        "U" => {
+            format!("/user_avatars/{}-medium.png?version={}", avatar_path(user.realm_id, user.id), user.avatar_version)
+        }
+        "J" => format!("/user_avatars/{}-medium.png?version={}", jdenticon_path(user), user.avatar_version),
+        _ => gravatar_url(user, "&s=500"),
     }
-    gravatar_url(user, "&s=500")
+}
+
+/// Where a Jdenticon avatar is served (drawn on request: see the server's `/user_avatars`).
+fn jdenticon_path(user: &User) -> String {
+    format!("{}/jdenticon/{}", user.realm_id.0, user.id.0)
 }
 
 fn gravatar_url(user: &User, size: &str) -> String {

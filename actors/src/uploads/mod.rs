@@ -8,6 +8,7 @@
 //! (`attachments`, `realm_emoji`) are the organization's, changed through its actor.
 
 pub mod images;
+pub mod jdenticon;
 pub mod names;
 pub mod signing;
 pub mod storage;

@@ -30,15 +30,21 @@ pub fn check_may_change(state: &RealmState, user_id: UserId) -> ApiResult<&User>
 #[derive(Debug)]
 pub struct AvatarChange {
     user: User,
+    /// Nothing to change (removing an avatar that was never uploaded).
+    unchanged: bool,
 }
 
-/// Plans a change to an uploaded avatar (`uploaded`) or back to the gravatar: the source
-/// is set and the version bumped.
+/// Plans a change to an uploaded avatar (`uploaded`) or back to the organization's
+/// default one (Gravatar or Jdenticon): the source is set and the version bumped.
+/// Removing an avatar that was never uploaded changes nothing (idempotent since FL 443).
 pub fn plan_change(state: &RealmState, user_id: UserId, uploaded: bool) -> ApiResult<AvatarChange> {
     let mut user = check_may_change(state, user_id)?.clone();
-    user.avatar_source = if uploaded { "U" } else { "G" }.to_owned();
+    if !uploaded && user.avatar_source != "U" {
+        return Ok(AvatarChange { user, unchanged: true });
+    }
+    user.avatar_source = if uploaded { "U".to_owned() } else { state.realm_default_avatar_source() };
     user.avatar_version += 1;
-    Ok(AvatarChange { user })
+    Ok(AvatarChange { user, unchanged: false })
 }
 
 /// Removes an uploaded avatar, by an administrator (no setting stops them): back to the
@@ -48,15 +54,18 @@ pub fn plan_remove(state: &RealmState, user_id: UserId) -> ApiResult<Option<Avat
     if user.avatar_source != "U" {
         return Ok(None);
     }
-    let default = state.realm().settings.get("default_avatar_source").and_then(|v| v.as_str()).unwrap_or("G");
     let mut user = user.clone();
-    user.avatar_source = default.to_owned();
+    user.avatar_source = state.realm_default_avatar_source();
     user.avatar_version += 1;
-    Ok(Some(AvatarChange { user }))
+    Ok(Some(AvatarChange { user, unchanged: false }))
 }
 
 impl Change for AvatarChange {
     type Output = String;
+
+    fn writes(&self) -> bool {
+        !self.unchanged
+    }
 
     fn write(&mut self, tx: &Transaction<'_>) -> ApiResult<()> {
         store::attachments::set_avatar(tx, self.user.id, &self.user.avatar_source, self.user.avatar_version)?;
@@ -67,6 +76,9 @@ impl Change for AvatarChange {
     fn apply(self, state: &mut RealmState) -> Applied<String> {
         let user = self.user;
         let url = avatar_url(&user);
+        if self.unchanged {
+            return Applied::new(url, Vec::new());
+        }
         let person = json!({
             "user_id": user.id,
             "avatar_source": user.avatar_source,
