@@ -1,5 +1,5 @@
 //! Avatars over HTTP: `POST /users/me/avatar` (Zulip's sizes, served at `avatar_url`),
-//! `DELETE` back to the gravatar, `avatar_version` and the `realm_user` event, the
+//! `DELETE` back to the organization's default avatar, `avatar_version` and the `realm_user` event, the
 //! organization's `avatar_changes_disabled`, and refusals.
 
 use reqwest::multipart::{Form, Part};
@@ -52,12 +52,10 @@ async fn an_uploaded_avatar_is_served_at_its_url_and_announced() {
 
     let (status, body) = json(send(&app, &hamlet, Method::DELETE, "/users/me/avatar", &[]).await).await;
     assert_eq!(status, 200);
-    let gravatar = body["avatar_url"].as_str().unwrap().to_owned();
-    assert!(
-        gravatar.starts_with("https://secure.gravatar.com/avatar/") && gravatar.ends_with("&version=3"),
-        "{gravatar}"
-    );
-    assert_eq!(watch.events(&app).await[0]["person"]["avatar_source"], json!("G"));
+    // Back to the organization's default: a Jdenticon in a new organization.
+    let back = format!("/user_avatars/1/jdenticon/{}.png?version=3", hamlet.user_id);
+    assert_eq!(body["avatar_url"], json!(back));
+    assert_eq!(watch.events(&app).await[0]["person"]["avatar_source"], json!("J"));
 }
 
 #[actix_web::test]
@@ -131,9 +129,12 @@ async fn administrators_upload_the_organization_icon() {
 async fn jdenticon_avatars_are_drawn_from_the_realm_uuid_and_the_user_id() {
     let app = spawn_app().await;
     let owner = app.owner.clone();
+    // Accounts get the organization's default when they are made: a Jdenticon in a new
+    // organization (Zulip 12), a gravatar where Gravatar is the default.
+    crate::helpers::gravatar_default(&app).await;
+    let gus = app.create_user("", "gus@agora.test", "Gus", 400).await;
     let response = send(&app, &owner, Method::PATCH, "/realm", &[("default_avatar_source", "J")]).await;
     assert_eq!(response.status(), 200);
-    // Accounts made from now on get a Jdenticon; earlier ones keep their gravatar.
     let hamlet = app.create_user("", "hamlet@agora.test", "Hamlet", 400).await;
     let (_, me) = json(app.as_user(&hamlet, Method::GET, "/users/me").send().await.unwrap()).await;
     let url = format!("/user_avatars/1/jdenticon/{}.png?version=1", hamlet.user_id);
@@ -144,9 +145,8 @@ async fn jdenticon_avatars_are_drawn_from_the_realm_uuid_and_the_user_id() {
             .await;
     let listed = users["members"].as_array().unwrap().iter().find(|u| u["user_id"] == hamlet.user_id).unwrap().clone();
     assert_eq!((&listed["avatar_url"], &listed["avatar_version"]), (&json!(url), &json!(1)));
-    let owner_entry =
-        users["members"].as_array().unwrap().iter().find(|u| u["user_id"] == owner.user_id).unwrap().clone();
-    assert_eq!(owner_entry["avatar_url"], json!(null), "the owner's is still a gravatar");
+    let gus_entry = users["members"].as_array().unwrap().iter().find(|u| u["user_id"] == gus.user_id).unwrap().clone();
+    assert_eq!(gus_entry["avatar_url"], json!(null), "a gravatar the client computes");
 
     // Served to anyone, drawn from `{realm_uuid}:{user_id}` as clients that draw it do.
     let state = crate::helpers::register(&app, &owner, &[("fetch_event_types", r#"["realm"]"#)]).await;
@@ -162,8 +162,7 @@ async fn jdenticon_avatars_are_drawn_from_the_realm_uuid_and_the_user_id() {
         assert_eq!((image.width(), image.height()), (size, size));
     }
     // No icon for a user whose avatar is no Jdenticon, nor for one who does not exist.
-    for path in [format!("/user_avatars/1/jdenticon/{}.png", owner.user_id), "/user_avatars/1/jdenticon/999.png".into()]
-    {
+    for path in [format!("/user_avatars/1/jdenticon/{}.png", gus.user_id), "/user_avatars/1/jdenticon/999.png".into()] {
         assert_eq!(fetch_file(&app, None, &path).await.status(), 404, "{path}");
     }
 

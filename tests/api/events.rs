@@ -146,11 +146,18 @@ async fn fetch_event_types_and_capabilities_choose_the_keys() {
 async fn client_gravatar_leaves_computable_avatars_out() {
     let app = spawn_app().await;
     let o = app.owner.clone();
+    crate::helpers::gravatar_default(&app).await;
+    let gus = app.create_user("", "gus@agora.test", "Gus", 400).await;
     let rt = r#"["realm_user"]"#;
+    let avatar_of = |body: &Value, id: i64| {
+        body["realm_users"].as_array().unwrap().iter().find(|u| u["user_id"] == id).unwrap()["avatar_url"].clone()
+    };
     let body = register(&app, &o, &[("fetch_event_types", rt)]).await;
-    assert_eq!(body["realm_users"][0]["avatar_url"], Value::Null, "client_gravatar defaults to true");
+    assert_eq!(avatar_of(&body, gus.user_id), Value::Null, "client_gravatar defaults to true");
+    // A Jdenticon (the owner's, made when Jdenticon was the default) is always given.
+    assert_eq!(avatar_of(&body, o.user_id), json!("/user_avatars/1/jdenticon/1.png?version=1"));
     let body = register(&app, &o, &[("fetch_event_types", rt), ("client_gravatar", "false")]).await;
-    assert!(body["realm_users"][0]["avatar_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"));
+    assert!(avatar_of(&body, gus.user_id).as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"));
     app.stop().await;
 }
 

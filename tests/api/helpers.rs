@@ -208,6 +208,14 @@ pub async fn json(response: Response) -> (u16, Value) {
     (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
 }
 
+/// Makes Gravatar the avatar of accounts created from now on (a new organization gives
+/// Jdenticons, as Zulip 12's): for tests of what depends on gravatars.
+pub async fn gravatar_default(app: &TestApp) {
+    let form = [("default_avatar_source", "G")];
+    let (status, body) = json(send(app, &app.owner, Method::PATCH, "/realm", &form).await).await;
+    assert_eq!(status, 200, "{body}");
+}
+
 /// Turns on Notification Bot's notices in each channel's "channel events" topic (level
 /// 434's `send_channel_events_messages`), off in a new organization as in Zulip 12.
 pub async fn channel_event_notices_on(app: &TestApp) {

@@ -106,7 +106,7 @@ async fn a_channel_message_has_zulips_shapes_in_the_response_the_fetch_and_the_e
     let timestamp = got["timestamp"].as_i64().unwrap();
     let email = api_email(&app, &app.owner).await;
     let avatar = got["avatar_url"].as_str().unwrap().to_owned();
-    assert!(avatar.starts_with("https://secure.gravatar.com/avatar/"), "{avatar}");
+    assert_eq!(avatar, "/user_avatars/1/jdenticon/1.png?version=1");
     let content = "<p>Hello <strong>golden</strong> world <span aria-label=\"octopus\" class=\"emoji emoji-1f419\" \
                    role=\"img\" title=\"octopus\">:octopus:</span> <span class=\"user-mention\" data-user-id=\"{h}\">@King Hamlet</span></p>"
         .replace("{h}", &hamlet.user_id.to_string());

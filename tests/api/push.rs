@@ -313,7 +313,8 @@ async fn a_direct_message_to_an_away_user_is_notified_and_removed_once_read() {
     assert_eq!((gcm["sender_id"].as_i64(), gcm["sender_email"].as_str()), (Some(app.owner.user_id), Some(owner_email)));
     assert_eq!((gcm["user_id"].as_i64(), gcm["realm_url"].as_str()), (Some(hamlet.user_id), Some("http://agora.test")));
     assert_eq!(gcm["content_truncated"], false);
-    assert!(gcm["sender_avatar_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/avatar/"));
+    // Absolute, as Zulip's `absolute_avatar_url`.
+    assert_eq!(gcm["sender_avatar_url"], "http://agora.test/user_avatars/1/jdenticon/1.png?version=1");
     assert_eq!(body["gcm_options"], json!({"priority": "high"}));
     assert_eq!(body["android_devices"], json!(["fcm-token"]));
     assert_eq!(body["apple_devices"], json!([]));

@@ -6,7 +6,8 @@ use reqwest::{Method, Response};
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    admins_and_members_groups, assert_same, expect, json, register, spawn_app, spawn_app_at, Creds, TestApp, Watch,
+    admins_and_members_groups, assert_same, expect, gravatar_default, json, register, spawn_app, spawn_app_at, Creds,
+    TestApp, Watch,
 };
 
 const SUCCESS: &str = r#"{"result":"success","msg":""}"#;
@@ -163,6 +164,7 @@ async fn timezone_changes_reach_everyone() {
 #[actix_web::test]
 async fn email_visibility_changes_the_api_email_and_who_sees_the_real_one() {
     let app = spawn_app().await;
+    gravatar_default(&app).await;
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
     let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
     let mut owner_watch = Watch::new(&app, &app.owner, r#"["realm_user"]"#).await;
@@ -226,6 +228,7 @@ async fn avatar_update(app: &TestApp, viewer: &Creds, user_id: i64) -> Value {
 #[actix_web::test]
 async fn email_changes_apply_at_once_with_their_events() {
     let app = spawn_app().await;
+    gravatar_default(&app).await;
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
     let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
     let mut carol_watch = Watch::new(&app, &carol, r#"["realm_user"]"#).await;
@@ -524,6 +527,7 @@ async fn organization_rules_on_names_and_emails() {
 #[actix_web::test]
 async fn email_and_visibility_changed_together() {
     let app = spawn_app().await;
+    gravatar_default(&app).await;
     let bob = app.create_user("", "bob@agora.test", "Bob", 400).await;
     let carol = app.create_user("", "carol@agora.test", "Carol", 400).await;
     let mut member = Watch::new(&app, &carol, r#"["realm_user"]"#).await;

@@ -9,7 +9,8 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::helpers::{
-    assert_same, error, expect, json, poll_now, queue_id, register, spawn_app, success, Creds, TestApp, Watch,
+    assert_same, error, expect, gravatar_default, json, poll_now, queue_id, register, spawn_app, success, Creds,
+    TestApp, Watch,
 };
 
 /// Checks `date_joined` is Zulip's minute-precision form, within a minute of now, and
@@ -48,7 +49,9 @@ async fn own_profile_has_every_field() {
         "date_joined": date_joined(&body),
         "delivery_email": "owner@agora.test",
         "is_imported_stub": false,
-        "avatar_url": "https://secure.gravatar.com/avatar/b9d9bf51d76ead8e017ab84ee34805d3?d=identicon&version=1",
+        // A new organization's accounts get Jdenticons (Zulip 12), given even to clients
+        // that compute gravatars.
+        "avatar_url": "/user_avatars/1/jdenticon/1.png?version=1",
         "profile_data": {},
         // Welcome Bot's message to the organization's first owner.
         "max_message_id": 1,
@@ -60,6 +63,7 @@ async fn own_profile_has_every_field() {
 #[actix_web::test]
 async fn other_users_by_id_and_by_email() {
     let app = spawn_app().await;
+    gravatar_default(&app).await;
     let alice = app.create_user("", "alice@agora.test", "Alice Adams", 600).await;
     let o = app.owner.clone();
 
@@ -159,6 +163,7 @@ async fn role_of(app: &TestApp, who: &Creds, target: i64) -> i64 {
 #[actix_web::test]
 async fn the_user_list_has_everyone_with_bots_and_deactivated_users() {
     let app = spawn_app().await;
+    gravatar_default(&app).await;
     let o = app.owner.clone();
     let member = app.create_user("", "member@agora.test", "Member Mo", 400).await;
     let gone = app.create_user("", "gone@agora.test", "Gone Gus", 400).await;
@@ -204,7 +209,8 @@ async fn the_user_list_has_everyone_with_bots_and_deactivated_users() {
     let ids: Vec<i64> = body["members"].as_array().unwrap().iter().map(|m| m["user_id"].as_i64().unwrap()).collect();
     assert_eq!(ids, [1, gone.user_id]);
     assert_eq!(body["members"][0]["profile_data"], json!({}));
-    assert!(body["members"][0]["avatar_url"].as_str().unwrap().starts_with("https://secure.gravatar.com/"));
+    // The owner's, made before Gravatar was the default, is a Jdenticon.
+    assert_eq!(body["members"][0]["avatar_url"], json!("/user_avatars/1/jdenticon/1.png?version=1"));
 
     let response = app.as_user(&member, Method::GET, "/users?user_ids=[1,9999]").send().await.unwrap();
     expect(response, 400, error("Invalid user ID: 9999")).await;
@@ -347,6 +353,7 @@ async fn full_names_are_validated_and_announced() {
 #[actix_web::test]
 async fn changing_emails_needs_the_permission() {
     let app = spawn_app().await;
+    gravatar_default(&app).await;
     let o = app.owner.clone();
     let member = app.create_user("", "member@agora.test", "Member Mo", 400).await;
     let form = [("new_email", "mo@agora.test")];

@@ -195,19 +195,20 @@ async fn the_default_avatar_source_the_workplace_users_and_the_realm_uuid() {
     let app = spawn_app().await;
     let (_, members) = crate::helpers::admins_and_members_groups(&app).await;
     let state = crate::helpers::register(&app, &app.owner, &[("fetch_event_types", r#"["realm"]"#)]).await;
-    assert_eq!(state["realm_default_avatar_source"], json!("G"));
+    // Jdenticon in a new organization, as in Zulip 12.
+    assert_eq!(state["realm_default_avatar_source"], json!("J"));
     assert_eq!(state["realm_workplace_users_group"], json!(members));
     let uuid = state["realm_uuid"].as_str().unwrap();
     assert_eq!((uuid.len(), uuid.chars().nth(14)), (36, Some('4')), "{uuid}");
     let mut watch = Watch::new(&app, &app.owner, r#"["realm"]"#).await;
-    let response = send(&app, &app.owner, Method::PATCH, "/realm", &[("default_avatar_source", "J")]).await;
+    let response = send(&app, &app.owner, Method::PATCH, "/realm", &[("default_avatar_source", "G")]).await;
     assert_eq!(response.status(), 200);
     let events = watch.events(&app).await;
-    assert_eq!(events, [json!({"type": "realm", "op": "update", "property": "default_avatar_source", "value": "J"})]);
+    assert_eq!(events, [json!({"type": "realm", "op": "update", "property": "default_avatar_source", "value": "G"})]);
     let refused = send(&app, &app.owner, Method::PATCH, "/realm", &[("default_avatar_source", "U")]).await;
     assert_eq!(refused.status(), 400);
     let state = crate::helpers::register(&app, &app.owner, &[("fetch_event_types", r#"["realm"]"#)]).await;
-    assert_eq!(state["realm_default_avatar_source"], json!("J"));
+    assert_eq!(state["realm_default_avatar_source"], json!("G"));
     assert_eq!(state["realm_uuid"], json!(uuid));
     app.stop().await;
 }

@@ -33,6 +33,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0024_web_home_view_recent.sql"),
     include_str!("../../../sql/0025_users_imported_stubs_profile_matching.sql"),
     include_str!("../../../sql/0026_message_expiry_indexes.sql"),
+    include_str!("../../../sql/0027_default_avatar_source_of_existing_realms.sql"),
 ];
 
 /// Applies every migration newer than the database's `user_version`, each in its own
@@ -228,7 +229,14 @@ mod tests {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        assert_eq!(settings, [r#"{"name_changes_disabled":true,"gif_rating_policy":3}"#, "{}"]);
+        // Organizations from before keep Gravatar as their default avatar (0027).
+        assert_eq!(
+            settings,
+            [
+                r#"{"name_changes_disabled":true,"gif_rating_policy":3,"default_avatar_source":"G"}"#,
+                r#"{"default_avatar_source":"G"}"#
+            ]
+        );
         let row: (Option<String>, Option<String>, String) = conn
             .query_row(
                 "SELECT example_input, reverse_template, alternative_url_templates FROM realm_linkifiers",

@@ -24,7 +24,8 @@ fn an_upload_bumps_the_version_and_tells_everyone() {
     );
     assert_eq!(applied.events[0].users, vec![UserId(10), UserId(11)]);
     let back = plan_change(&state, UserId(10), false).unwrap().apply(&mut state);
-    assert!(back.output.starts_with("https://secure.gravatar.com/avatar/") && back.output.ends_with("&version=3"));
+    // Back to the organization's default, a Jdenticon in a new organization.
+    assert_eq!(back.output, format!("/user_avatars/{}/jdenticon/10.png?version=3", state.realm().id.0));
 
     let mut realm = state.realm().clone();
     realm.settings.insert("avatar_changes_disabled".into(), json!(true));

@@ -16,7 +16,9 @@ pub static REALM_SETTINGS: &[Setting] = &[
     flag("allow_message_editing", true),
     flag("avatar_changes_disabled", false),
     // FL 456: the avatar of new users, `G` (Gravatar) or `J` (Jdenticon).
-    org("default_avatar_source", Kind::StrChoice(DEFAULT_AVATAR_SOURCES), text("G")),
+    // Jdenticon for new organizations, as in Zulip 12 (migration 0027 keeps Gravatar for
+    // those that existed before).
+    org("default_avatar_source", Kind::StrChoice(DEFAULT_AVATAR_SOURCES), text("J")),
     org("default_code_block_language", Kind::Str, text("")),
     org("default_language", Kind::Str, text("en")),
     org("description", Kind::Str, text("")),

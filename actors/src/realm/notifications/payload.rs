@@ -68,7 +68,11 @@ pub fn message_job(
     let pm_users = recipients.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     let text = super::text::mobile_push_content(m.rendered_html());
     let (content, truncated) = truncate_content(&text);
-    let avatar = avatar_url(sender);
+    // Absolute, as Zulip's `absolute_avatar_url`: the app shows it without a base.
+    let avatar = match avatar_url(sender) {
+        relative if relative.starts_with('/') => format!("{}{relative}", context.realm_url),
+        absolute => absolute,
+    };
 
     let mut data = base_payload(state, context, user);
     data.insert("sender_id".into(), json!(sender.id));
