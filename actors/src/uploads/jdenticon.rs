@@ -294,6 +294,23 @@ fn outer_shape(pen: &mut Pen, index: u32, cell: f64) {
     }
 }
 
+/// Draws a shape of a group in one cell: the pen, the shape's number, the cell's size and
+/// the cell's place in the group.
+type Draw = fn(&mut Pen, u32, f64, usize);
+
+/// A group of cells drawn in one color: how its shape is drawn, where the hash gives its
+/// shape and first turn, and its cells (column, row) in turn order.
+struct Group {
+    draw: Draw,
+    shape_at: usize,
+    turn_at: Option<usize>,
+    positions: &'static [(f64, f64)],
+}
+
+const SIDES: [(f64, f64); 8] = [(1., 0.), (2., 0.), (2., 3.), (1., 3.), (0., 1.), (3., 1.), (3., 2.), (0., 2.)];
+const CORNERS: [(f64, f64); 4] = [(0., 0.), (3., 0.), (3., 3.), (0., 3.)];
+const CENTER: [(f64, f64); 4] = [(1., 1.), (2., 1.), (2., 2.), (1., 2.)];
+
 /// The icon of `hash` as RGBA pixels.
 fn render(hash: &[u8], size: u32) -> Vec<u8> {
     let icon = f64::from(size);
@@ -302,15 +319,13 @@ fn render(hash: &[u8], size: u32) -> Vec<u8> {
     let colors = palette(f64::from(digits(hash, hash.len() - 7, 7)) / f64::from(0xfffffff_u32));
     let chosen = chosen_colors(hash);
     let mut pixels = vec![0u8; (size * size * 4) as usize];
-    type Draw = fn(&mut Pen, u32, f64, usize);
     let outer: Draw = |pen, index, cell, _| outer_shape(pen, index, cell);
-    let center: Draw = center_shape;
-    let groups: [(usize, Draw, usize, Option<usize>, &[(f64, f64)]); 3] = [
-        (0, outer, 2, Some(3), &[(1., 0.), (2., 0.), (2., 3.), (1., 3.), (0., 1.), (3., 1.), (3., 2.), (0., 2.)]),
-        (1, outer, 4, Some(5), &[(0., 0.), (3., 0.), (3., 3.), (0., 3.)]),
-        (2, center, 1, None, &[(1., 1.), (2., 1.), (2., 2.), (1., 2.)]),
+    let groups = [
+        Group { draw: outer, shape_at: 2, turn_at: Some(3), positions: &SIDES },
+        Group { draw: outer, shape_at: 4, turn_at: Some(5), positions: &CORNERS },
+        Group { draw: center_shape, shape_at: 1, turn_at: None, positions: &CENTER },
     ];
-    for (group, draw, shape_at, turn_at, positions) in groups {
+    for (group, Group { draw, shape_at, turn_at, positions }) in groups.into_iter().enumerate() {
         let shape = digits(hash, shape_at, 1);
         let first_turn = turn_at.map_or(0, |at| digits(hash, at, 1));
         let mut pen = Pen { cell: Cell { x: 0.0, y: 0.0, size: cell, turns: 0 }, outlines: Vec::new() };
@@ -426,7 +441,7 @@ mod tests {
         assert_ne!(a, b);
         // Something is drawn, and transparency remains.
         let alphas: Vec<u8> = a.chunks(4).map(|p| p[3]).collect();
-        assert!(alphas.iter().any(|&a| a == 255) && alphas.iter().any(|&a| a == 0));
+        assert!(alphas.contains(&255) && alphas.contains(&0));
         // The side and corner groups turn with the grid: the icon has a four-fold turn
         // symmetry in its painted area.
         let painted = |x: usize, y: usize| a[(y * 100 + x) * 4 + 3] > 128;
