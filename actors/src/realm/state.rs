@@ -126,14 +126,6 @@ impl RealmState {
         &self.realm
     }
 
-    /// The avatar new accounts get (`default_avatar_source`, FL 456): `G` (Gravatar) or `J`
-    /// (Jdenticon).
-    pub fn realm_default_avatar_source(&self) -> String {
-        let setting = super::catalog::realm_setting("default_avatar_source");
-        let value = setting.map(|s| s.value(&self.realm.settings, None));
-        value.as_ref().and_then(serde_json::Value::as_str).unwrap_or("G").to_owned()
-    }
-
     /// The organization's `message_retention_days` (-1: forever).
     pub fn realm_retention_days(&self) -> i64 {
         self.realm.settings.get("message_retention_days").and_then(serde_json::Value::as_i64).unwrap_or(-1)

@@ -42,7 +42,8 @@ pub fn plan_change(state: &RealmState, user_id: UserId, uploaded: bool) -> ApiRe
     if !uploaded && user.avatar_source != "U" {
         return Ok(AvatarChange { user, unchanged: true });
     }
-    user.avatar_source = if uploaded { "U".to_owned() } else { state.realm_default_avatar_source() };
+    user.avatar_source =
+        if uploaded { "U".to_owned() } else { crate::realm::catalog::default_avatar_source(state.realm()) };
     user.avatar_version += 1;
     Ok(AvatarChange { user, unchanged: false })
 }
@@ -55,7 +56,7 @@ pub fn plan_remove(state: &RealmState, user_id: UserId) -> ApiResult<Option<Avat
         return Ok(None);
     }
     let mut user = user.clone();
-    user.avatar_source = state.realm_default_avatar_source();
+    user.avatar_source = crate::realm::catalog::default_avatar_source(state.realm());
     user.avatar_version += 1;
     Ok(Some(AvatarChange { user, unchanged: false }))
 }

@@ -119,6 +119,13 @@ pub fn realm_setting(name: &str) -> Option<&'static Setting> {
     REALM_SETTINGS.iter().find(|s| s.name == name)
 }
 
+/// The avatar an organization's new accounts get (`default_avatar_source`, FL 456): `G`
+/// (Gravatar) or `J` (Jdenticon).
+pub fn default_avatar_source(realm: &crate::realm::model::Realm) -> String {
+    let value = realm_setting("default_avatar_source").map(|s| s.value(&realm.settings, None));
+    value.as_ref().and_then(Value::as_str).unwrap_or("G").to_owned()
+}
+
 /// Whether a setting is one of `Realm.property_types`, sent in the first block of `realm`.
 fn is_realm_property(setting: &Setting) -> bool {
     !matches!(setting.kind, Kind::Group(_) | Kind::ChannelId) && setting.name != "org_type"

@@ -117,7 +117,7 @@ pub fn plan_account(state: &RealmState, config: &ServerConfig, new: &NewUser, no
         bot_owner_id: new.bot_owner_id,
         timezone: String::new(),
         date_joined: now,
-        avatar_source: state.realm_default_avatar_source(),
+        avatar_source: crate::realm::catalog::default_avatar_source(state.realm()),
         avatar_version: 1,
         api_key,
         password_hash: new.password_hash.clone(),
