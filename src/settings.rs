@@ -3,6 +3,7 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use agora_actors::config::OutgoingWebhookConfig;
@@ -11,6 +12,8 @@ use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use agora_actors::store::Synchronous;
+use agora_actors::uploads::s3::{S3Options, S3Storage};
+use agora_actors::uploads::{LocalStorage, Storage};
 use serde::Deserialize;
 
 pub mod mail;
@@ -81,6 +84,8 @@ pub struct Settings {
     pub support_email: Option<String>,
     /// Uploads: size limit and body timeouts (`[uploads]`).
     pub uploads: UploadConfig,
+    /// Where uploaded files are kept (`[uploads] backend`).
+    pub upload_store: UploadStore,
     /// The outgoing-webhook worker's timeout and retries (Zulip's; not in files or flags).
     pub outgoing_webhooks: OutgoingWebhookConfig,
 }
@@ -114,6 +119,7 @@ impl Default for Settings {
             invites: InviteConfig::default(),
             support_email: None,
             uploads: UploadConfig::default(),
+            upload_store: UploadStore::Local,
             outgoing_webhooks: OutgoingWebhookConfig::default(),
         }
     }
@@ -202,6 +208,7 @@ impl Settings {
             set(&mut self.uploads.max_file_upload_size_mib, u.max_file_upload_size_mib);
             set(&mut self.uploads.timeout, u.timeout_secs.map(Duration::from_secs));
             set(&mut self.uploads.idle_timeout, u.idle_timeout_secs.map(Duration::from_secs));
+            self.upload_store = u.store()?;
         }
         if let Some(p) = f.presence {
             set(&mut self.presence.limit_to_accessible_users, p.limit_to_accessible_users);
@@ -369,6 +376,62 @@ struct FileUploads {
     max_file_upload_size_mib: Option<u64>,
     timeout_secs: Option<u64>,
     idle_timeout_secs: Option<u64>,
+    backend: Option<String>,
+    s3_endpoint: Option<String>,
+    s3_region: Option<String>,
+    s3_bucket: Option<String>,
+    s3_access_key_id: Option<String>,
+    s3_secret_access_key: Option<String>,
+    s3_path_style: Option<bool>,
+}
+
+impl FileUploads {
+    /// The store `backend` names, with its settings: each missing one is named.
+    fn store(&self) -> Result<UploadStore, SettingsError> {
+        match self.backend.as_deref().unwrap_or("local") {
+            "local" => Ok(UploadStore::Local),
+            "s3" => {
+                let need = |value: &Option<String>, key: &str| {
+                    value
+                        .clone()
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| SettingsError(format!("[uploads] backend = \"s3\" needs {key}")))
+                };
+                Ok(UploadStore::S3(S3Options {
+                    endpoint: need(&self.s3_endpoint, "s3_endpoint")?,
+                    region: self.s3_region.clone().unwrap_or_else(|| "us-east-1".to_owned()),
+                    bucket: need(&self.s3_bucket, "s3_bucket")?,
+                    access_key_id: need(&self.s3_access_key_id, "s3_access_key_id")?,
+                    secret_access_key: need(&self.s3_secret_access_key, "s3_secret_access_key")?,
+                    path_style: self.s3_path_style.unwrap_or(true),
+                }))
+            }
+            other => Err(SettingsError(format!("[uploads] backend: {other:?} is neither \"local\" nor \"s3\""))),
+        }
+    }
+}
+
+/// Where uploaded files are kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UploadStore {
+    /// Under the data directory's `uploads/`.
+    Local,
+    /// In a bucket of an S3-compatible object store.
+    S3(S3Options),
+}
+
+impl UploadStore {
+    /// The storage, for the server (`attach: false`: it owns the temporary files) or for a
+    /// command beside it (`attach: true`).
+    pub fn open(&self, data_dir: &Path, attach: bool) -> std::io::Result<Arc<dyn Storage>> {
+        let dir = data_dir.join("uploads");
+        Ok(match (self, attach) {
+            (UploadStore::Local, false) => Arc::new(LocalStorage::open(&dir)?),
+            (UploadStore::Local, true) => Arc::new(LocalStorage::attach(&dir)?),
+            (UploadStore::S3(options), false) => Arc::new(S3Storage::open(options, &dir.join("tmp"))?),
+            (UploadStore::S3(options), true) => Arc::new(S3Storage::attach(options, &dir.join("tmp"))?),
+        })
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -486,6 +549,30 @@ mod tests {
         let mut s = Settings::default();
         s.request_body.idle_timeout = Duration::ZERO;
         assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn the_uploads_backend_is_local_or_a_complete_s3_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agora.toml");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            let mut s = Settings::default();
+            s.apply_file(&path).map(|()| s.upload_store).map_err(|e| e.0)
+        };
+        assert_eq!(read("[uploads]\nmax_file_upload_size_mib = 5\n"), Ok(UploadStore::Local));
+        let s3 = "[uploads]\nbackend = \"s3\"\ns3_endpoint = \"http://127.0.0.1:9000\"\ns3_bucket = \"files\"\n\
+                  s3_access_key_id = \"id\"\ns3_secret_access_key = \"secret\"\n";
+        let Ok(UploadStore::S3(options)) = read(s3) else { panic!("an S3 store") };
+        assert_eq!(
+            (options.region.as_str(), options.path_style, options.bucket.as_str()),
+            ("us-east-1", true, "files")
+        );
+        assert!(!format!("{options:?}").contains("secret"), "the secret is never logged");
+        let missing = read("[uploads]\nbackend = \"s3\"\ns3_endpoint = \"http://127.0.0.1:9000\"\n").unwrap_err();
+        assert!(missing.contains("s3_bucket"), "{missing}");
+        let unknown = read("[uploads]\nbackend = \"ftp\"\n").unwrap_err();
+        assert!(unknown.contains("\"ftp\""), "{unknown}");
     }
 
     #[test]

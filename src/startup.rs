@@ -19,7 +19,7 @@ use agora_actors::sessions::Sessions;
 use agora_actors::store::Store;
 use agora_actors::thumbnailer::Thumbnailer;
 use agora_actors::uploads::signing::Signer;
-use agora_actors::uploads::{LocalStorage, Storage};
+use agora_actors::uploads::Storage;
 
 use crate::admin;
 use crate::bootstrap::{self, Bootstrapped};
@@ -153,7 +153,7 @@ impl Application {
             trusted_proxies: settings.trusted_proxies.clone(),
         };
 
-        let storage: Arc<dyn Storage> = Arc::new(LocalStorage::open(&settings.data_dir.join("uploads"))?);
+        let storage: Arc<dyn Storage> = settings.upload_store.open(&settings.data_dir, false)?;
         let thumbnailer = Thumbnailer::start(Arc::clone(&storage), store.clone(), realms.clone());
         let export_worker = agora_actors::transfer::export::worker::ExportWorker::start(
             store.clone(),

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agora_actors::store::{Store, Synchronous};
 use agora_actors::transfer::export::{export, Exported, Scope};
 use agora_actors::transfer::{ImportError, Progress};
-use agora_actors::uploads::storage::LocalStorage;
+use agora_actors::uploads::storage::Storage;
 use clap::Args;
 
 use crate::settings::Settings;
@@ -34,9 +34,9 @@ pub fn run(settings: &Settings, args: ExportArgs) -> Result<(), String> {
     let realm = agora_actors::store::realms::by_subdomain(&*store.conn().map_err(|e| e.to_string())?, &args.subdomain)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("no organization has the subdomain {:?}", args.subdomain))?;
-    let storage = LocalStorage::attach(&data_dir.join("uploads")).map_err(|e| format!("uploads: {e}"))?;
+    let storage = settings.upload_store.open(data_dir, true).map_err(|e| format!("uploads: {e}"))?;
     let mut progress = super::progress::for_stderr("export");
-    let exported = write_archive(&store, &storage, realm.id, &Scope::Full, &args.to, progress.as_mut())
+    let exported = write_archive(&store, &*storage, realm.id, &Scope::Full, &args.to, progress.as_mut())
         .map_err(|e| e.to_string())?;
     progress.stage("done", None);
     println!("{}", serde_json::to_string(&exported).unwrap_or_default());
@@ -47,7 +47,7 @@ pub fn run(settings: &Settings, args: ExportArgs) -> Result<(), String> {
 /// (written as `to.partial`, renamed when complete), and removes the directory.
 pub fn write_archive(
     store: &Store,
-    storage: &LocalStorage,
+    storage: &dyn Storage,
     realm: agora_actors::ids::RealmId,
     scope: &Scope,
     to: &Path,

@@ -21,7 +21,7 @@ use agora_actors::store::{Store, Synchronous};
 use agora_actors::transfer::model::{Message, Organization};
 use agora_actors::transfer::writer::{clean_up_unfinished, Target, Writer, BATCH_ALONE, BATCH_BESIDE_SERVER};
 use agora_actors::transfer::{Files, ImportError, Progress, Summary};
-use agora_actors::uploads::storage::LocalStorage;
+use agora_actors::uploads::storage::Storage;
 use clap::{Args, Subcommand};
 
 use crate::admin::AdminRequest;
@@ -94,15 +94,15 @@ pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
     let lock = crate::datadir::lock(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
     let store =
         Store::open_with(data_dir, Synchronous::Normal).map_err(|e| format!("cannot open the database: {e}"))?;
-    let storage = LocalStorage::attach(&data_dir.join("uploads")).map_err(|e| format!("uploads: {e}"))?;
-    let removed = clean_up_unfinished(&store, &storage).map_err(|e| e.to_string())?;
+    let storage = settings.upload_store.open(data_dir, true).map_err(|e| format!("uploads: {e}"))?;
+    let removed = clean_up_unfinished(&store, &*storage).map_err(|e| e.to_string())?;
     if removed > 0 {
         eprintln!("Removed {removed} organization(s) left half-imported by an interrupted import.");
     }
     let mut progress = progress::for_stderr("import");
     let batch = if lock.is_some() { BATCH_ALONE } else { BATCH_BESIDE_SERVER };
     let summary =
-        import(settings, &store, &storage, args, &*opener, batch, progress.as_mut()).map_err(|e| e.to_string())?;
+        import(settings, &store, &*storage, args, &*opener, batch, progress.as_mut()).map_err(|e| e.to_string())?;
     progress.stage("done", None);
     if lock.is_none() {
         let told = AdminRequest::RealmImported { subdomain: summary.subdomain.clone() }.send_to_server(data_dir);
@@ -117,7 +117,7 @@ pub fn run(settings: &Settings, source: ImportSource) -> Result<(), String> {
 fn import(
     settings: &Settings,
     store: &Store,
-    storage: &LocalStorage,
+    storage: &dyn Storage,
     args: &ImportArgs,
     open: &Opener,
     batch: usize,

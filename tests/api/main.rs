@@ -42,6 +42,7 @@ mod messages;
 mod metrics;
 mod navigation_views;
 mod notices;
+mod object_store;
 mod openapi;
 mod outgoing_webhooks;
 mod params;
