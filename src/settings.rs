@@ -3,7 +3,6 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use agora_actors::config::OutgoingWebhookConfig;
@@ -12,12 +11,13 @@ use agora_actors::ratelimit::Rule;
 use agora_actors::realm::catalog::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS;
 use agora_actors::secrets::HashCost;
 use agora_actors::store::Synchronous;
-use agora_actors::uploads::s3::{S3Options, S3Storage};
-use agora_actors::uploads::{LocalStorage, Storage};
 use serde::Deserialize;
 
 pub mod mail;
 mod rate_limit;
+mod uploads;
+
+pub use uploads::UploadStore;
 
 pub use rate_limit::ApiRateLimit;
 
@@ -354,7 +354,7 @@ struct FileSettings {
     push: Option<FilePush>,
     mail: Option<mail::FileMail>,
     invitations: Option<mail::FileInvitations>,
-    uploads: Option<FileUploads>,
+    uploads: Option<uploads::FileUploads>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -368,70 +368,6 @@ struct FilePush {
     max_attempts: Option<u32>,
     poll_interval_ms: Option<u64>,
     request_timeout_secs: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileUploads {
-    max_file_upload_size_mib: Option<u64>,
-    timeout_secs: Option<u64>,
-    idle_timeout_secs: Option<u64>,
-    backend: Option<String>,
-    s3_endpoint: Option<String>,
-    s3_region: Option<String>,
-    s3_bucket: Option<String>,
-    s3_access_key_id: Option<String>,
-    s3_secret_access_key: Option<String>,
-    s3_path_style: Option<bool>,
-}
-
-impl FileUploads {
-    /// The store `backend` names, with its settings: each missing one is named.
-    fn store(&self) -> Result<UploadStore, SettingsError> {
-        match self.backend.as_deref().unwrap_or("local") {
-            "local" => Ok(UploadStore::Local),
-            "s3" => {
-                let need = |value: &Option<String>, key: &str| {
-                    value
-                        .clone()
-                        .filter(|v| !v.is_empty())
-                        .ok_or_else(|| SettingsError(format!("[uploads] backend = \"s3\" needs {key}")))
-                };
-                Ok(UploadStore::S3(S3Options {
-                    endpoint: need(&self.s3_endpoint, "s3_endpoint")?,
-                    region: self.s3_region.clone().unwrap_or_else(|| "us-east-1".to_owned()),
-                    bucket: need(&self.s3_bucket, "s3_bucket")?,
-                    access_key_id: need(&self.s3_access_key_id, "s3_access_key_id")?,
-                    secret_access_key: need(&self.s3_secret_access_key, "s3_secret_access_key")?,
-                    path_style: self.s3_path_style.unwrap_or(true),
-                }))
-            }
-            other => Err(SettingsError(format!("[uploads] backend: {other:?} is neither \"local\" nor \"s3\""))),
-        }
-    }
-}
-
-/// Where uploaded files are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UploadStore {
-    /// Under the data directory's `uploads/`.
-    Local,
-    /// In a bucket of an S3-compatible object store.
-    S3(S3Options),
-}
-
-impl UploadStore {
-    /// The storage, for the server (`attach: false`: it owns the temporary files) or for a
-    /// command beside it (`attach: true`).
-    pub fn open(&self, data_dir: &Path, attach: bool) -> std::io::Result<Arc<dyn Storage>> {
-        let dir = data_dir.join("uploads");
-        Ok(match (self, attach) {
-            (UploadStore::Local, false) => Arc::new(LocalStorage::open(&dir)?),
-            (UploadStore::Local, true) => Arc::new(LocalStorage::attach(&dir)?),
-            (UploadStore::S3(options), false) => Arc::new(S3Storage::open(options, &dir.join("tmp"))?),
-            (UploadStore::S3(options), true) => Arc::new(S3Storage::attach(options, &dir.join("tmp"))?),
-        })
-    }
 }
 
 #[derive(Debug, Default, Deserialize)]
