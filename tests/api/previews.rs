@@ -213,3 +213,29 @@ async fn an_uploaded_video_plays_inline() {
     }
     app.stop().await;
 }
+
+#[actix_web::test]
+async fn an_uploaded_audio_file_shown_as_an_image_is_a_player() {
+    let app = spawn_app().await;
+    let owner = app.owner.clone();
+    let to = json!([owner.user_id]).to_string();
+    let url = image(&app, &owner, "song.mp3", b"not really audio".to_vec()).await;
+    // Level 405: `![title](url)` of an uploaded audio file is Zulip's player.
+    for (content, title) in
+        [(format!("![My \"song\"]({url})"), " title=\"My &quot;song&quot;\""), (format!("![]({url})"), "")]
+    {
+        let id = sent(&app, &owner, &[("type", "direct"), ("to", &to), ("content", &content)]).await;
+        assert_eq!(
+            rendered(&app, &owner, id).await,
+            format!("<p><audio controls preload=\"metadata\" src=\"{url}\"{title}></audio></p>")
+        );
+    }
+    // A link to it stays a link; a player is no image.
+    let id = sent(&app, &owner, &[("type", "direct"), ("to", &to), ("content", &format!("[song.mp3]({url})"))]).await;
+    assert_eq!(rendered(&app, &owner, id).await, format!("<p><a href=\"{url}\">song.mp3</a></p>"));
+    let narrow = json!([{"operator": "has", "operand": "image"}]).to_string();
+    let query = [("anchor", "newest"), ("num_before", "10"), ("narrow", narrow.as_str())];
+    let (_, found) = json(app.as_user(&owner, Method::GET, "/messages").query(&query).send().await.unwrap()).await;
+    assert_eq!(found["messages"], json!([]));
+    app.stop().await;
+}

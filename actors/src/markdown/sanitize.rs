@@ -15,6 +15,7 @@ use super::url::ALLOWED_SCHEMES;
 /// The elements the renderers write.
 const TAGS: &[&str] = &[
     "a",
+    "audio",
     "blockquote",
     "br",
     "code",
@@ -65,6 +66,7 @@ const ATTRIBUTES: &[(&str, &[&str])] = &[
     ("span", &["class", "data-user-id", "data-user-group-id", "aria-label", "role", "title"]),
     ("div", &["class", "data-code-language"]),
     ("video", &["preload", "src"]),
+    ("audio", &["controls", "preload", "src", "title"]),
     ("code", &["class"]),
     ("time", &["datetime"]),
     ("ol", &["start"]),

@@ -22,7 +22,7 @@ use crate::markdown::linkifier::Linkifiers;
 use crate::markdown::url::link_href;
 use crate::markdown::{escape_attr, escape_text, normalize_input, sanitize, OPTIONS};
 use crate::realm::state::RealmState;
-use crate::realm::uploads_data::previews::add_previews;
+use crate::realm::uploads_data::previews::{add_previews, audio_controls, is_audio};
 
 const OPEN: char = '\u{E000}';
 const CLOSE: char = '\u{E001}';
@@ -59,9 +59,10 @@ struct Token {
 /// Renders a message's Markdown as Zulip does.
 pub fn render(state: &RealmState, source: &str) -> Rendered {
     let mut out = render_unsanitized(state, source);
-    let (html, previews) = add_previews(state.uploads(), &out.html);
-    out.has_image |= previews;
-    out.html = sanitize::clean(&html);
+    let (html, images) = add_previews(state.uploads(), &out.html);
+    // An audio player is no image.
+    out.has_image = images;
+    out.html = audio_controls(&sanitize::clean(&html));
     out.alert_word_users = state.user_data().alerted_users(source);
     out
 }
@@ -75,11 +76,12 @@ pub(crate) fn render_unsanitized(state: &RealmState, source: &str) -> Rendered {
     let marked = mark_tokens(state, &cleaned, &mut tokens);
     let marked = linkify(state.linkifiers(), marked, &mut tokens);
     let restore = |text: &str| restore_source(text, &tokens);
-    // Markdown images show only the organization's uploaded images (FL 437, 467).
+    // Markdown images show only the organization's uploaded images (FL 437, 467), and
+    // its uploaded audio files, as players (FL 405; see `uploads_data::previews`).
     let uploaded_image = |src: &str| {
         src.strip_prefix("/user_uploads/")
             .and_then(|path| state.uploads().by_path(path))
-            .is_some_and(|a| a.image.is_some())
+            .is_some_and(|a| a.image.is_some() || is_audio(a))
     };
     let mut writer = Writer::new(&marked, &restore, "<br>\n", code_block).only_images(&uploaded_image);
     for (event, range) in Parser::new_ext(&marked, OPTIONS).into_offset_iter() {

@@ -50,11 +50,40 @@ fn inline_img_tail(a: &Attachment) -> Option<String> {
     ))
 }
 
+/// Whether an upload is an audio file a player plays, by its name's extension (as Zulip
+/// guesses the type from the URL).
+pub fn is_audio(a: &Attachment) -> bool {
+    let extension = a.path_id.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    a.image.is_none() && matches!(extension.as_str(), "mp3" | "wav" | "ogg" | "oga" | "opus" | "m4a" | "aac" | "flac")
+}
+
+/// The player of an uploaded audio file shown with Markdown image syntax (FL 405): Zulip's
+/// `<audio>`, its attributes in Zulip's order, titled by the image's text when it has one.
+fn audio_player(a: &Attachment, alt: &str) -> String {
+    let title = alt.trim();
+    let title = if title.is_empty() { String::new() } else { format!(" title=\"{title}\"") };
+    format!(
+        "<audio controls=\"\" preload=\"metadata\" src=\"/user_uploads/{}\"{title}></audio>",
+        escape_attr(&a.path_id)
+    )
+}
+
+/// Zulip writes `controls` bare: the sanitizer's `controls=""`, as Zulip has it.
+pub fn audio_controls(html: &str) -> String {
+    if html.contains("<audio controls=\"\"") {
+        html.replace("<audio controls=\"\"", "<audio controls")
+    } else {
+        html.to_owned()
+    }
+}
+
 /// Rewrites the renderer's `<img src="/user_uploads/..." alt="...">` (Markdown image syntax,
-/// which messages allow only for uploaded images) into Zulip's `inline-image` markup.
-fn inline_images(uploads: &UploadsData, html: &str) -> String {
+/// which messages allow only for uploaded images and audio files) into Zulip's
+/// `inline-image` markup, or its audio player; whether an image is shown.
+fn inline_images(uploads: &UploadsData, html: &str) -> (String, bool) {
     const START: &str = "<img src=\"/user_uploads/";
     let mut out = String::with_capacity(html.len() + 128);
+    let mut any_image = false;
     let mut rest = html;
     while let Some(at) = rest.find(START) {
         out.push_str(&rest[..at]);
@@ -63,8 +92,15 @@ fn inline_images(uploads: &UploadsData, html: &str) -> String {
         let (whole, after) = tag.split_at(end);
         let path = whole[START.len()..].split('"').next().unwrap_or_default();
         let alt = whole.split(" alt=\"").nth(1).and_then(|a| a.split('"').next()).unwrap_or_default();
-        match uploads.by_path(&unescape(path)).and_then(inline_img_tail) {
+        let upload = uploads.by_path(&unescape(path));
+        if let Some(audio) = upload.filter(|a| is_audio(a)) {
+            out.push_str(&audio_player(audio, alt));
+            rest = after;
+            continue;
+        }
+        match upload.and_then(inline_img_tail) {
             Some(tail) => {
+                any_image = true;
                 out.push_str("<img alt=\"");
                 out.push_str(alt);
                 out.push('"');
@@ -75,7 +111,7 @@ fn inline_images(uploads: &UploadsData, html: &str) -> String {
         rest = after;
     }
     out.push_str(rest);
-    out
+    (out, any_image)
 }
 
 /// Whether an upload is a video a preview plays: by its name's extension, as Zulip's
@@ -155,10 +191,9 @@ pub fn add_previews(uploads: &UploadsData, html: &str) -> (String, bool) {
     if !html.contains("/user_uploads/") {
         return (html.to_owned(), false);
     }
-    let inlined = inline_images(uploads, html);
+    let (inlined, mut any) = inline_images(uploads, html);
     let html = inlined.as_str();
     let mut out = String::with_capacity(html.len() + 256);
-    let mut any = false;
     let mut rest = html;
     while let Some(start) = rest.find("<p>") {
         let Some(len) = rest[start..].find("</p>").map(|i| i + "</p>".len()) else { break };
