@@ -249,7 +249,7 @@ async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<St
         return not_found_page(&req);
     }
     if let Some(jdenticon) = jdenticon_request(&path) {
-        return serve_jdenticon(&req, &state, jdenticon).await;
+        return serve_jdenticon(&req, &state, &path, jdenticon).await;
     }
     let kind = if export { "application/gzip" } else { "image/png" };
     match open(&state, format!("user_avatars/{path}")).await {
@@ -259,8 +259,11 @@ async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<St
     }
 }
 
+/// A Jdenticon's organization, user and size.
+type Jdenticon = (RealmId, UserId, u32);
+
 /// A Jdenticon avatar's path: `{realm_id}/jdenticon/{user_id}.png`, or `-medium.png`.
-fn jdenticon_request(path: &str) -> Option<(RealmId, UserId, u32)> {
+fn jdenticon_request(path: &str) -> Option<Jdenticon> {
     let mut parts = path.split('/');
     let (realm, kind, file) = (parts.next()?, parts.next()?, parts.next()?);
     if kind != "jdenticon" || parts.next().is_some() {
@@ -275,25 +278,37 @@ fn jdenticon_request(path: &str) -> Option<(RealmId, UserId, u32)> {
     Some((RealmId(number(realm)?), UserId(number(user)?), size))
 }
 
-/// Draws the Jdenticon of a user whose avatar is one (anyone may see it, as any avatar):
-/// from the organization's `realm_uuid` and the user's id, as clients that draw it
-/// themselves do; nothing is stored.
+/// The Jdenticon of a user whose avatar is one (anyone may see it, as any avatar), at
+/// `path`: drawn once, from the organization's `realm_uuid` and the user's id as clients
+/// that draw it themselves do, then stored and served like any avatar.
 async fn serve_jdenticon(
     req: &HttpRequest,
     state: &AppState,
-    (realm, user, size): (RealmId, UserId, u32),
+    path: &str,
+    (realm, user, size): Jdenticon,
 ) -> HttpResponse {
+    let path_id = format!("user_avatars/{path}");
+    let name = path.rsplit('/').next().unwrap_or_default().to_owned();
+    match open(state, path_id.clone()).await {
+        Ok(Some(stored)) => return respond(req, stored, "image/png", &name, false),
+        Ok(None) => {}
+        Err(e) => return error_response(&e.0),
+    }
     let Ok(Some(handle)) = state.realms.find_by_id(realm).await else { return not_found_page(req) };
     if handle.state().user(user).is_none_or(|u| u.avatar_source != "J") {
         return not_found_page(req);
     }
     let uuid = realm_uuid(state.config.push.org_id.as_deref().unwrap_or(""), realm);
-    let drawn = web::block(move || jdenticon::png(&jdenticon::seed(&uuid, user.0), size)).await;
-    let Ok(png) = drawn else { return error_response(&ApiError::internal()) };
-    HttpResponse::Ok()
-        .content_type("image/png")
-        .insert_header((header::CACHE_CONTROL, "private, immutable"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .insert_header((header::CONTENT_SECURITY_POLICY, UPLOAD_CSP))
-        .body(png)
+    let storage = state.storage.clone();
+    let target = path_id.clone();
+    let drawn = web::block(move || storage.put(&target, &jdenticon::png(&jdenticon::seed(&uuid, user.0), size))).await;
+    if !matches!(drawn, Ok(Ok(()))) {
+        tracing::error!(realm.id = %realm, user.id = %user, "could not store a Jdenticon");
+        return error_response(&ApiError::internal());
+    }
+    match open(state, path_id).await {
+        Ok(Some(stored)) => respond(req, stored, "image/png", &name, false),
+        Ok(None) => not_found_page(req),
+        Err(e) => error_response(&e.0),
+    }
 }

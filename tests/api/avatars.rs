@@ -160,6 +160,14 @@ async fn jdenticon_avatars_are_drawn_from_the_realm_uuid_and_the_user_id() {
         assert_eq!(bytes.as_ref(), drawn.as_slice());
         let image = image::load_from_memory(&bytes).unwrap();
         assert_eq!((image.width(), image.height()), (size, size));
+        // Drawn once, then kept like any avatar.
+        let kept = app
+            .data_dir
+            .join("uploads/user_avatars/1/jdenticon")
+            .join(url.split('/').nth(4).unwrap().split('?').next().unwrap());
+        assert_eq!(std::fs::read(&kept).unwrap(), drawn, "{}", kept.display());
+        let again = fetch_file(&app, None, url).await;
+        assert_eq!(again.bytes().await.unwrap().as_ref(), drawn.as_slice());
     }
     // No icon for a user whose avatar is no Jdenticon, nor for one who does not exist.
     for path in [format!("/user_avatars/1/jdenticon/{}.png", gus.user_id), "/user_avatars/1/jdenticon/999.png".into()] {

@@ -1,6 +1,6 @@
 //! Files on an S3-compatible object store (`[uploads] backend = "s3"`), against a real S3
 //! server on loopback (moto's `moto_server`, from PyPI; `.ci/run` installs it): uploads,
-//! thumbnails, avatars and emoji land in the bucket and nothing in the data directory, are
+//! large files, thumbnails and avatars land in the bucket and nothing in the data directory, are
 //! served with the same access rules, and go from the bucket with their attachment. Skipped,
 //! with a line saying so, where `moto_server` is not installed.
 
@@ -110,6 +110,15 @@ async fn uploads_live_in_the_bucket_and_are_served_with_the_same_rules() {
     assert_eq!(response.status(), 200);
     assert_eq!(response.bytes().await.unwrap().as_ref(), b"hello object store");
     assert_eq!(fetch_file(&app, Some(&hamlet), &url).await.status(), 404, "not shared with Hamlet");
+
+    // A file past 8 MiB goes up in parts, and comes back whole.
+    let big: Vec<u8> = (0..9 * 1024 * 1024 + 7).map(|i| (i % 251) as u8).collect();
+    let big_url = uploaded(&app, &owner, "big.bin", &big).await;
+    let big_id = big_url.trim_start_matches("/user_uploads/").to_owned();
+    assert!(moto.object("agora", &big_id) == Some(big.clone()), "the bucket has it whole");
+    let response = fetch_file(&app, Some(&owner), &big_url).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.bytes().await.unwrap().as_ref() == big.as_slice(), "served whole");
 
     // An image gets its thumbnail in the bucket too.
     let image = uploaded(&app, &owner, "photo.png", &png(300, 200)).await;

@@ -3,10 +3,11 @@
 //! with the same access rules (the server still answers every request for a file; the store
 //! is never exposed to clients).
 //!
-//! - A file being written is spooled to a local temporary file and stored under its name in
-//!   one `PUT` when committed, so nobody can fetch a half-written object.
-//! - A file being read is fetched whole into an unnamed temporary file, which the server then
-//!   streams like a local file.
+//! - A file being written is spooled to a local temporary file and streamed to the store
+//!   under its name when committed (a multipart upload past 8 MiB, so data exports of any
+//!   size fit), so nobody can fetch a half-written object.
+//! - A file being read is streamed into an unnamed temporary file, which the server then
+//!   serves like a local file (memory stays small whatever the file's size).
 //! - Thumbnails live under `thumbnail/<path_id>/`, as on disk, and go with their file.
 //!
 //! Requests are blocking (the callers run off the async threads: `web::block` and the
@@ -102,7 +103,8 @@ impl S3Storage {
         if options.path_style {
             bucket = bucket.with_path_style();
         }
-        bucket.set_request_timeout(Some(Duration::from_secs(120)));
+        // Per request, so per part of a large upload; a whole large download has this long.
+        bucket.set_request_timeout(Some(Duration::from_secs(600)));
         Ok(S3Storage { bucket, spool: spool.to_path_buf(), counter: AtomicU64::new(0) })
     }
 
@@ -150,15 +152,14 @@ impl Storage for S3Storage {
         if !valid_path_id(path_id) {
             return Ok(None);
         }
-        let response = self.bucket.get_object(path_id).map_err(|e| failed("get", e))?;
-        match response.status_code() {
+        let mut file = tempfile::tempfile_in(&self.spool)?;
+        let status = self.bucket.get_object_to_writer(path_id, &mut file).map_err(|e| failed("get", e))?;
+        match status {
             404 => return Ok(None),
             status => check("get", status)?,
         }
-        let mut file = tempfile::tempfile_in(&self.spool)?;
-        file.write_all(response.as_slice())?;
+        let len = file.stream_position()?;
         file.rewind()?;
-        let len = response.as_slice().len() as u64;
         // The name only tells the type and the download name.
         Ok(Some(StoredFile { file, path: PathBuf::from(path_id), len }))
     }
@@ -202,13 +203,11 @@ impl Write for S3Pending {
 }
 
 impl S3Pending {
-    /// What was written, read back; the spool file goes with it.
-    fn take_bytes(&mut self) -> io::Result<Vec<u8>> {
+    /// The spool file, from its start; it is removed when the pending file is dropped.
+    fn take_file(&mut self) -> io::Result<File> {
         let mut file = self.file.take().ok_or_else(|| io::Error::other("file already committed"))?;
         file.rewind()?;
-        let mut bytes = Vec::with_capacity(self.written as usize);
-        file.read_to_end(&mut bytes)?;
-        Ok(bytes)
+        Ok(file)
     }
 }
 
@@ -221,13 +220,15 @@ impl PendingFile for S3Pending {
         if !valid_path_id(path_id) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "invalid path id"));
         }
-        let bytes = self.take_bytes()?;
-        let response = self.bucket.put_object(path_id, &bytes).map_err(|e| failed("put", e))?;
-        check("put", response.status_code())
+        let mut file = self.take_file()?;
+        let status = self.bucket.put_object_stream(&mut file, path_id).map_err(|e| failed("put", e))?;
+        check("put", status)
     }
 
     fn into_bytes(mut self: Box<Self>) -> io::Result<Vec<u8>> {
-        self.take_bytes()
+        let mut bytes = Vec::with_capacity(self.written as usize);
+        self.take_file()?.read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 }
 
