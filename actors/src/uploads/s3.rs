@@ -225,6 +225,11 @@ impl PendingFile for S3Pending {
         check("put", status)
     }
 
+    fn reader(&mut self) -> io::Result<File> {
+        self.flush()?;
+        File::open(&self.path)
+    }
+
     fn into_bytes(mut self: Box<Self>) -> io::Result<Vec<u8>> {
         let mut bytes = Vec::with_capacity(self.written as usize);
         self.take_file()?.read_to_end(&mut bytes)?;

@@ -64,6 +64,10 @@ pub trait PendingFile: Write + Send {
     /// Reads back what was written and discards the file (small files that are made into
     /// something else: emoji, avatars).
     fn into_bytes(self: Box<Self>) -> io::Result<Vec<u8>>;
+
+    /// What was written so far, to read from its start (an image's header, before the file
+    /// is committed); the pending file is unchanged.
+    fn reader(&mut self) -> io::Result<File>;
 }
 
 /// A stored file, opened, with where it lives (to serve it) and its length.
@@ -245,6 +249,13 @@ impl PendingFile for LocalPending {
         // Dropping it removes the temporary file.
         self.read_back()
     }
+
+    fn reader(&mut self) -> io::Result<File> {
+        if let Some(file) = self.file.as_mut() {
+            file.flush()?;
+        }
+        File::open(&self.path)
+    }
 }
 
 impl LocalPending {
@@ -277,6 +288,10 @@ mod tests {
         pending.write_all(b"world").unwrap();
         assert_eq!(pending.written(), 11);
         assert!(storage.open("2/ab/x/a.txt").unwrap().is_none());
+        // What was written can be read before the commit, and the commit still has it all.
+        let mut early = String::new();
+        std::io::Read::read_to_string(&mut pending.reader().unwrap(), &mut early).unwrap();
+        assert_eq!(early, "hello world");
         pending.commit("2/ab/x/a.txt").unwrap();
         assert_eq!(storage.read("2/ab/x/a.txt").unwrap().unwrap(), b"hello world");
         assert_eq!(fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0);

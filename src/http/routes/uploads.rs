@@ -108,12 +108,13 @@ async fn upload_file(
     let name = uploaded_name(&file.filename);
     let content_type = content_type_of(file.content_type, &name);
     let path_id = new_path_id(auth.realm.id, &name);
-    let (storage, pending, id, ct) = (state.storage.clone(), file.pending, path_id.clone(), content_type.clone());
-    // Once committed, a file whose header cannot be read is a plain file, not an error.
+    let (mut pending, id, ct) = (file.pending, path_id.clone(), content_type.clone());
+    // The header is read before the commit, from the local copy (with an object store, no
+    // second transfer); a file whose header cannot be read is a plain file, not an error.
     let stored = web::block(move || -> std::io::Result<Option<ImageInfo>> {
+        let image = pending.reader().ok().and_then(|f| probe_reader(BufReader::new(f), ct.as_deref()));
         pending.commit(&id)?;
-        let Ok(Some(stored)) = storage.open(&id) else { return Ok(None) };
-        Ok(probe_reader(BufReader::new(stored.file), ct.as_deref()))
+        Ok(image)
     })
     .await;
     let image = match stored {
