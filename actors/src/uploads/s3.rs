@@ -14,16 +14,16 @@
 //! workers), signed with AWS Signature V4, by the maintained `rust-s3` crate.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Seek, Write};
+use std::fs::{self, File};
+use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use s3::creds::Credentials;
 use s3::{Bucket, Region};
 
-use super::storage::{valid_path_id, PendingFile, Storage, StoredFile};
+use super::storage::{valid_path_id, PendingFile, Spool, Storage, StoredFile};
 
 /// Where the object store is and how to sign in.
 #[derive(Clone, PartialEq, Eq)]
@@ -142,10 +142,8 @@ impl S3Storage {
 
 impl Storage for S3Storage {
     fn create(&self) -> io::Result<Box<dyn PendingFile>> {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let path = self.spool.join(format!("{}-{n}", std::process::id()));
-        let file = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
-        Ok(Box::new(S3Pending { bucket: self.bucket.clone(), path, file: Some(file), written: 0 }))
+        let spool = Spool::create(&self.spool, &self.counter)?;
+        Ok(Box::new(S3Pending { bucket: self.bucket.clone(), spool }))
     }
 
     fn open(&self, path_id: &str) -> io::Result<Option<StoredFile>> {
@@ -184,61 +182,39 @@ impl Storage for S3Storage {
 /// A file being written: spooled locally until committed.
 struct S3Pending {
     bucket: Box<Bucket>,
-    path: PathBuf,
-    file: Option<File>,
-    written: u64,
+    spool: Spool,
 }
 
 impl Write for S3Pending {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let file = self.file.as_mut().ok_or_else(|| io::Error::other("file already committed"))?;
-        let n = file.write(buf)?;
-        self.written += n as u64;
-        Ok(n)
+        self.spool.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.as_mut().map_or(Ok(()), |f| f.flush())
-    }
-}
-
-impl S3Pending {
-    /// The spool file, from its start; it is removed when the pending file is dropped.
-    fn take_file(&mut self) -> io::Result<File> {
-        let mut file = self.file.take().ok_or_else(|| io::Error::other("file already committed"))?;
-        file.rewind()?;
-        Ok(file)
+        self.spool.flush()
     }
 }
 
 impl PendingFile for S3Pending {
     fn written(&self) -> u64 {
-        self.written
+        self.spool.written()
     }
 
+    /// Streams the spool file to the store; the spool file goes when this is dropped.
     fn commit(mut self: Box<Self>, path_id: &str) -> io::Result<()> {
         if !valid_path_id(path_id) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "invalid path id"));
         }
-        let mut file = self.take_file()?;
+        let mut file = File::open(self.spool.finish()?)?;
         let status = self.bucket.put_object_stream(&mut file, path_id).map_err(|e| failed("put", e))?;
         check("put", status)
     }
 
     fn reader(&mut self) -> io::Result<File> {
-        self.flush()?;
-        File::open(&self.path)
+        self.spool.reader()
     }
 
     fn into_bytes(mut self: Box<Self>) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::with_capacity(self.written as usize);
-        self.take_file()?.read_to_end(&mut bytes)?;
-        Ok(bytes)
-    }
-}
-
-impl Drop for S3Pending {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
+        self.spool.read_back()
     }
 }

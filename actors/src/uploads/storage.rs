@@ -145,10 +145,8 @@ pub fn valid_path_id(path_id: &str) -> bool {
 
 impl Storage for LocalStorage {
     fn create(&self) -> io::Result<Box<dyn PendingFile>> {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let path = self.root.join("tmp").join(format!("{}-{n}", std::process::id()));
-        let file = OpenOptions::new().write(true).create_new(true).open(&path)?;
-        Ok(Box::new(LocalPending { root: self.root.clone(), path, file: Some(file), written: 0 }))
+        let spool = Spool::create(&self.root.join("tmp"), &self.counter)?;
+        Ok(Box::new(LocalPending { root: self.root.clone(), spool }))
     }
 
     fn open(&self, path_id: &str) -> io::Result<Option<StoredFile>> {
@@ -204,15 +202,55 @@ impl Storage for LocalStorage {
     }
 }
 
-/// A temporary file of [`LocalStorage`].
-struct LocalPending {
-    root: PathBuf,
+/// A file being written, under a storage's temporary directory (named by process id, so
+/// two processes never clash): its bytes counted, readable before it is done, and removed
+/// when dropped unless it was moved into place.
+pub struct Spool {
     path: PathBuf,
     file: Option<File>,
     written: u64,
+    kept: bool,
 }
 
-impl Write for LocalPending {
+impl Spool {
+    /// A new spool file in `dir`, the `counter`'s next.
+    pub fn create(dir: &Path, counter: &AtomicU64) -> io::Result<Spool> {
+        let n = counter.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("{}-{n}", std::process::id()));
+        let file = OpenOptions::new().read(true).write(true).create_new(true).open(&path)?;
+        Ok(Spool { path, file: Some(file), written: 0, kept: false })
+    }
+
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// What was written so far, to read from its start.
+    pub fn reader(&mut self) -> io::Result<File> {
+        self.flush()?;
+        File::open(&self.path)
+    }
+
+    /// Everything written.
+    pub fn read_back(&mut self) -> io::Result<Vec<u8>> {
+        self.flush()?;
+        fs::read(&self.path)
+    }
+
+    /// Ends the writing (on disk for good): the file's path, to move or to read.
+    pub fn finish(&mut self) -> io::Result<&Path> {
+        let file = self.file.take().ok_or_else(|| io::Error::other("file already committed"))?;
+        file.sync_all()?;
+        Ok(&self.path)
+    }
+
+    /// The file was moved into place: nothing to remove.
+    pub fn keep(&mut self) {
+        self.kept = true;
+    }
+}
+
+impl Write for Spool {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let file = self.file.as_mut().ok_or_else(|| io::Error::other("file already committed"))?;
         let n = file.write(buf)?;
@@ -225,9 +263,33 @@ impl Write for LocalPending {
     }
 }
 
+impl Drop for Spool {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A temporary file of [`LocalStorage`], renamed into place when committed.
+struct LocalPending {
+    root: PathBuf,
+    spool: Spool,
+}
+
+impl Write for LocalPending {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.spool.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.spool.flush()
+    }
+}
+
 impl PendingFile for LocalPending {
     fn written(&self) -> u64 {
-        self.written
+        self.spool.written()
     }
 
     fn commit(mut self: Box<Self>, path_id: &str) -> io::Result<()> {
@@ -235,43 +297,22 @@ impl PendingFile for LocalPending {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "invalid path id"));
         }
         let target = path_id.split('/').fold(self.root.clone(), |p, s| p.join(s));
-        if let Some(file) = self.file.take() {
-            file.sync_all()?;
-        }
+        let path = self.spool.finish()?.to_path_buf();
         if let Some(dir) = target.parent() {
             fs::create_dir_all(dir)?;
         }
-        fs::rename(&self.path, &target)?;
+        fs::rename(&path, &target)?;
+        self.spool.keep();
         Ok(())
     }
 
     fn into_bytes(mut self: Box<Self>) -> io::Result<Vec<u8>> {
         // Dropping it removes the temporary file.
-        self.read_back()
+        self.spool.read_back()
     }
 
     fn reader(&mut self) -> io::Result<File> {
-        if let Some(file) = self.file.as_mut() {
-            file.flush()?;
-        }
-        File::open(&self.path)
-    }
-}
-
-impl LocalPending {
-    fn read_back(&mut self) -> io::Result<Vec<u8>> {
-        if let Some(file) = self.file.as_mut() {
-            file.flush()?;
-        }
-        fs::read(&self.path)
-    }
-}
-
-impl Drop for LocalPending {
-    fn drop(&mut self) {
-        if self.file.is_some() {
-            let _ = fs::remove_file(&self.path);
-        }
+        self.spool.reader()
     }
 }
 
