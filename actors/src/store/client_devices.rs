@@ -1,4 +1,4 @@
-//! Zulip 12's logged-in devices (`sql/0022_client_devices.sql`, Zulip's `Device`): the
+//! Zulip 12's logged-in devices (`sql/0023_client_devices.sql`, Zulip's `Device`): the
 //! record `POST /register_client_device` makes, the push key and FCM/APNs token id
 //! `POST /mobile_push/register` sets, and what the bouncer answered.
 

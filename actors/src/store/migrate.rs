@@ -28,9 +28,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../sql/0019_web_sessions.sql"),
     include_str!("../../../sql/0020_realm_exports.sql"),
     include_str!("../../../sql/0021_realm_playgrounds.sql"),
-    include_str!("../../../sql/0022_client_devices.sql"),
-    include_str!("../../../sql/0023_messages_features.sql"),
-    include_str!("../../../sql/0024_web_home_view_recent.sql"),
+    // 0022 landed (stop 33) as the home view rename, then was renumbered 0024 by a merge that
+    // also landed (stop 34): restored at 22, the first two then come next, so that a database
+    // from either release holds, at its version, exactly the migrations listed up to it.
+    include_str!("../../../sql/0022_web_home_view_recent.sql"),
+    include_str!("../../../sql/0023_client_devices.sql"),
+    include_str!("../../../sql/0024_messages_features.sql"),
     include_str!("../../../sql/0025_users_imported_stubs_profile_matching.sql"),
     include_str!("../../../sql/0026_message_expiry_indexes.sql"),
     include_str!("../../../sql/0027_default_avatar_source_of_existing_realms.sql"),
@@ -99,9 +102,9 @@ mod tests {
         ("0019_web_sessions.sql", "da36e01911b1cdfe711d28c5cb9ac29298313a3144275224ecd31ced9f1ea52b"),
         ("0020_realm_exports.sql", "b415bc8100aca577a0f0eb102d55a25395d159bb2be8a579faca88ecc4624fa2"),
         ("0021_realm_playgrounds.sql", "888b108c4e13200c0691c0ec45d1bef6f0e0655796bd75d49e8a4be29cce96fc"),
-        ("0022_client_devices.sql", "a31c492dd1f2e9400195078ef4b14ec08754c36905a2d11af351a23cc50a3025"),
-        ("0023_messages_features.sql", "ac176c006598d1e9b8769608c20951743d9e1f997e7c4df48cf39c2ed0c2eae0"),
-        ("0024_web_home_view_recent.sql", "9e5f53b6d1f878c6a0f612911d42ec7f13be73e1d8e1319b098779c5853fcb13"),
+        ("0022_web_home_view_recent.sql", "9e5f53b6d1f878c6a0f612911d42ec7f13be73e1d8e1319b098779c5853fcb13"),
+        ("0023_client_devices.sql", "a31c492dd1f2e9400195078ef4b14ec08754c36905a2d11af351a23cc50a3025"),
+        ("0024_messages_features.sql", "ac176c006598d1e9b8769608c20951743d9e1f997e7c4df48cf39c2ed0c2eae0"),
         (
             "0025_users_imported_stubs_profile_matching.sql",
             "9daf9bacdeea847940c648fc7aa2f35c4c14f088c6586edb5856292592a65643",
