@@ -248,11 +248,17 @@ async fn avatar(req: HttpRequest, state: web::Data<AppState>, path: web::Path<St
     if !name.ends_with(".png") && !export {
         return not_found_page(&req);
     }
-    if let Some(jdenticon) = jdenticon_request(&path) {
-        return serve_jdenticon(&req, &state, &path, jdenticon).await;
-    }
     let kind = if export { "application/gzip" } else { "image/png" };
-    match open(&state, format!("user_avatars/{path}")).await {
+    let path_id = format!("user_avatars/{path}");
+    let mut stored = open(&state, path_id.clone()).await;
+    // A Jdenticon is drawn on its first request, then kept like any avatar.
+    if let (Ok(None), Some(jdenticon)) = (&stored, jdenticon_request(&path)) {
+        if let Err(response) = draw_jdenticon(&req, &state, &path_id, jdenticon).await {
+            return response;
+        }
+        stored = open(&state, path_id).await;
+    }
+    match stored {
         Ok(Some(stored)) => respond(&req, stored, kind, &name, export),
         Ok(None) => not_found_page(&req),
         Err(e) => error_response(&e.0),
@@ -278,37 +284,25 @@ fn jdenticon_request(path: &str) -> Option<Jdenticon> {
     Some((RealmId(number(realm)?), UserId(number(user)?), size))
 }
 
-/// The Jdenticon of a user whose avatar is one (anyone may see it, as any avatar), at
-/// `path`: drawn once, from the organization's `realm_uuid` and the user's id as clients
-/// that draw it themselves do, then stored and served like any avatar.
-async fn serve_jdenticon(
+/// Stores at `path_id` the Jdenticon of a user whose avatar is one (anyone may see it, as
+/// any avatar), drawn from the organization's `realm_uuid` and the user's id as clients
+/// that draw it themselves do; the page to answer when there is none to draw.
+async fn draw_jdenticon(
     req: &HttpRequest,
     state: &AppState,
-    path: &str,
+    path_id: &str,
     (realm, user, size): Jdenticon,
-) -> HttpResponse {
-    let path_id = format!("user_avatars/{path}");
-    let name = path.rsplit('/').next().unwrap_or_default().to_owned();
-    match open(state, path_id.clone()).await {
-        Ok(Some(stored)) => return respond(req, stored, "image/png", &name, false),
-        Ok(None) => {}
-        Err(e) => return error_response(&e.0),
-    }
-    let Ok(Some(handle)) = state.realms.find_by_id(realm).await else { return not_found_page(req) };
+) -> Result<(), HttpResponse> {
+    let Ok(Some(handle)) = state.realms.find_by_id(realm).await else { return Err(not_found_page(req)) };
     if handle.state().user(user).is_none_or(|u| u.avatar_source != "J") {
-        return not_found_page(req);
+        return Err(not_found_page(req));
     }
     let uuid = realm_uuid(state.config.push.org_id.as_deref().unwrap_or(""), realm);
-    let storage = state.storage.clone();
-    let target = path_id.clone();
+    let (storage, target) = (state.storage.clone(), path_id.to_owned());
     let drawn = web::block(move || storage.put(&target, &jdenticon::png(&jdenticon::seed(&uuid, user.0), size))).await;
     if !matches!(drawn, Ok(Ok(()))) {
         tracing::error!(realm.id = %realm, user.id = %user, "could not store a Jdenticon");
-        return error_response(&ApiError::internal());
+        return Err(error_response(&ApiError::internal()));
     }
-    match open(state, path_id).await {
-        Ok(Some(stored)) => respond(req, stored, "image/png", &name, false),
-        Ok(None) => not_found_page(req),
-        Err(e) => error_response(&e.0),
-    }
+    Ok(())
 }

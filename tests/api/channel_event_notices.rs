@@ -75,7 +75,7 @@ async fn channel_changes_are_told_in_channel_events() {
     let anonymous = json!({"new": {"direct_members": [member.user_id], "direct_subgroups": [admins]}}).to_string();
     let form = [("can_send_message_group", anonymous.as_str()), ("message_retention_days", "30")];
     expect(send(&app, &o, Method::PATCH, &path, &form).await, 200, success()).await;
-    let form = [("message_retention_days", "unlimited"), ("is_private", "false")];
+    let form = [("message_retention_days", r#""unlimited""#), ("is_private", "false")];
     expect(send(&app, &o, Method::PATCH, &path, &form).await, 200, success()).await;
     let same = error("Channel already has that name.");
     expect(send(&app, &o, Method::PATCH, &path, &[("new_name", " designs ")]).await, 400, same).await;

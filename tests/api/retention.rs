@@ -44,7 +44,7 @@ async fn expired_messages_go_by_each_channels_period() {
     let o = app.owner.clone();
     let member = app.create_user("", "member@agora.test", "Member", 400).await;
     let inherits = channel(&app, "inherits", &[]).await;
-    let forever = channel(&app, "forever", &[("message_retention_days", "unlimited")]).await;
+    let forever = channel(&app, "forever", &[("message_retention_days", r#""unlimited""#)]).await;
     let week = channel(&app, "week", &[("message_retention_days", "7")]).await;
     let (a, b, c) = (inherits.to_string(), forever.to_string(), week.to_string());
     let old_inherits =

@@ -12,8 +12,8 @@ use crate::realm::group_setting::GroupSettingValue;
 use crate::realm::model::{Channel, SystemBot, User};
 use crate::realm::state::RealmState;
 
-/// Whether the organization posts channel event notices.
-fn enabled(state: &RealmState) -> bool {
+/// Whether the organization posts channel event notices (`send_channel_events_messages`).
+pub(super) fn enabled(state: &RealmState) -> bool {
     state.realm().settings.get("send_channel_events_messages").and_then(Value::as_bool) == Some(true)
 }
 

@@ -97,8 +97,8 @@ pub fn subscription_notices(
     // Each new channel's first message says who created it, what kind it is and its
     // description (public channels with protected history get none, as in Zulip), when
     // the organization sends channel event notices (`send_channel_events_messages`).
-    let channel_events = state.realm().settings.get("send_channel_events_messages").and_then(Value::as_bool);
-    for channel in created.iter().filter_map(|id| state.channel(*id)).filter(|_| channel_events == Some(true)) {
+    let channel_events = channel_events::enabled(state);
+    for channel in created.iter().filter_map(|id| state.channel(*id)).filter(|_| channel_events) {
         let Some(content) = texts::channel_created(acting, channel) else { continue };
         let to = NoticeTo::Channel(channel.id, notice_topic(state, channel.id, texts::CHANNEL_EVENTS_TOPIC));
         notices.push(Notice::new(sender, to, content));
